@@ -1,0 +1,31 @@
+import type { DomainEvent } from '../src/domain/events.js';
+import type { RecordedEvent } from '../src/ports/eventStore.js';
+import type { ProjectionDefinition } from './definition.js';
+
+export interface PositionedDocument<D> {
+  doc: D | undefined;
+  position: bigint;
+}
+
+/**
+ * Applies events in order to the documents they touch, skipping any event a document already
+ * reflects (its position is not newer), which is what makes a replay change nothing.
+ * Mutates `docs`; returns the ids that changed.
+ */
+export function applyEvents<D>(
+  p: ProjectionDefinition<D>,
+  events: readonly { event: DomainEvent; recorded: RecordedEvent }[],
+  docs: Map<string, PositionedDocument<D>>,
+): Set<string> {
+  const changed = new Set<string>();
+  for (const { event, recorded } of events) {
+    if (!p.handles.includes(event.type)) continue;
+    for (const id of p.documentIds(event)) {
+      const current = docs.get(id);
+      if (current && current.position >= recorded.position) continue;
+      docs.set(id, { doc: p.reduce(current?.doc, event, { id, recorded }), position: recorded.position });
+      changed.add(id);
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,47 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  url: string;
+  process: ChildProcess;
+  /** SIGKILL, and wait until the process is gone */
+  kill(): Promise<void>;
+  /** SIGTERM, and wait for a clean exit */
+  stop(): Promise<void>;
+}
+
+/** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening: ${stderr}`)));
+  });
+  const exited = once(child, 'exit');
+  return {
+    url,
+    process: child,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { lstat, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange } from '../../ports/blobStore.js';
+import { errnoCode, isAbsent } from './errno.js';
+import { sweepTemp } from './sweep.js';
+import { assertBlobKey, assertRangeWithin } from './validate.js';
+import { FsBlobWriter } from './writer.js';
+
+/**
+ * Temp files live in `<root>/.tmp`: a key can never start with a dot, so no blob or prefix can
+ * collide with it (a plain `tmp/` would clash with a key such as `tmp/x`).
+ */
+const TEMP_DIR = '.tmp';
+
+/** Reads hand out 1 MiB chunks: 16 times fewer syscalls than the fs default of 64 KiB for big blobs. */
+const READ_CHUNK = 1024 * 1024;
+
+export interface FsBlobStoreOptions {
+  root: string;
+  /**
+   * Leftovers in the temp directory older than this are deleted at open. Younger ones are kept,
+   * because another process sharing the root may be writing them. 0 deletes all of them, which is
+   * right only when this process is the store's single user. Default: one hour.
+   */
+  staleTempAfterMs?: number;
+}
+
+/** The embedded blob store: `<root>/<key>` per committed blob, written by atomic rename. */
+export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<BlobStore> {
+  const root = resolve(options.root);
+  const tempDir = join(root, TEMP_DIR);
+  await mkdir(tempDir, { recursive: true });
+  await sweepTemp(tempDir, options.staleTempAfterMs ?? 60 * 60 * 1000);
+  return new FsBlobStore(root, tempDir);
+}
+
+class FsBlobStore implements BlobStore {
+  readonly #writers = new Set<FsBlobWriter>();
+  #closed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly tempDir: string,
+  ) {}
+
+  async createWriter(): Promise<BlobWriter> {
+    this.#assertOpen();
+    const temp = join(this.tempDir, randomUUID());
+    const handle = await open(temp, 'wx');
+    if (this.#closed) {
+      // close() ran while the file was being created and could not abort a writer it did not know
+      await handle.close();
+      await unlink(temp);
+      this.#assertOpen();
+    }
+    const writer = new FsBlobWriter(handle, { temp, pathOf: (key) => this.#pathOf(key) }, (done) =>
+      this.#writers.delete(done),
+    );
+    this.#writers.add(writer);
+    return writer;
+  }
+
+  async put(key: string, source: AsyncIterable<Uint8Array>): Promise<BlobInfo> {
+    // before taking a single byte from the source
+    assertBlobKey(key);
+    const writer = await this.createWriter();
+    try {
+      for await (const chunk of source) await writer.write(chunk);
+      return await writer.commit(key);
+    } catch (error) {
+      // the original failure is the one worth reporting; a temp file that survives is swept later
+      await writer.abort().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const path = this.#checkedPath(key);
+    let handle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      if (isAbsent(error)) throw new BlobNotFound(key);
+      throw error;
+    }
+    // the open handle pins this version: a commit replacing the key meanwhile does not mix bytes in
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new BlobNotFound(key);
+      if (range !== undefined) assertRangeWithin(range, info.size);
+      return handle.createReadStream({ start: range?.start ?? 0, end: range?.end, highWaterMark: READ_CHUNK });
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    const path = this.#checkedPath(key);
+    try {
+      const info = await stat(path);
+      return info.isFile() ? { size: info.size } : undefined;
+    } catch (error) {
+      if (isAbsent(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.#checkedPath(key);
+    try {
+      await unlink(path);
+    } catch (error) {
+      // EISDIR: the key is only a prefix of other blobs, so there is no blob to delete
+      if (!isAbsent(error) && errnoCode(error) !== 'EISDIR') throw error;
+    }
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const dir = this.#checkedPath(prefix);
+    try {
+      // a blob named exactly `prefix` is not under `prefix/`
+      if (!(await lstat(dir)).isDirectory()) return;
+      // moved away first, so every blob under the prefix disappears at once and a crash halfway
+      // through the removal leaves nothing visible (the temp sweep finishes the job)
+      const trash = join(this.tempDir, `${randomUUID()}.deleted`);
+      await rename(dir, trash);
+      await rm(trash, { recursive: true, force: true });
+    } catch (error) {
+      if (!isAbsent(error)) throw error;
+    }
+  }
+
+  /** Aborts writers still open (their bytes were never promised to anyone); open reads finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#writers].map((writer) => writer.abort()));
+  }
+
+  #checkedPath(key: string): string {
+    this.#assertOpen();
+    assertBlobKey(key);
+    return this.#pathOf(key);
+  }
+
+  /** only for keys already validated: their segments cannot climb out of the root */
+  #pathOf(key: string): string {
+    return join(this.root, key);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('blob store is closed');
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The embedded event store: one SQLite file (better-sqlite3), WAL, durable commits, group commit.
+ *
+ * Several processes may open the same file: writers take turns on SQLite's write lock (waiting up to
+ * `busyTimeoutMs`), and each instance's subscriptions poll the file so they see the others' appends.
+ */
+import Database from 'better-sqlite3';
+import {
+  EventStoreUnavailable,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamName,
+  type Subscription,
+} from '../../ports/eventStore.js';
+import type { SerializedEvent } from './eventStoreAppend.js';
+import { GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
+import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
+import { SqliteSubscription } from './eventStoreSubscription.js';
+
+export interface SqliteEventStoreOptions {
+  path: string;
+  /** how often subscriptions look for appends made by other processes (default 200 ms) */
+  pollIntervalMs?: number;
+  /** how long a writer waits for another process holding the write lock (default 5000 ms) */
+  busyTimeoutMs?: number;
+  /** most appends written by one transaction (default 1000) */
+  maxGroupSize?: number;
+  /** rows read per query by reads and subscriptions (default 500) */
+  pageSize?: number;
+  /** clock for `created` (default Date.now) */
+  now?: () => number;
+}
+
+export interface SqliteEventStore extends EventStore {
+  stats(): GroupCommitStats;
+}
+
+export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    db.pragma('journal_mode = WAL');
+    // FULL: the WAL is fsynced at every commit, so an answered append is on disk.
+    db.pragma('synchronous = FULL');
+    createSchema(db);
+    return new SqliteStore(db, prepareStatements(db), options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+class SqliteStore implements SqliteEventStore {
+  private closed = false;
+  private readonly subscriptions = new Set<SqliteSubscription>();
+  private readonly writer: GroupCommitWriter;
+  private readonly pollIntervalMs: number;
+  private readonly pageSize: number;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: Statements,
+    options: SqliteEventStoreOptions,
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.pageSize = options.pageSize ?? 500;
+    this.writer = new GroupCommitWriter({
+      db,
+      statements,
+      now: options.now ?? Date.now,
+      maxGroupSize: options.maxGroupSize ?? 1000,
+      onCommit: () => {
+        for (const s of this.subscriptions) s.notify();
+      },
+    });
+  }
+
+  async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    // Serialized here, so an event that is not JSON fails its own append and not the group.
+    return this.writer.append({ stream, events: serialize(events), expected });
+  }
+
+  async *readStream(stream: StreamName, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    let from = options.fromRevision ?? 0n;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    while (remaining > 0) {
+      this.assertOpen();
+      // Paged rather than iterated: a statement left open across `yield` would block the writer.
+      const page = this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize));
+      for (const row of page) {
+        from = row.revision + 1n;
+        remaining -= 1;
+        yield toRecordedEvent(row);
+      }
+      if (page.length < this.pageSize) return;
+    }
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    let after = options.after ?? 0n;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    while (remaining > 0) {
+      this.assertOpen();
+      const page = this.statements.allPage(after, Math.min(remaining, this.pageSize));
+      for (const row of page) {
+        after = row.position;
+        remaining -= 1;
+        yield toRecordedEvent(row);
+      }
+      if (page.length < this.pageSize) return;
+    }
+  }
+
+  subscribeToAll(options: { after?: bigint } = {}): Subscription {
+    this.assertOpen();
+    const subscription = new SqliteSubscription(
+      {
+        readAfter: (after, limit) => (this.closed ? [] : this.statements.allPage(after, limit).map(toRecordedEvent)),
+        remove: (s) => this.subscriptions.delete(s),
+      },
+      options.after ?? 0n,
+      this.pollIntervalMs,
+      this.pageSize,
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint> {
+    this.assertOpen();
+    return this.statements.head();
+  }
+
+  stats(): GroupCommitStats {
+    return this.writer.stats();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Appends already accepted are written before the file is closed.
+    this.writer.flush();
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreUnavailable('the SQLite event store is closed');
+  }
+}
+
+function serialize(events: NewEvent[]): SerializedEvent[] {
+  const ids = new Set<string>();
+  return events.map((e) => {
+    if (ids.has(e.id)) throw new Error(`event id ${e.id} appears twice in one append`);
+    ids.add(e.id);
+    return {
+      id: e.id,
+      type: e.type,
+      data: JSON.stringify(e.data ?? null),
+      metadata: JSON.stringify(e.metadata),
+    };
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * Table and prepared statements of the SQLite event store.
+ *
+ * `position` is the rowid: SQLite hands out max(rowid)+1 and only one writer holds the write lock at a
+ * time (across processes too), so positions are committed in increasing order and a reader that has
+ * seen position P never sees a new event below P later. Nothing is ever deleted, so no id is reused.
+ */
+import type Database from 'better-sqlite3';
+import type { EventMetadata, RecordedEvent, StreamName } from '../../ports/eventStore.js';
+
+const schema = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY,
+  stream   TEXT    NOT NULL,
+  revision INTEGER NOT NULL,
+  event_id TEXT    NOT NULL UNIQUE,
+  type     TEXT    NOT NULL,
+  data     TEXT    NOT NULL,
+  metadata TEXT    NOT NULL,
+  created  INTEGER NOT NULL,
+  UNIQUE (stream, revision)
+) STRICT;
+`;
+
+export interface EventRow {
+  position: bigint;
+  stream: string;
+  revision: bigint;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created: bigint;
+}
+
+export interface StoredRef {
+  stream: string;
+  revision: bigint;
+  position: bigint;
+}
+
+export interface NewRow {
+  stream: string;
+  revision: bigint;
+  eventId: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created: number;
+}
+
+export interface Statements {
+  lastOfStream(stream: string): StoredRef | undefined;
+  byEventId(eventId: string): StoredRef | undefined;
+  insert(row: NewRow): bigint;
+  streamPage(stream: string, fromRevision: bigint, limit: number): EventRow[];
+  allPage(after: bigint, limit: number): EventRow[];
+  head(): bigint;
+}
+
+export function createSchema(db: Database.Database): void {
+  db.exec(schema);
+}
+
+/** Statements read 64-bit integers as bigint (safeIntegers) so positions never lose precision. */
+export function prepareStatements(db: Database.Database): Statements {
+  const lastOfStream = db
+    .prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')
+    .safeIntegers(true);
+  const byEventId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
+  const insert = db
+    .prepare(
+      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .safeIntegers(true);
+  const streamPage = db
+    .prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?')
+    .safeIntegers(true);
+  const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true);
+  const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
+
+  return {
+    lastOfStream: (stream) => lastOfStream.get(stream) as StoredRef | undefined,
+    byEventId: (eventId) => byEventId.get(eventId) as StoredRef | undefined,
+    insert: (r) =>
+      BigInt(insert.run(r.stream, r.revision, r.eventId, r.type, r.data, r.metadata, r.created).lastInsertRowid),
+    streamPage: (stream, fromRevision, limit) => streamPage.all(stream, fromRevision, limit) as EventRow[],
+    allPage: (after, limit) => allPage.all(after, limit) as EventRow[],
+    head: () => (head.get() as { head: bigint | null }).head ?? 0n,
+  };
+}
+
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    streamName: row.stream as StreamName,
+    revision: row.revision,
+    position: row.position,
+    created: Number(row.created),
+  };
+}

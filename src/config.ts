@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/**
+ * Configuration from environment variables, parsed once at start-up. A bad value stops start-up
+ * with a message naming the variable. No configuration at all runs everything embedded under ./data.
+ */
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const hostList = z
+  .string()
+  .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h.length > 0));
+
+const ConfigSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  WALLET_FILE: z.string().optional(),
+  GATEWAY_URL: z.url().default('https://arweave.net'),
+  /** comma-separated host names; default: the gateway's host */
+  DATA_CACHES: hostList.optional(),
+  FAST_FINALITY_INDEXES: hostList.default([]),
+  MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648),
+  FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120),
+  DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200),
+  BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000),
+  RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
+  /** in one process, how long a command waits for the projector to reach its event before answering */
+  PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
+  STARTUP_CATCH_UP_MS: int(0, 600_000).default(10_000),
+  EVENT_STORE: z.enum(['sqlite', 'esdb']).default('sqlite'),
+  EVENTSTORE_URL: z.string().optional(),
+  ADDRESS_ETHEREUM: z.string().optional(),
+  ADDRESS_SOLANA: z.string().optional(),
+  ADDRESS_MATIC: z.string().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = ReturnType<typeof parseConfig>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function parseConfig(env: Record<string, string | undefined> = process.env) {
+  const picked = Object.fromEntries(
+    Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
+  );
+  const parsed = ConfigSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  if (c.EVENT_STORE === 'esdb' && !c.EVENTSTORE_URL) {
+    throw new ConfigError('invalid configuration:\n  EVENTSTORE_URL: required when EVENT_STORE=esdb');
+  }
+  const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    dataDir: c.DATA_DIR,
+    walletFile: c.WALLET_FILE,
+    gatewayUrl: gatewayOrigin,
+    dataCaches: c.DATA_CACHES ?? [new URL(gatewayOrigin).host],
+    fastFinalityIndexes: c.FAST_FINALITY_INDEXES,
+    maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
+    freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
+    deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
+    blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,
+    receiptSignerWorkers: c.RECEIPT_SIGNER_WORKERS,
+    projectionWaitMs: c.PROJECTION_WAIT_MS,
+    startupCatchUpMs: c.STARTUP_CATCH_UP_MS,
+    eventStore: c.EVENT_STORE,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },
+    logLevel: c.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { Receipt } from '../receipt.js';
+
+/** Events of the `dataItem-<id>` stream. */
+
+export const DataItemAccepted = z.object({
+  type: z.literal('DataItemAccepted'),
+  data: z.object({
+    id: z.string(),
+    signatureType: z.number().int(),
+    /** base64url(sha256(owner public key)), as in the receipt */
+    owner: z.string(),
+    /** the payer account key of CONTRACT.md section 5 */
+    nativeAddress: z.string(),
+    token: z.string(),
+    rawContentLength: z.number().int().nonnegative(),
+    payloadDataStart: z.number().int().nonnegative(),
+    payloadContentType: z.string(),
+    blobKey: z.string(),
+    /** hex sha256 of the raw item bytes, checked by the audit against the blob */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    winc: z.string().regex(/^\d+$/),
+    payer: z.string().optional(),
+    timestamp: z.number().int(),
+    deadlineHeight: z.number().int(),
+    /** the whole receipt, so a duplicate gets the original back byte for byte */
+    receipt: Receipt,
+    uploadId: z.string().optional(),
+  }),
+});
+export type DataItemAccepted = z.infer<typeof DataItemAccepted>;
+
+export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted]);
+export type DataItemEvent = z.infer<typeof DataItemEvent>;
+export const DATA_ITEM_EVENT_TYPES = ['DataItemAccepted'] as const;

@@ -1,0 +1,57 @@
+/**
+ * Typed errors of the service. Each carries a code; the HTTP status and the exact contract message
+ * are chosen in one place (src/http/errors.ts). `detail` is for logs, never for response bodies.
+ */
+export type ErrorCode =
+  | 'INVALID_CONTENT_TYPE'
+  | 'INVALID_DATA_ITEM'
+  | 'DATA_ITEM_TOO_LARGE'
+  | 'INVALID_CHUNK'
+  | 'INVALID_CHUNK_SIZE'
+  | 'UPLOAD_ALREADY_FINALIZED'
+  | 'INSUFFICIENT_BALANCE'
+  | 'UPLOAD_NOT_FOUND'
+  | 'TX_NOT_FOUND'
+  | 'INVALID_TOKEN'
+  | 'SERVICE_UNAVAILABLE';
+
+export abstract class ServiceError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(readonly detail?: string) {
+    super(detail);
+  }
+}
+
+export class InvalidContentType extends ServiceError {
+  readonly code = 'INVALID_CONTENT_TYPE';
+}
+export class InvalidDataItem extends ServiceError {
+  readonly code = 'INVALID_DATA_ITEM';
+}
+export class DataItemTooLarge extends ServiceError {
+  readonly code = 'DATA_ITEM_TOO_LARGE';
+}
+export class InvalidChunk extends ServiceError {
+  readonly code = 'INVALID_CHUNK';
+}
+export class InvalidChunkSize extends ServiceError {
+  readonly code = 'INVALID_CHUNK_SIZE';
+}
+export class UploadAlreadyFinalized extends ServiceError {
+  readonly code = 'UPLOAD_ALREADY_FINALIZED';
+}
+export class InsufficientBalance extends ServiceError {
+  readonly code = 'INSUFFICIENT_BALANCE';
+}
+export class UploadNotFound extends ServiceError {
+  readonly code = 'UPLOAD_NOT_FOUND';
+}
+export class TxNotFound extends ServiceError {
+  readonly code = 'TX_NOT_FOUND';
+}
+export class InvalidToken extends ServiceError {
+  readonly code = 'INVALID_TOKEN';
+}
+export class ServiceUnavailable extends ServiceError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+}

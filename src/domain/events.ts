@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import type { EventMetadata, NewEvent, RecordedEvent } from '../ports/eventStore.js';
+import { DataItemAccepted } from './dataItem/events.js';
+
+/**
+ * Every event of the service, validated on the way in and on the way back. An old shape would be
+ * upcast here (by schemaVersion) before validation, never rewritten in the store.
+ */
+export const DomainEvent = z.discriminatedUnion('type', [DataItemAccepted]);
+export type DomainEvent = z.infer<typeof DomainEvent>;
+export type DomainEventType = DomainEvent['type'];
+
+export const SCHEMA_VERSION = 1;
+
+export interface StoredEvent<E extends DomainEvent = DomainEvent> {
+  event: E;
+  recorded: RecordedEvent;
+}
+
+export function toNewEvent(event: DomainEvent, id: string, metadata: Omit<EventMetadata, 'schemaVersion'>): NewEvent {
+  return { id, type: event.type, data: DomainEvent.parse(event).data, metadata: { ...metadata, schemaVersion: SCHEMA_VERSION } };
+}
+
+const knownTypes = new Set<string>(DomainEvent.options.map((o) => o.shape.type.value));
+
+/** The domain event of a recorded one; undefined for types this service does not know (other writers). */
+export function fromRecorded(recorded: RecordedEvent): DomainEvent | undefined {
+  if (!knownTypes.has(recorded.type)) return undefined;
+  return DomainEvent.parse({ type: recorded.type, data: recorded.data });
+}

@@ -1,0 +1,28 @@
+import express, { type Express } from 'express';
+import { commandsRouter, type CommandHandlers } from './commands.js';
+import { queriesRouter, type QueryHandlers } from './queries.js';
+import { cors } from './cors.js';
+import { errorHandler, sendError } from './errors.js';
+
+export interface AppOptions {
+  commands?: CommandHandlers;
+  queries?: QueryHandlers;
+  limits: { maxDataItemSize: number };
+  log: (message: string, error?: unknown) => void;
+}
+
+/** Commands and queries are separate routers; every route is served at the root and under /v1. */
+export function createApp(options: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', 'loopback');
+  app.use(cors);
+  for (const prefix of ['/v1', '/']) {
+    if (options.commands) app.use(prefix, commandsRouter(options.commands, options.limits));
+    if (options.queries) app.use(prefix, queriesRouter(options.queries));
+  }
+  app.use((_req, res) => sendError(res, 404, 'Not Found'));
+  app.use(errorHandler(options.log));
+  return app;
+}

@@ -1,0 +1,47 @@
+import { Router, type Request, type Response } from 'express';
+import { DataItemTooLarge, InvalidContentType, InvalidToken } from '../domain/errors.js';
+import { DEFAULT_TOKEN, Token } from '../domain/ids.js';
+import type { AcceptOutcome } from '../app/acceptDataItem.js';
+import type { RequestContext } from '../app/context.js';
+import { requestContextOf } from './requestContext.js';
+
+export interface CommandHandlers {
+  uploadDataItem(input: { body: AsyncIterable<Uint8Array>; token: string; ctx: RequestContext }): Promise<AcceptOutcome>;
+}
+
+/** Throws before a byte of the body is read when the headers already rule the upload out. */
+function checkUploadHeaders(req: Request, maxDataItemSize: number): void {
+  const contentType = req.get('content-type');
+  if (contentType !== undefined) {
+    const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+    if (mediaType !== 'application/octet-stream') throw new InvalidContentType(contentType);
+  }
+  const length = req.get('content-length');
+  if (length !== undefined && Number(length) > maxDataItemSize) throw new DataItemTooLarge(`content-length ${length}`);
+}
+
+export function sendAcceptOutcome(res: Response, outcome: AcceptOutcome, body: unknown = outcome.receipt): void {
+  if (outcome.kind === 'exists') {
+    res.statusMessage = 'Data Item Exists';
+    res.status(202);
+  } else {
+    res.status(200);
+  }
+  res.json(body);
+}
+
+export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemSize: number }): Router {
+  const router = Router();
+
+  const upload = async (req: Request, res: Response, tokenParam: string | undefined) => {
+    const token = tokenParam === undefined ? DEFAULT_TOKEN : Token.safeParse(tokenParam).data;
+    if (token === undefined) throw new InvalidToken(tokenParam);
+    checkUploadHeaders(req, limits.maxDataItemSize);
+    const outcome = await handlers.uploadDataItem({ body: req, token, ctx: requestContextOf(req) });
+    sendAcceptOutcome(res, outcome);
+  };
+
+  router.post('/tx', (req, res) => upload(req, res, undefined));
+  router.post('/tx/:token', (req, res) => upload(req, res, req.params.token));
+  return router;
+}

@@ -1,0 +1,50 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { match } from 'ts-pattern';
+import { ServiceError, type ErrorCode } from '../domain/errors.js';
+import { EventStoreUnavailable } from '../ports/eventStore.js';
+import { ReadStoreUnavailable } from '../ports/readStore.js';
+
+/** The one place where errors become HTTP statuses and the contract's exact messages. */
+export const httpErrorOf = (code: ErrorCode): [number, string] =>
+  match(code)
+    .returnType<[number, string]>()
+    .with('INVALID_CONTENT_TYPE', () => [400, 'Invalid Content Type'])
+    .with('INVALID_DATA_ITEM', () => [400, 'Invalid Data Item'])
+    .with('DATA_ITEM_TOO_LARGE', () => [413, 'Data item too large'])
+    .with('INVALID_CHUNK', () => [400, 'Invalid chunk'])
+    .with('INVALID_CHUNK_SIZE', () => [400, 'Invalid chunk size'])
+    .with('UPLOAD_ALREADY_FINALIZED', () => [409, 'Upload already finalized'])
+    .with('INSUFFICIENT_BALANCE', () => [402, 'Insufficient balance'])
+    .with('UPLOAD_NOT_FOUND', () => [404, 'Multi-part upload not found'])
+    .with('TX_NOT_FOUND', () => [404, "TX doesn't exist"])
+    .with('INVALID_TOKEN', () => [400, 'Invalid token'])
+    .with('SERVICE_UNAVAILABLE', () => [503, 'Service unavailable'])
+    .exhaustive();
+
+/** Plain-text error: the body is exactly the message and so is the reason phrase. */
+export function sendError(res: Response, status: number, message: string): void {
+  res.statusMessage = message;
+  res.status(status).set('Content-Type', 'text/plain; charset=utf-8').send(message);
+}
+
+function statusOf(error: unknown): [number, string] {
+  if (error instanceof ServiceError) return httpErrorOf(error.code);
+  if (error instanceof EventStoreUnavailable || error instanceof ReadStoreUnavailable) {
+    return httpErrorOf('SERVICE_UNAVAILABLE');
+  }
+  return [500, 'Internal server error'];
+}
+
+export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const [status, message] = statusOf(error);
+    if (status >= 500) log(`${req.method} ${req.path} failed`, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // The body may be unread (an early rejection of a large upload): do not keep this connection.
+    if (!req.complete) res.set('Connection', 'close');
+    sendError(res, status, message);
+  };
+}

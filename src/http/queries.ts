@@ -1,0 +1,44 @@
+import { Router } from 'express';
+import { TxNotFound } from '../domain/errors.js';
+import { DataItemId } from '../domain/ids.js';
+import type { TxStatusDocument } from '../../projections/txStatus.js';
+
+export interface ServiceInfo {
+  version: string;
+  gateway: string;
+  addresses: Record<string, string>;
+  freeUploadLimitBytes: number;
+}
+
+export interface QueryHandlers {
+  info(): ServiceInfo;
+  txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
+}
+
+const statusBody = (doc: TxStatusDocument) => ({
+  status: doc.status,
+  info: doc.info,
+  winc: doc.winc,
+  ...(doc.bundleId !== undefined ? { bundleId: doc.bundleId } : {}),
+  ...(doc.startOffsetInRootBundle !== undefined ? { startOffsetInRootBundle: doc.startOffsetInRootBundle } : {}),
+  rawContentLength: doc.rawContentLength,
+  payloadContentType: doc.payloadContentType,
+  payloadDataStart: doc.payloadDataStart,
+  payloadContentLength: doc.payloadContentLength,
+});
+
+export function queriesRouter(handlers: QueryHandlers): Router {
+  const router = Router();
+  router.get(['/', '/info'], (_req, res) => {
+    res.json(handlers.info());
+  });
+  router.get('/tx/:id/status', async (req, res) => {
+    const id = DataItemId.safeParse(req.params.id);
+    if (!id.success) throw new TxNotFound(req.params.id);
+    const doc = await handlers.txStatus(id.data);
+    if (!doc) throw new TxNotFound(id.data);
+    res.set('Cache-Control', `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`);
+    res.json(statusBody(doc));
+  });
+  return router;
+}

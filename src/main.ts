@@ -1,0 +1,35 @@
+import { ConfigError, parseConfig } from './config.js';
+import { createLogger } from './log.js';
+import { startService } from './service.js';
+
+/** `npm start`: the whole service in one process on embedded defaults under ./data. */
+async function main() {
+  let config;
+  try {
+    config = parseConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger(config.logLevel);
+  const service = await startService(config, log);
+  process.stdout.write(`upload service listening on ${service.url} (data in ${config.dataDir})\n`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    await service.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`start-up failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Blob store port: bytes live here, never in events. Keys are relative paths made of
+ * `[A-Za-z0-9_-]` segments joined by `/` (for example `items/<id>`, `uploads/<uploadId>/<offset>`).
+ */
+
+export interface BlobInfo {
+  size: number;
+}
+
+export interface ByteRange {
+  /** first byte, inclusive */
+  start: number;
+  /** last byte, inclusive (HTTP-range style) */
+  end: number;
+}
+
+/** A blob being written under a temporary name; invisible under its key until `commit`. */
+export interface BlobWriter {
+  /** resolves when the bytes are handed to the OS (respects backpressure) */
+  write(chunk: Uint8Array): Promise<void>;
+  readonly bytesWritten: number;
+  /** flush, fsync, atomically move to `key` (replacing any blob there) and fsync the directory */
+  commit(key: string): Promise<BlobInfo>;
+  /** drop the temporary bytes; safe to call after a failure or twice */
+  abort(): Promise<void>;
+}
+
+export interface BlobStore {
+  createWriter(): Promise<BlobWriter>;
+  /** convenience: stream a whole source to `key` durably */
+  put(key: string, source: AsyncIterable<Uint8Array>): Promise<BlobInfo>;
+  /** streaming read, optionally of a byte range; rejects with BlobNotFound when absent */
+  read(key: string, range?: ByteRange): Promise<Readable>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  /** idempotent */
+  delete(key: string): Promise<void>;
+  /** delete every blob under `prefix/` (for example an upload's chunks); idempotent */
+  deletePrefix(prefix: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class BlobNotFound extends Error {
+  override readonly name = 'BlobNotFound';
+  constructor(readonly key: string) {
+    super(`blob not found: ${key}`);
+  }
+}
+
+/** Keys must not escape the store: no `..`, no absolute paths, no empty segments. */
+export const isValidBlobKey = (key: string): boolean =>
+  /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(key) && key.length <= 512;

@@ -1,0 +1,39 @@
+/**
+ * Read store port: documents by collection and id, plus projection checkpoints, written together.
+ * Adapters: SQLite (embedded) and MongoDB (scale-out). Each stored document remembers the event
+ * position it reflects, so replaying an event it already reflects changes nothing.
+ */
+
+export interface StoredDocument<T> {
+  doc: T;
+  /** position of the last event applied to this document */
+  position: bigint;
+}
+
+export interface DocumentWrite {
+  collection: string;
+  id: string;
+  /** undefined deletes the document */
+  doc: unknown;
+  position: bigint;
+}
+
+export interface CheckpointWrite {
+  name: string;
+  position: bigint;
+}
+
+export interface ReadStore {
+  get<T>(collection: string, id: string): Promise<StoredDocument<T> | undefined>;
+  getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>>;
+  /** documents and checkpoints in one atomic write */
+  commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void>;
+  getCheckpoint(name: string): Promise<bigint | undefined>;
+  dropCollection(collection: string): Promise<void>;
+  deleteCheckpoint(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class ReadStoreUnavailable extends Error {
+  override readonly name = 'ReadStoreUnavailable';
+}

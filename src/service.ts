@@ -1,0 +1,133 @@
+import { mkdir } from 'node:fs/promises';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import type { EventStore } from './ports/eventStore.js';
+import type { ReadStore } from './ports/readStore.js';
+import type { BlobStore } from './ports/blobStore.js';
+import { freePricing } from './ports/pricing.js';
+import { openSqliteEventStore } from './adapters/sqlite/eventStore.js';
+import { openSqliteReadStore } from './adapters/sqlite/readStore.js';
+import { createEsdbEventStore, esdbClientFromConnectionString } from './adapters/esdb/eventStore.js';
+import { openFsBlobStore } from './adapters/fs/blobStore.js';
+import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
+import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
+import { createReceiptSigner } from './receipts/receiptSigner.js';
+import { createProjectionRunner } from '../projections/runner.js';
+import { allProjections, collectionOf, txStatusProjection, type TxStatusDocument } from '../projections/index.js';
+import { receiveDataItem } from './app/receiveDataItem.js';
+import { acceptDataItem, type AcceptDeps } from './app/acceptDataItem.js';
+import { createApp } from './http/app.js';
+import { serviceVersion } from './version.js';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  server: Server;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  blobStore: BlobStore;
+  walletAddress: string;
+  stop(): Promise<void>;
+}
+
+function openEventStore(config: Config): EventStore {
+  if (config.eventStore === 'esdb') return createEsdbEventStore(esdbClientFromConnectionString(config.eventStoreUrl!));
+  return openSqliteEventStore({ path: join(config.dataDir, 'events.db') });
+}
+
+/**
+ * Composition root: builds every adapter from the configuration and runs all roles in one
+ * process (commands, queries, projector). Nothing connects before this is called.
+ */
+export async function startService(config: Config, log: Logger): Promise<RunningService> {
+  await mkdir(config.dataDir, { recursive: true });
+  const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
+  const eventStore = openEventStore(config);
+  const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
+  const blobStore = await openFsBlobStore({ root: join(config.dataDir, 'blobs') });
+  const blockHeight = createBlockHeightSource({
+    gatewayUrl: config.gatewayUrl,
+    stateFile: join(config.dataDir, 'block-height.json'),
+    refreshMs: config.blockHeightRefreshMs,
+    log: (message: string, error?: unknown) => log.warn(message, { error: String(error ?? '') }),
+  });
+  await blockHeight.start();
+  const signer = createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers });
+  const runner = createProjectionRunner({
+    eventStore,
+    readStore,
+    projections: allProjections,
+    log: (message, error) => log.error(message, error),
+  });
+  await runner.start();
+  // Answer queries from up-to-date read models: catch up with what was written before a restart
+  // (bounded, so a large backlog delays start-up by at most startupCatchUpMs).
+  const head = await eventStore.headPosition();
+  if (head > 0n && !(await runner.waitFor(head, config.startupCatchUpMs))) {
+    log.warn('read models still catching up at start-up', { head: head.toString() });
+  }
+
+  const acceptDeps: AcceptDeps = {
+    eventStore,
+    pricing: freePricing,
+    blockHeight,
+    signer,
+    receiptSettings: {
+      dataCaches: config.dataCaches,
+      fastFinalityIndexes: config.fastFinalityIndexes,
+      publicModulus: wallet.publicModulus,
+      deadlineHeightOffset: config.deadlineHeightOffset,
+    },
+    awaitProjection: (position) => runner.waitFor(position, config.projectionWaitMs),
+  };
+
+  const addresses: Record<string, string> = { arweave: wallet.address };
+  for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
+  const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
+
+  const app = createApp({
+    limits: { maxDataItemSize: config.maxDataItemSize },
+    log: (message, error) => log.error(message, error),
+    commands: {
+      async uploadDataItem({ body, token, ctx }) {
+        const received = await receiveDataItem(body, { blobStore, maxSize: config.maxDataItemSize });
+        return acceptDataItem(received, { token, ctx }, acceptDeps);
+      },
+    },
+    queries: {
+      info: () => info,
+      txStatus: async (id) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc,
+    },
+  });
+
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  log.info('service started', { port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    server,
+    eventStore,
+    readStore,
+    blobStore,
+    walletAddress: wallet.address,
+    async stop() {
+      server.close();
+      server.closeAllConnections();
+      await once(server, 'close').catch(() => {});
+      await runner.stop();
+      blockHeight.stop();
+      await signer.close();
+      await eventStore.close();
+      await readStore.close();
+      await blobStore.close();
+    },
+  };
+}

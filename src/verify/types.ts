@@ -1,0 +1,49 @@
+export interface Tag {
+  name: string;
+  value: string;
+}
+
+export interface VerifiedDataItem {
+  /** base64url(sha256(raw signature bytes)) */
+  id: string;
+  /** 1..7, as arbundles numbers them */
+  signatureType: number;
+  /** base64url of the raw signature */
+  signature: string;
+  /** base64url of the raw owner bytes */
+  ownerPublicKey: string;
+  /** base64url(sha256(owner bytes)): the receipt's `owner`, for every signature type */
+  owner: string;
+  /** the payer's account key, CONTRACT.md section 5 */
+  nativeAddress: string;
+  /** base64url, when present */
+  target?: string;
+  /** base64url, when present */
+  anchor?: string;
+  tags: Tag[];
+  /** first tag named `content-type` in any case, else application/octet-stream */
+  contentType: string;
+  /** total bytes of the item */
+  rawContentLength: number;
+  /** 2 + sigLen + ownerLen + (33 or 1) + (33 or 1) + 16 + tag bytes */
+  payloadDataStart: number;
+  payloadContentLength: number;
+}
+
+export type VerifiedHeader = Omit<VerifiedDataItem, 'rawContentLength' | 'payloadContentLength'>;
+
+export interface DataItemVerifier {
+  /** feed the next bytes; synchronous; throws InvalidDataItem as soon as the header is known bad, DataItemTooLarge past maxSize */
+  write(chunk: Uint8Array): void;
+  /** the id, as soon as the signature bytes have arrived (undefined before) */
+  readonly id: string | undefined;
+  /** header fields once the whole header has arrived (undefined before) */
+  readonly header: VerifiedHeader | undefined;
+  /** no more bytes: finish the deep hash, verify the signature; rejects with InvalidDataItem */
+  end(): Promise<VerifiedDataItem>;
+}
+
+export interface VerifierOptions {
+  /** largest accepted item in bytes, header included */
+  maxSize: number;
+}

@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
+import { sweepTemp } from '../../src/adapters/fs/sweep.js';
+import type { BlobStore } from '../../src/ports/blobStore.js';
+import { blobStoreContract } from './contract.js';
+import { bytesOf, piecesOf, rejectionOf } from './support.js';
+
+blobStoreContract('fs', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'blobstore-'));
+  const store = await openFsBlobStore({ root });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('fs blob store', function () {
+  /** the store's root sits inside `parent`, so a test can see whether anything escaped it */
+  let parent: string;
+  let root: string;
+  let store: BlobStore | undefined;
+  const open = async (staleTempAfterMs?: number) => {
+    store = await openFsBlobStore({ root, staleTempAfterMs });
+    return store;
+  };
+  const tempEntries = () => readdir(join(root, '.tmp'));
+
+  beforeEach(async function () {
+    parent = await mkdtemp(join(tmpdir(), 'blobstore-fs-'));
+    root = join(parent, 'store');
+  });
+  afterEach(async function () {
+    await store?.close();
+    store = undefined;
+    await rm(parent, { recursive: true, force: true });
+  });
+
+  describe('layout', function () {
+    it('commits a blob as the file <root>/<key> holding exactly its bytes', async function () {
+      const bytes = randomBytes(100_003);
+      await (await open()).put('items/abc', piecesOf(bytes));
+      expect((await readFile(join(root, 'items', 'abc'))).equals(bytes)).to.equal(true);
+    });
+
+    it('has the directory entry in place after commit, and nothing left in .tmp', async function () {
+      const writer = await (await open()).createWriter();
+      await writer.write(randomBytes(10));
+      expect(await tempEntries()).to.have.length(1);
+      await writer.commit('items/abc');
+      expect(await readdir(join(root, 'items'))).to.deep.equal(['abc']);
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
+    it('removes the temp file on abort', async function () {
+      const writer = await (await open()).createWriter();
+      await writer.write(randomBytes(10));
+      await writer.abort();
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
+    it('never touches anything outside the root when given escaping keys', async function () {
+      const s = await open();
+      const writer = await s.createWriter();
+      await rejectionOf(s.put('../escaped', piecesOf(randomBytes(1))));
+      await rejectionOf(writer.commit('../escaped'));
+      await rejectionOf(s.deletePrefix('..'));
+      await rejectionOf(s.delete('../store'));
+      await writer.abort();
+      expect(await readdir(parent)).to.deep.equal(['store']);
+      expect(await readdir(root)).to.deep.equal(['.tmp']);
+    });
+
+    it('leaves nothing in .tmp after deletePrefix', async function () {
+      const s = await open();
+      await s.put('uploads/u1/0', piecesOf(randomBytes(10)));
+      await s.deletePrefix('uploads/u1');
+      expect(await tempEntries()).to.deep.equal([]);
+      expect(await readdir(join(root, 'uploads'))).to.deep.equal([]);
+    });
+
+    it('cannot hold a blob at a key that is also a prefix of other blobs', async function () {
+      const s = await open();
+      await s.put('a/b', piecesOf(randomBytes(1)));
+      expect(await rejectionOf(s.put('a', piecesOf(randomBytes(2))))).to.include({ code: 'EISDIR' });
+      expect(await rejectionOf(s.put('a/b/c', piecesOf(randomBytes(3))))).to.include({ code: 'EEXIST' });
+      expect(await s.stat('a/b')).to.deep.equal({ size: 1 });
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+  });
+
+  describe('temp leftovers', function () {
+    const leaveLeftovers = async () => {
+      await mkdir(join(root, '.tmp', 'x.deleted', 'u1'), { recursive: true });
+      await writeFile(join(root, '.tmp', 'x.deleted', 'u1', '0'), 'chunk');
+      await writeFile(join(root, '.tmp', 'dead-writer'), 'partial');
+    };
+
+    it('removes leftovers of a crash at open', async function () {
+      await leaveLeftovers();
+      await open(0);
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
+    it('keeps leftovers younger than an hour by default (another process may be writing them)', async function () {
+      await leaveLeftovers();
+      await open();
+      expect((await tempEntries()).sort()).to.deep.equal(['dead-writer', 'x.deleted']);
+    });
+
+    it('sweeps an entry once it is staleTempAfterMs old, not a millisecond before', async function () {
+      await leaveLeftovers();
+      const info = await lstat(join(root, '.tmp', 'dead-writer'));
+      const touched = Math.max(info.mtimeMs, info.ctimeMs);
+      await sweepTemp(join(root, '.tmp'), 1000, touched + 999);
+      expect(await tempEntries()).to.include('dead-writer');
+      await sweepTemp(join(root, '.tmp'), 1000, touched + 1000);
+      expect(await tempEntries()).to.not.include('dead-writer');
+    });
+  });
+
+  describe('writer and close', function () {
+    it('writes chunks issued without waiting in call order', async function () {
+      const parts = [randomBytes(5), randomBytes(70_000), randomBytes(1)];
+      const writer = await (await open()).createWriter();
+      await Promise.all(parts.map((part) => writer.write(part)));
+      await writer.commit('items/x');
+      expect((await readFile(join(root, 'items', 'x'))).equals(Buffer.concat(parts))).to.equal(true);
+    });
+
+    it('lets a read opened before a replacing commit finish with the old bytes', async function () {
+      const s = await open();
+      const before = randomBytes(3 * 1024 * 1024);
+      await s.put('items/x', piecesOf(before));
+      const reading = await s.read('items/x');
+      await s.put('items/x', piecesOf(randomBytes(10)));
+      expect((await bytesOf(reading)).equals(before)).to.equal(true);
+    });
+
+    it('aborts open writers on close and refuses use afterwards', async function () {
+      const s = await open();
+      const writer = await s.createWriter();
+      await writer.write(randomBytes(10));
+      await s.close();
+      expect(await tempEntries()).to.deep.equal([]);
+      expect((await rejectionOf(writer.write(randomBytes(1)))).message).to.equal('blob writer aborted');
+      expect((await rejectionOf(s.createWriter())).message).to.equal('blob store is closed');
+      expect((await rejectionOf(s.stat('items/x'))).message).to.equal('blob store is closed');
+    });
+  });
+});

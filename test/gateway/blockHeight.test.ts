@@ -1,0 +1,185 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createBlockHeightSource, type BlockHeightSourceOptions } from '../../src/adapters/gateway/blockHeight.js';
+import { startFakeGateway } from './fakeGateway.js';
+
+type FakeGateway = Awaited<ReturnType<typeof startFakeGateway>>;
+
+describe('gateway block height source', () => {
+  let dir: string;
+  let stateFile: string;
+  let gateway: FakeGateway | undefined;
+  let logged: string[];
+  const sources: { stop(): void }[] = [];
+
+  /** a source on the test gateway whose log lines are kept; long start wait so the first answer counts */
+  function source(options: Partial<BlockHeightSourceOptions> = {}) {
+    const s = createBlockHeightSource({
+      gatewayUrl: gateway!.url,
+      stateFile,
+      startWaitMs: 30_000,
+      log: (message) => logged.push(message),
+      ...options,
+    });
+    sources.push(s);
+    return s;
+  }
+
+  const savedHeight = async () => JSON.parse(await readFile(stateFile, 'utf8')) as unknown;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'block-height-test-'));
+    stateFile = join(dir, 'block-height.json');
+    logged = [];
+  });
+  afterEach(async () => {
+    for (const s of sources.splice(0)) s.stop();
+    await gateway?.close().catch(() => {});
+    gateway = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('fetches the height from GET /info on start and saves it in the state file', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+
+    expect(heights.current()).to.equal(1_500_000);
+    expect(await savedHeight()).to.deep.equal({ height: 1_500_000 });
+    expect(await readdir(dir)).to.deep.equal(['block-height.json']);
+    expect(logged).to.deep.equal([]);
+  });
+
+  it('keeps the last height, and logs why, when the gateway answers 500 and then refuses connections', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+
+    gateway.set({ answer: 'error', status: 500 });
+    await heights.refresh();
+    expect(heights.current()).to.equal(1_500_000);
+
+    await gateway.close();
+    await heights.refresh();
+    expect(heights.current()).to.equal(1_500_000);
+
+    expect(logged).to.deep.equal([
+      `block height not refreshed, keeping 1500000: GET ${gateway.url}/info answered HTTP 500`,
+      `block height not refreshed, keeping 1500000: GET ${gateway.url}/info failed (ECONNREFUSED)`,
+    ]);
+    expect(await savedHeight()).to.deep.equal({ height: 1_500_000 });
+  });
+
+  it('starts from the saved height after a restart while the gateway is down', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const before = source();
+    await before.start();
+    before.stop();
+    await gateway.close();
+
+    const after = source();
+    await after.start();
+
+    expect(after.current()).to.equal(1_500_000);
+  });
+
+  it('answers 0 when no height was ever known and the gateway is unreachable', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1 });
+    await gateway.close();
+    const heights = source();
+    await heights.start();
+
+    expect(heights.current()).to.equal(0);
+    expect(logged).to.deep.equal([`block height not refreshed, keeping 0: GET ${gateway.url}/info failed (ECONNREFUSED)`]);
+  });
+
+  it('refreshes on its interval and saves each new height', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 100 });
+    const heights = source({ refreshMs: 5 });
+    await heights.start();
+    gateway.set({ answer: 'height', height: 101 });
+
+    // Refreshes never overlap, so when the third request arrives the second one is fully handled.
+    await gateway.nextRequest(3);
+
+    expect(heights.current()).to.equal(101);
+    expect(await savedHeight()).to.deep.equal({ height: 101 });
+  });
+
+  it('does not hold start() up while the gateway does not answer', async () => {
+    gateway = await startFakeGateway({ answer: 'never' });
+    const heights = source({ startWaitMs: 20, fetchTimeoutMs: 600_000 });
+    const asked = gateway.nextRequest(1);
+    await heights.start();
+    await asked;
+
+    expect(heights.current()).to.equal(0);
+    expect(logged).to.deep.equal([]);
+  });
+
+  it('gives up a request after fetchTimeoutMs', async () => {
+    gateway = await startFakeGateway({ answer: 'never' });
+    const heights = source({ fetchTimeoutMs: 50 });
+    await heights.start();
+
+    expect(logged).to.deep.equal([`block height not refreshed, keeping 0: GET ${gateway.url}/info timed out after 50 ms`]);
+  });
+
+  it('ignores an answer without a valid height', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 7 });
+    const heights = source();
+    await heights.start();
+
+    for (const body of ['{"height":"8"}', '{"height":-1}', '{"height":8.5}', 'null', 'not json']) {
+      gateway.set({ answer: 'body', body });
+      await heights.refresh();
+    }
+
+    expect(heights.current()).to.equal(7);
+    expect(logged).to.deep.equal(
+      Array(5).fill(`block height not refreshed, keeping 7: GET ${gateway.url}/info answered without a valid "height"`),
+    );
+  });
+
+  it('logs and ignores a state file that does not hold a height', async () => {
+    await writeFile(stateFile, '{"height":');
+    gateway = await startFakeGateway({ answer: 'height', height: 9 });
+    const heights = source();
+    await heights.start();
+
+    expect(heights.current()).to.equal(9);
+    expect(logged).to.deep.equal([`block height state ignored: ${stateFile} does not hold a block height`]);
+    expect(await savedHeight()).to.deep.equal({ height: 9 });
+  });
+
+  it('logs a height it cannot save, keeps using it, and saves it on a later refresh', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 12 });
+    const missingDir = join(dir, 'not-yet');
+    const heights = source({ stateFile: join(missingDir, 'block-height.json') });
+    await heights.start();
+    expect(heights.current()).to.equal(12);
+    expect(logged).to.deep.equal([`block height 12 not saved to ${join(missingDir, 'block-height.json')}`]);
+
+    await mkdir(missingDir);
+    await heights.refresh();
+    expect(JSON.parse(await readFile(join(missingDir, 'block-height.json'), 'utf8'))).to.deep.equal({ height: 12 });
+  });
+
+  it('keeps a path prefix of the gateway URL', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 5 });
+    const requested: string[] = [];
+    const heights = source({
+      gatewayUrl: 'http://gateway.invalid/arweave/',
+      fetch: async (input) => {
+        requested.push(String(input));
+        return new Response(JSON.stringify({ height: 5 }), { status: 200 });
+      },
+    });
+    await heights.start();
+
+    expect(requested).to.deep.equal(['http://gateway.invalid/arweave/info']);
+    expect(heights.current()).to.equal(5);
+  });
+});

@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
+import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
+import { createProjectionRunner } from '../../projections/runner.js';
+import { allProjections, collectionOf, checkpointOf, txStatusProjection, receiptsProjection } from '../../projections/index.js';
+import { toNewEvent } from '../../src/domain/events.js';
+import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
+import type { EventStore } from '../../src/ports/eventStore.js';
+import type { ReadStore } from '../../src/ports/readStore.js';
+import { dataItemAccepted, itemId } from '../support/events.js';
+
+const meta = { correlationId: 'test' };
+
+async function accept(store: EventStore, n: number) {
+  const e = dataItemAccepted(itemId(n), { winc: String(n) });
+  return store.append(dataItemStream(itemId(n) as DataItemId), [toNewEvent(e, newEventId(), meta)], 'no_stream');
+}
+
+describe('projection runner', () => {
+  let dir: string;
+  let events: EventStore;
+  let reads: ReadStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-'));
+    events = openSqliteEventStore({ path: join(dir, 'events.db') });
+    reads = openSqliteReadStore({ path: join(dir, 'read.db') });
+  });
+  afterEach(async () => {
+    await events.close();
+    await reads.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('catches up with past events, follows live ones, and writes checkpoints with the documents', async () => {
+    for (let n = 1; n <= 30; n++) await accept(events, n);
+    const runner = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections, batchSize: 7 });
+    await runner.start();
+    const { position } = await accept(events, 31);
+    expect(await runner.waitFor(position, 5000)).to.equal(true);
+    await runner.stop();
+    for (const n of [1, 15, 31]) {
+      expect((await reads.get<{ winc: string }>(collectionOf(txStatusProjection), itemId(n)))?.doc.winc).to.equal(String(n));
+      expect((await reads.get<{ id: string }>(collectionOf(receiptsProjection), itemId(n)))?.doc.id).to.equal(itemId(n));
+    }
+    for (const p of allProjections) expect(await reads.getCheckpoint(checkpointOf(p))).to.equal(position);
+  });
+
+  it('changes nothing when the events are projected again from position 0', async () => {
+    for (let n = 1; n <= 5; n++) await accept(events, n);
+    const first = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
+    await first.start();
+    expect(await first.waitFor(await events.headPosition(), 5000)).to.equal(true);
+    await first.stop();
+    const before = await reads.getMany(collectionOf(txStatusProjection), [1, 2, 3, 4, 5].map(itemId));
+
+    for (const p of allProjections) await reads.deleteCheckpoint(checkpointOf(p));
+    const again = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
+    await again.start();
+    expect(await again.waitFor(await events.headPosition(), 5000)).to.equal(true);
+    await again.stop();
+    const after = await reads.getMany(collectionOf(txStatusProjection), [1, 2, 3, 4, 5].map(itemId));
+    expect([...after.entries()]).to.deep.equal([...before.entries()]);
+  });
+
+  it('resumes after its checkpoint when restarted', async () => {
+    await accept(events, 1);
+    const first = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
+    await first.start();
+    expect(await first.waitFor(await events.headPosition(), 5000)).to.equal(true);
+    await first.stop();
+    await accept(events, 2);
+    const second = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
+    await second.start();
+    expect(second.position()).to.equal((await events.headPosition()) - 1n);
+    expect(await second.waitFor(await events.headPosition(), 5000)).to.equal(true);
+    await second.stop();
+    expect((await reads.get(collectionOf(txStatusProjection), itemId(2)))?.position).to.equal(await events.headPosition());
+  });
+
+  it('answers false when asked to wait for a position it does not reach in time', async () => {
+    const runner = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
+    await runner.start();
+    expect(await runner.waitFor(1000n, 50)).to.equal(false);
+    await runner.stop();
+  });
+});

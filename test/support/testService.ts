@@ -1,0 +1,45 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { startGatewayInfo } from './gatewayInfo.js';
+
+export const SERVICE_WALLET_FILE = fileURLToPath(new URL('../fixtures/test-only-service-wallet.json', import.meta.url));
+export const TEST_BLOCK_HEIGHT = 1_000;
+
+export interface TestService extends RunningService {
+  dataDir: string;
+  gatewayUrl: string;
+  /** stop the service, the gateway, and delete the data directory */
+  close(): Promise<void>;
+}
+
+/** The whole service in-process on 127.0.0.1 port 0, with a fresh data directory. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'upload-service-'));
+  const gateway = await startGatewayInfo(TEST_BLOCK_HEIGHT);
+  const config = parseConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    WALLET_FILE: SERVICE_WALLET_FILE,
+    GATEWAY_URL: gateway.url,
+    RECEIPT_SIGNER_WORKERS: '2',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await startService(config, createLogger(config.logLevel));
+  return {
+    ...service,
+    dataDir,
+    gatewayUrl: gateway.url,
+    async close() {
+      await service.stop();
+      await gateway.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
