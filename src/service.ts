@@ -56,7 +56,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
     log: (message: string, error?: unknown) => log.warn(message, { error: String(error ?? '') }),
   });
   await blockHeight.start();
-  const signer = createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers });
+  const signer = createReceiptSigner({
+    jwk: wallet.jwk,
+    workers: config.receiptSignerWorkers,
+    log: (message: string) => log.warn(message),
+  });
   const runner = createProjectionRunner({
     eventStore,
     readStore,

@@ -1,5 +1,5 @@
 import { constants } from 'node:crypto';
-import { deepHashBlobs } from './deepHash.js';
+import { deepHash } from '../crypto/deepHash.js';
 
 /** The receipt fields the service wallet signs. */
 export interface UnsignedReceipt {
@@ -13,7 +13,7 @@ export interface UnsignedReceipt {
  * deepHash(["Bundlr", version, id, String(deadlineHeight), String(timestamp)]), each as UTF-8.
  */
 export const receiptMessage = ({ id, deadlineHeight, timestamp }: UnsignedReceipt, version: string): Buffer =>
-  deepHashBlobs(['Bundlr', version, id, String(deadlineHeight), String(timestamp)].map((s) => Buffer.from(s, 'utf8')));
+  deepHash(['Bundlr', version, id, String(deadlineHeight), String(timestamp)].map((s) => Buffer.from(s, 'utf8')));
 
 /**
  * RSA-PSS with SHA-256 (the hash given to sign/verify) and an empty salt, as Arweave signs:

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataItemTooLarge, InvalidDataItem } from '../domain/errors.js';
-import { blobHash, DeepHashList, StreamingBlobHash } from './deepHash.js';
+import { blobHash, DeepHashList, StreamingBlobHash } from '../crypto/deepHash.js';
 import { HeaderParser, type ParsedHeader } from './headerParser.js';
 import type { DataItemVerifier, VerifiedDataItem, VerifiedHeader, VerifierOptions } from './types.js';
 

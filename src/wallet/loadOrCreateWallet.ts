@@ -4,7 +4,7 @@ import { mkdirDurable } from '../adapters/fs/durable.js';
 import { errnoCode } from '../adapters/fs/errno.js';
 import { arweaveAddress } from './address.js';
 import { generateRsaJwk, parseRsaJwk, type RsaPrivateJwk } from './rsaJwk.js';
-import { writeFileAtomic } from './writeFileAtomic.js';
+import { writeFileAtomic } from '../adapters/fs/writeFileAtomic.js';
 
 /** The key that signs receipts and bundles, with what the service publishes about it. */
 export interface ServiceWallet {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { SERVICE_WALLET_FILE, startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
-import { receiptVerifiesWithArweaveJs } from '../support/receipts.js';
+import { arweaveAccepts, irysAccepts } from '../support/clientChecks.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 
 const b64sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
@@ -47,7 +47,8 @@ describe('single upload (POST /tx)', function () {
     expect(receipt.version).to.equal('0.2.0');
     expect(receipt.winc).to.equal('0');
     expect(receipt.public).to.equal(JSON.parse(await readFile(SERVICE_WALLET_FILE, 'utf8')).n);
-    expect(await receiptVerifiesWithArweaveJs(receipt)).to.equal(true);
+    expect(await arweaveAccepts(receipt)).to.equal(true);
+    expect(await irysAccepts(receipt)).to.equal(true);
   });
 
   it('serves the same upload at /v1/tx and /tx/:token for every signature type', async () => {

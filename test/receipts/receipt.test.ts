@@ -4,7 +4,7 @@ import { buildReceipt, issueReceipt } from '../../src/receipts/buildReceipt.js';
 import { createReceiptSigner, type ReceiptSigner } from '../../src/receipts/receiptSigner.js';
 import { verifyReceipt } from '../../src/receipts/verifyReceipt.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
-import { arweaveAccepts, irysAccepts } from './clientChecks.js';
+import { arweaveAccepts, irysAccepts } from '../support/clientChecks.js';
 
 const jwk = loadTestJwk();
 const fields = {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { errnoCode } from '../fs/errno.js';
-import { writeFileAtomic } from '../../wallet/writeFileAtomic.js';
+import { writeFileAtomic } from '../fs/writeFileAtomic.js';
 import { heightIn } from './heightIn.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { syncDir } from '../adapters/fs/durable.js';
+import { syncDir } from './durable.js';
 
 export interface WriteFileAtomicOptions {
   /** permission bits of the new file; set with chmod so the umask cannot change them */
