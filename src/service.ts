@@ -53,7 +53,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
     refreshMs: config.blockHeightRefreshMs,
-    log: (message: string, error?: unknown) => log.warn(message, { error: String(error ?? '') }),
+    log: (message: string, error?: unknown) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
   });
   await blockHeight.start();
   const signer = createReceiptSigner({
