@@ -12,14 +12,14 @@ export interface PositionedDocument<D> {
  * reflects (its position is not newer), which is what makes a replay change nothing.
  * Mutates `docs`; returns the ids that changed.
  */
-export function applyEvents<D>(
-  p: ProjectionDefinition<D>,
+export function applyEvents<D, E extends DomainEvent>(
+  p: ProjectionDefinition<D, E>,
   events: readonly { event: DomainEvent; recorded: RecordedEvent }[],
   docs: Map<string, PositionedDocument<D>>,
 ): Set<string> {
   const changed = new Set<string>();
   for (const { event, recorded } of events) {
-    if (!p.handles.includes(event.type)) continue;
+    if (!isHandled(p, event)) continue;
     for (const id of p.documentIds(event)) {
       const current = docs.get(id);
       if (current && current.position >= recorded.position) continue;
@@ -29,3 +29,6 @@ export function applyEvents<D>(
   }
   return changed;
 }
+
+const isHandled = <E extends DomainEvent>(p: ProjectionDefinition<unknown, E>, event: DomainEvent): event is E =>
+  (p.handles as readonly string[]).includes(event.type);

@@ -1,17 +1,22 @@
-import type { DomainEvent, DomainEventType } from '../src/domain/events.js';
+import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 
 /**
  * A projection is data plus pure functions: which events it handles, which documents an event
  * touches, and how a document changes. The runner does all I/O.
  */
-export interface ProjectionDefinition<D = unknown> {
+export interface ProjectionDefinition<D = unknown, E extends DomainEvent = DomainEvent> {
   name: string;
   version: number;
-  handles: readonly DomainEventType[];
-  documentIds(event: DomainEvent): readonly string[];
-  reduce(doc: D | undefined, event: DomainEvent, context: { id: string; recorded: RecordedEvent }): D | undefined;
+  /** the runner hands `documentIds` and `reduce` only events of these types */
+  handles: readonly E['type'][];
+  documentIds(event: E): readonly string[];
+  reduce(doc: D | undefined, event: E, context: { id: string; recorded: RecordedEvent }): D | undefined;
 }
+
+/** Any projection, whatever its document and event types (for lists of projections). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProjection = ProjectionDefinition<any, any>;
 
 /** Versioned names, so version N+1 can be rebuilt beside N. */
 export const collectionOf = (p: Pick<ProjectionDefinition, 'name' | 'version'>) => `${p.name}_v${p.version}`;

@@ -1,8 +1,17 @@
-import type { ProjectionDefinition } from './definition.js';
+import type { AnyProjection } from './definition.js';
 import { receiptsProjection } from './receipts.js';
 import { txStatusProjection } from './txStatus.js';
+import { accountBalanceProjection } from './accountBalance.js';
+import { openReservationsProjection } from './openReservations.js';
 
-export const allProjections: readonly ProjectionDefinition<any>[] = [txStatusProjection, receiptsProjection];
-export { collectionOf, checkpointOf, type ProjectionDefinition } from './definition.js';
+export const allProjections: readonly AnyProjection[] = [
+  txStatusProjection,
+  receiptsProjection,
+  accountBalanceProjection,
+  openReservationsProjection,
+];
+export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
 export { receiptsProjection } from './receipts.js';
+export { accountBalanceProjection } from './accountBalance.js';
+export { openReservationsProjection, type OpenReservation } from './openReservations.js';

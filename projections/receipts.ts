@@ -1,9 +1,10 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../src/domain/receipt.js';
+import type { DataItemEvent } from '../src/domain/dataItem/events.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /** The receipt of each accepted item, for queries (commands read the item's own stream instead). */
-export const receiptsProjection: ProjectionDefinition<Receipt> = {
+export const receiptsProjection: ProjectionDefinition<Receipt, DataItemEvent> = {
   name: 'receipts',
   version: 1,
   handles: ['DataItemAccepted'],

@@ -3,7 +3,7 @@ import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
 import { fromRecorded, type DomainEvent } from '../src/domain/events.js';
 import { applyEvents, type PositionedDocument } from './apply.js';
 import { batched } from './batched.js';
-import { checkpointOf, collectionOf, type ProjectionDefinition } from './definition.js';
+import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
 
 export interface ProjectionRunner {
   start(): Promise<void>;
@@ -17,7 +17,7 @@ export interface ProjectionRunner {
 interface Options {
   eventStore: EventStore;
   readStore: ReadStore;
-  projections: readonly ProjectionDefinition<any>[];
+  projections: readonly AnyProjection[];
   batchSize?: number;
   retryDelayMs?: number;
   log?: (message: string, error?: unknown) => void;

@@ -1,4 +1,5 @@
 import { match } from 'ts-pattern';
+import type { DataItemEvent } from '../src/domain/dataItem/events.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /** Answers `GET /tx/:id/status` (CONTRACT.md section 6). */
@@ -16,7 +17,7 @@ export interface TxStatusDocument {
   startOffsetInRootBundle?: number;
 }
 
-export const txStatusProjection: ProjectionDefinition<TxStatusDocument> = {
+export const txStatusProjection: ProjectionDefinition<TxStatusDocument, DataItemEvent> = {
   name: 'tx-status',
   version: 1,
   handles: ['DataItemAccepted'],

@@ -8,7 +8,7 @@ import type { Logger } from './log.js';
 import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
-import { freePricing } from './ports/pricing.js';
+import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
 import { openSqliteEventStore } from './adapters/sqlite/eventStore.js';
 import { openSqliteReadStore } from './adapters/sqlite/readStore.js';
 import { createEsdbEventStore, esdbClientFromConnectionString } from './adapters/esdb/eventStore.js';
@@ -17,9 +17,18 @@ import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner } from '../projections/runner.js';
-import { allProjections, collectionOf, txStatusProjection, type TxStatusDocument } from '../projections/index.js';
+import {
+  accountBalanceProjection,
+  allProjections,
+  collectionOf,
+  txStatusProjection,
+  type TxStatusDocument,
+} from '../projections/index.js';
+import type { SerializedAccount } from './domain/account/serialized.js';
 import { receiveDataItem } from './app/receiveDataItem.js';
 import { acceptDataItem, type AcceptDeps } from './app/acceptDataItem.js';
+import { AccountRepository } from './app/accounts.js';
+import { createReconciler } from './app/reconciler.js';
 import { createApp } from './http/app.js';
 import { serviceVersion } from './version.js';
 
@@ -31,6 +40,8 @@ export interface RunningService {
   readStore: ReadStore;
   blobStore: BlobStore;
   walletAddress: string;
+  accounts: AccountRepository;
+  reconciler: ReturnType<typeof createReconciler>;
   stop(): Promise<void>;
 }
 
@@ -75,9 +86,26 @@ export async function startService(config: Config, log: Logger): Promise<Running
     log.warn('read models still catching up at start-up', { head: head.toString() });
   }
 
+  const accounts = new AccountRepository(eventStore);
+  const reconciler = createReconciler({
+    eventStore,
+    readStore,
+    accounts,
+    reservationTimeoutMs: config.reservationTimeoutMs,
+    intervalMs: config.reconcileIntervalMs,
+    log: (message, error) => log.error(message, error),
+  });
+  reconciler.start();
+  const pricing = createPricingFromConfig({
+    ...config.pricing,
+    gatewayUrl: config.gatewayUrl,
+    freeUploadLimitBytes: config.freeUploadLimitBytes,
+    log: (message: string, error?: unknown) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
+  });
   const acceptDeps: AcceptDeps = {
     eventStore,
-    pricing: freePricing,
+    accounts,
+    pricing,
     blockHeight,
     signer,
     receiptSettings: {
@@ -97,14 +125,16 @@ export async function startService(config: Config, log: Logger): Promise<Running
     limits: { maxDataItemSize: config.maxDataItemSize },
     log: (message, error) => log.error(message, error),
     commands: {
-      async uploadDataItem({ body, token, ctx }) {
+      async uploadDataItem({ body, token, paidBy, ctx }) {
         const received = await receiveDataItem(body, { blobStore, maxSize: config.maxDataItemSize });
-        return acceptDataItem(received, { token, ctx }, acceptDeps);
+        return acceptDataItem(received, { token, paidBy, ctx }, acceptDeps);
       },
     },
     queries: {
       info: () => info,
       txStatus: async (id) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc,
+      accountBalance: async (address) =>
+        (await readStore.get<SerializedAccount>(collectionOf(accountBalanceProjection), address))?.doc,
     },
   });
 
@@ -122,10 +152,13 @@ export async function startService(config: Config, log: Logger): Promise<Running
     readStore,
     blobStore,
     walletAddress: wallet.address,
+    accounts,
+    reconciler,
     async stop() {
       server.close();
       server.closeAllConnections();
       await once(server, 'close').catch(() => {});
+      await reconciler.stop();
       await runner.stop();
       blockHeight.stop();
       await signer.close();

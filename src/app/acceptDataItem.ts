@@ -3,18 +3,22 @@ import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
 import { dataItemStream, newEventId, type DataItemId } from '../domain/ids.js';
 import { decide, evolve, initialState, type DataItemState } from '../domain/dataItem/decider.js';
+import { isDataItemEvent } from '../domain/dataItem/events.js';
 import { fromRecorded, toNewEvent } from '../domain/events.js';
 import type { Receipt } from '../domain/receipt.js';
 import { issueReceipt } from '../receipts/buildReceipt.js';
 import type { ReceiptSigner } from '../receipts/receiptSigner.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
 import { metadataOf, type RequestContext } from './context.js';
+import type { AccountRepository } from './accounts.js';
+import { releasePayment, reservePayment, settlePayment, type Payment } from './payments.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
   pricing: Pricing;
   blockHeight: BlockHeightSource;
   signer: ReceiptSigner;
+  accounts: AccountRepository;
   receiptSettings: { dataCaches: string[]; fastFinalityIndexes: string[]; publicModulus: string; deadlineHeightOffset: number };
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
@@ -27,35 +31,83 @@ export async function loadDataItem(eventStore: EventStore, id: DataItemId): Prom
   let state = initialState;
   for await (const recorded of eventStore.readStream(dataItemStream(id))) {
     const event = fromRecorded(recorded);
-    if (event) state = evolve(state, event);
+    if (event && isDataItemEvent(event)) state = evolve(state, event);
   }
   return state;
 }
 
 /**
- * Accepts a verified item whose bytes sit in a temporary blob: makes the bytes durable under
- * `items/<id>`, signs the receipt and appends `DataItemAccepted` creating the item's stream. The
- * "no stream" expectation is what makes racing duplicates safe: exactly one append wins and every
- * other upload of the same item answers with the winner's receipt.
+ * Accepts a verified item whose bytes sit in a temporary blob: prices it, reserves the price,
+ * records the acceptance, then settles. A duplicate (found before or by the append) answers with
+ * the original receipt and costs nothing.
  */
 export async function acceptDataItem(
   received: ReceivedDataItem,
-  input: { token: string; uploadId?: string; ctx: RequestContext },
+  input: { token: string; paidBy?: readonly string[]; uploadId?: string; ctx: RequestContext },
   deps: AcceptDeps,
 ): Promise<AcceptOutcome> {
-  const { verified, writer, sha256 } = received;
+  const { verified, writer } = received;
   const id = verified.id as DataItemId;
+  const now = deps.now ?? Date.now;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
     await writer.abort();
     return { kind: 'exists', receipt: existing.receipt };
   }
+
+  let payment: Payment | undefined;
+  try {
+    const price = await deps.pricing.priceOf(verified.rawContentLength);
+    if (price > 0n) {
+      payment = await reservePayment(deps.accounts, {
+        owner: verified.nativeAddress,
+        paidBy: input.paidBy ?? [],
+        winc: price,
+        dataItemId: id,
+        now: now(),
+        ctx: input.ctx,
+      });
+    }
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+
+  let appended: { position: bigint; receipt: Receipt };
+  try {
+    appended = await appendAcceptance(received, input, payment, deps);
+  } catch (error) {
+    // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
+    if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
+    if (!(error instanceof WrongExpectedRevision)) throw error;
+    const winner = await loadDataItem(deps.eventStore, id);
+    if (winner.status !== 'accepted') throw error;
+    return { kind: 'exists', receipt: winner.receipt };
+  }
+  // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
+  // which settles reservations whose item was accepted.
+  const settled = payment ? await settlePayment(deps.accounts, payment, input.ctx, now()).catch(() => undefined) : undefined;
+  await deps.awaitProjection?.(settled?.position ?? appended.position);
+  return { kind: 'accepted', receipt: appended.receipt };
+}
+
+/**
+ * Makes the bytes durable under `items/<id>`, signs the receipt and appends `DataItemAccepted`
+ * creating the item's stream. The "no stream" expectation is what makes racing duplicates safe:
+ * exactly one append wins; the others get WrongExpectedRevision.
+ */
+async function appendAcceptance(
+  { verified, writer, sha256 }: ReceivedDataItem,
+  input: { token: string; uploadId?: string; ctx: RequestContext },
+  payment: Payment | undefined,
+  deps: AcceptDeps,
+): Promise<{ position: bigint; receipt: Receipt }> {
+  const id = verified.id as DataItemId;
   const blobKey = `items/${id}`;
   // Same id means same signature, and the verifier accepts one canonical encoding only, so a
   // racing upload of the same item writes identical bytes here.
   await writer.commit(blobKey);
-
-  const winc = (await deps.pricing.priceOf(verified.rawContentLength)).toString();
+  const winc = (payment?.winc ?? 0n).toString();
   const timestamp = (deps.now ?? Date.now)();
   const deadlineHeight = deps.blockHeight.current() + deps.receiptSettings.deadlineHeightOffset;
   const receipt = await issueReceipt(
@@ -85,25 +137,18 @@ export async function acceptDataItem(
         blobKey,
         sha256,
         winc,
+        ...(payment ? { payer: payment.payer, reservationId: payment.reservationId } : {}),
         timestamp,
         deadlineHeight,
         receipt,
         ...(input.uploadId ? { uploadId: input.uploadId } : {}),
       },
     },
-    existing,
+    initialState,
   );
   // A random event id: two racing first acceptances carry different receipts and must conflict,
   // not be deduplicated into one silent success.
   const events = decision.events.map((e) => toNewEvent(e, newEventId(), metadataOf(input.ctx)));
-  try {
-    const { position } = await deps.eventStore.append(dataItemStream(id), events, 'no_stream');
-    await deps.awaitProjection?.(position);
-    return { kind: 'accepted', receipt };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevision)) throw error;
-    const winner = await loadDataItem(deps.eventStore, id);
-    if (winner.status !== 'accepted') throw error;
-    return { kind: 'exists', receipt: winner.receipt };
-  }
+  const { position } = await deps.eventStore.append(dataItemStream(id), events, 'no_stream');
+  return { position, receipt };
 }

@@ -13,6 +13,9 @@ export type ErrorCode =
   | 'UPLOAD_NOT_FOUND'
   | 'TX_NOT_FOUND'
   | 'INVALID_TOKEN'
+  | 'INVALID_ADDRESS'
+  | 'UNAUTHORIZED'
+  | 'INVALID_REQUEST'
   | 'SERVICE_UNAVAILABLE';
 
 export abstract class ServiceError extends Error {
@@ -54,4 +57,14 @@ export class InvalidToken extends ServiceError {
 }
 export class ServiceUnavailable extends ServiceError {
   readonly code = 'SERVICE_UNAVAILABLE';
+}
+export class InvalidAddress extends ServiceError {
+  readonly code = 'INVALID_ADDRESS';
+}
+export class Unauthorized extends ServiceError {
+  readonly code = 'UNAUTHORIZED';
+}
+/** a malformed operator request (admin API) */
+export class InvalidRequest extends ServiceError {
+  readonly code = 'INVALID_REQUEST';
 }

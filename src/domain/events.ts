@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../ports/eventStore.js';
 import { DataItemAccepted } from './dataItem/events.js';
+import { AccountEvent } from './account/events.js';
 
 /**
  * Every event of the service, validated on the way in and on the way back. An old shape would be
  * upcast here (by schemaVersion) before validation, never rewritten in the store.
  */
-export const DomainEvent = z.discriminatedUnion('type', [DataItemAccepted]);
+export const DomainEvent = z.discriminatedUnion('type', [DataItemAccepted, ...AccountEvent.options]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];
 

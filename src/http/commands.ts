@@ -1,12 +1,18 @@
 import { Router, type Request, type Response } from 'express';
 import { DataItemTooLarge, InvalidContentType, InvalidToken } from '../domain/errors.js';
 import { DEFAULT_TOKEN, Token } from '../domain/ids.js';
+import { parseAccountAddress } from '../domain/account/ids.js';
 import type { AcceptOutcome } from '../app/acceptDataItem.js';
 import type { RequestContext } from '../app/context.js';
 import { requestContextOf } from './requestContext.js';
 
 export interface CommandHandlers {
-  uploadDataItem(input: { body: AsyncIterable<Uint8Array>; token: string; ctx: RequestContext }): Promise<AcceptOutcome>;
+  uploadDataItem(input: {
+    body: AsyncIterable<Uint8Array>;
+    token: string;
+    paidBy: string[];
+    ctx: RequestContext;
+  }): Promise<AcceptOutcome>;
 }
 
 /** Throws before a byte of the body is read when the headers already rule the upload out. */
@@ -19,6 +25,15 @@ function checkUploadHeaders(req: Request, maxDataItemSize: number): void {
   const length = req.get('content-length');
   if (length !== undefined && Number(length) > maxDataItemSize) throw new DataItemTooLarge(`content-length ${length}`);
 }
+
+/** `x-paid-by`: comma-separated payer addresses, in the order they should be tried; junk is ignored. */
+export function paidByOf(req: Request): string[] {
+  const header = req.get('x-paid-by');
+  if (!header) return [];
+  const payers = header.split(',').map(parseAccountAddress).filter((a): a is string => a !== undefined);
+  return [...new Set(payers)].slice(0, MAX_PAYERS);
+}
+const MAX_PAYERS = 10;
 
 export function sendAcceptOutcome(res: Response, outcome: AcceptOutcome, body: unknown = outcome.receipt): void {
   if (outcome.kind === 'exists') {
@@ -37,7 +52,7 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
     const token = tokenParam === undefined ? DEFAULT_TOKEN : Token.safeParse(tokenParam).data;
     if (token === undefined) throw new InvalidToken(tokenParam);
     checkUploadHeaders(req, limits.maxDataItemSize);
-    const outcome = await handlers.uploadDataItem({ body: req, token, ctx: requestContextOf(req) });
+    const outcome = await handlers.uploadDataItem({ body: req, token, paidBy: paidByOf(req), ctx: requestContextOf(req) });
     sendAcceptOutcome(res, outcome);
   };
 

@@ -19,6 +19,9 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('TX_NOT_FOUND', () => [404, "TX doesn't exist"])
     .with('INVALID_TOKEN', () => [400, 'Invalid token'])
     .with('SERVICE_UNAVAILABLE', () => [503, 'Service unavailable'])
+    .with('INVALID_ADDRESS', () => [400, 'Invalid address'])
+    .with('UNAUTHORIZED', () => [401, 'Unauthorized'])
+    .with('INVALID_REQUEST', () => [400, 'Invalid request'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

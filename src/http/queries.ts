@@ -1,5 +1,8 @@
 import { Router } from 'express';
-import { TxNotFound } from '../domain/errors.js';
+import { InvalidAddress, TxNotFound } from '../domain/errors.js';
+import { parseAccountAddress } from '../domain/account/ids.js';
+import { deserializeAccount, type SerializedAccount } from '../domain/account/serialized.js';
+import { availableOf, initialAccountState, reservedOf } from '../domain/account/state.js';
 import { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 
@@ -13,6 +16,7 @@ export interface ServiceInfo {
 export interface QueryHandlers {
   info(): ServiceInfo;
   txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
+  accountBalance(address: string): Promise<SerializedAccount | undefined>;
 }
 
 const statusBody = (doc: TxStatusDocument) => ({
@@ -27,6 +31,23 @@ const statusBody = (doc: TxStatusDocument) => ({
   payloadContentLength: doc.payloadContentLength,
 });
 
+/** Balances are public, like on-chain balances: no token needed. Amounts in winc, decimal strings. */
+function balanceBody(address: string, doc: SerializedAccount | undefined) {
+  const state = doc ? deserializeAccount(doc) : initialAccountState;
+  return {
+    address,
+    winc: availableOf(state).toString(),
+    creditedWinc: state.credited.toString(),
+    spentWinc: state.spent.toString(),
+    reservedWinc: reservedOf(state).toString(),
+    givenApprovals: [...state.approvals].map(([approvedAddress, a]) => ({
+      approvedAddress,
+      remainingWinc: a.remaining.toString(),
+      ...(a.expiresAt !== undefined ? { expiresAt: new Date(a.expiresAt).toISOString() } : {}),
+    })),
+  };
+}
+
 export function queriesRouter(handlers: QueryHandlers): Router {
   const router = Router();
   router.get(['/', '/info'], (_req, res) => {
@@ -39,6 +60,12 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     if (!doc) throw new TxNotFound(id.data);
     res.set('Cache-Control', `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`);
     res.json(statusBody(doc));
+  });
+  router.get('/account/balance/:address', async (req, res) => {
+    const address = parseAccountAddress(req.params.address);
+    if (!address) throw new InvalidAddress(req.params.address);
+    res.set('Cache-Control', 'no-store');
+    res.json(balanceBody(address, await handlers.accountBalance(address)));
   });
   return router;
 }

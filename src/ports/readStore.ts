@@ -26,6 +26,8 @@ export interface CheckpointWrite {
 export interface ReadStore {
   get<T>(collection: string, id: string): Promise<StoredDocument<T> | undefined>;
   getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>>;
+  /** documents of a collection in id order, a page at a time (for process managers and tools) */
+  scan<T>(collection: string, page: { afterId?: string; limit: number }): Promise<(StoredDocument<T> & { id: string })[]>;
   /** documents and checkpoints in one atomic write */
   commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void>;
   getCheckpoint(name: string): Promise<bigint | undefined>;

@@ -56,6 +56,19 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       expect(many.get('d1199')).to.deep.equal({ doc: { i: 1199 }, position: 1200n });
     });
 
+    it('scans a collection in id order, a page at a time', async () => {
+      await store.commit(
+        ['b', 'a', 'd', 'c'].map((id, i) => ({ collection: 'c', id, doc: { id }, position: BigInt(i + 1) })),
+        [],
+      );
+      await store.commit([{ collection: 'other', id: 'aa', doc: {}, position: 9n }], []);
+      const first = await store.scan<{ id: string }>('c', { limit: 3 });
+      expect(first.map((d) => d.id)).to.deep.equal(['a', 'b', 'c']);
+      expect(first[0]).to.deep.equal({ id: 'a', doc: { id: 'a' }, position: 2n });
+      const rest = await store.scan('c', { afterId: 'c', limit: 3 });
+      expect(rest.map((d) => d.id)).to.deep.equal(['d']);
+    });
+
     it('writes checkpoints with documents and deletes them', async () => {
       await store.commit([{ collection: 'c', id: 'a', doc: {}, position: 5n }], [{ name: 'p_v1', position: 5n }]);
       expect(await store.getCheckpoint('p_v1')).to.equal(5n);

@@ -27,6 +27,9 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
      ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
   );
   const remove = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+  const scan = db
+    .prepare('SELECT id, position, doc FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT ?')
+    .safeIntegers(true);
   const getCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').safeIntegers(true);
   const putCheckpoint = db.prepare(
     'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
@@ -75,6 +78,10 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
         for (const row of rows) out.set(row.id, toStored<T>(row));
       }
       return out;
+    },
+    async scan<T>(collection: string, page: { afterId?: string; limit: number }) {
+      const rows = scan.all(collection, page.afterId ?? '', page.limit) as { id: string; position: bigint; doc: string }[];
+      return rows.map((row) => ({ id: row.id, ...toStored<T>(row) }));
     },
     async commit(writes, checkpoints) {
       commit(writes, checkpoints);

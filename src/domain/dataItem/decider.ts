@@ -4,7 +4,9 @@ import type { DataItemAccepted, DataItemEvent } from './events.js';
 
 /** The data item aggregate: accepted once; a second acceptance decides nothing and yields the original receipt. */
 
-export type DataItemState = { status: 'absent' } | { status: 'accepted'; receipt: Receipt };
+export type DataItemState =
+  | { status: 'absent' }
+  | { status: 'accepted'; receipt: Receipt; payer?: string; reservationId?: string };
 export const initialState: DataItemState = { status: 'absent' };
 
 export type AcceptDataItem = { type: 'AcceptDataItem'; data: DataItemAccepted['data'] };
@@ -12,7 +14,12 @@ export type DataItemCommand = AcceptDataItem;
 
 export const evolve = (state: DataItemState, event: DataItemEvent): DataItemState =>
   match(event)
-    .with({ type: 'DataItemAccepted' }, (e) => ({ status: 'accepted' as const, receipt: e.data.receipt }))
+    .with({ type: 'DataItemAccepted' }, ({ data }) => ({
+      status: 'accepted' as const,
+      receipt: data.receipt,
+      ...(data.payer !== undefined ? { payer: data.payer } : {}),
+      ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
+    }))
     .exhaustive();
 
 export type Decision = { events: DataItemEvent[]; existing?: Receipt };

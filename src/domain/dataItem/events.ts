@@ -20,7 +20,9 @@ export const DataItemAccepted = z.object({
     /** hex sha256 of the raw item bytes, checked by the audit against the blob */
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     winc: z.string().regex(/^\d+$/),
+    /** the account charged, and its reservation; absent when the item was free */
     payer: z.string().optional(),
+    reservationId: z.string().optional(),
     timestamp: z.number().int(),
     deadlineHeight: z.number().int(),
     /** the whole receipt, so a duplicate gets the original back byte for byte */
@@ -32,4 +34,5 @@ export type DataItemAccepted = z.infer<typeof DataItemAccepted>;
 
 export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
-export const DATA_ITEM_EVENT_TYPES = ['DataItemAccepted'] as const;
+const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
+export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

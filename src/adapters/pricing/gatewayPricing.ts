@@ -1,0 +1,109 @@
+import { ServiceUnavailable } from '../../domain/errors.js';
+import type { Pricing } from '../../ports/pricing.js';
+import { assertByteCount, ceilDiv, chunksOf, CHUNK_SIZE } from './bytes.js';
+import { fetchPrice } from './fetchPrice.js';
+import { createLru } from './lru.js';
+import { marginBasisPoints, withMargin } from './margin.js';
+
+export interface GatewayPricingOptions {
+  /** origin (optionally with a path prefix) of the Arweave gateway */
+  gatewayUrl: string;
+  /** added to the gateway's price: 10 for +10 %; precise to a hundredth of a percent */
+  marginPercent: number;
+  /** how long a fetched price is used without asking again */
+  cacheTtlMs?: number;
+  /** the longest a price waits on the gateway */
+  fetchTimeoutMs?: number;
+  /** after a failed request, how long prices come from the fallbacks without asking the gateway */
+  retryAfterFailureMs?: number;
+  /** distinct sizes (in chunks) whose price is kept */
+  maxEntries?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+interface Fetched {
+  winston: bigint;
+  at: number;
+}
+
+/**
+ * Prices from the gateway's `GET /price/{bytes}` plus a margin. Prices are cached per chunk count and
+ * asked for whole chunks, so nearby sizes share one request. When the gateway fails, a price still
+ * comes from the last one fetched for that size, else from the latest one fetched for any size
+ * (scaled by chunks), else the upload is refused as Service unavailable.
+ */
+export function createGatewayPricing({
+  gatewayUrl,
+  marginPercent,
+  cacheTtlMs = 600_000,
+  fetchTimeoutMs = 5_000,
+  retryAfterFailureMs = 10_000,
+  maxEntries = 1_000,
+  fetch: fetchFn = fetch,
+  now = Date.now,
+  log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
+}: GatewayPricingOptions): Pricing {
+  const basisPoints = marginBasisPoints(marginPercent);
+  // Winston as the gateway answered, before the margin: the fallbacks scale network prices.
+  const cache = createLru<number, Fetched>(maxEntries);
+  const inFlight = new Map<number, Promise<bigint>>();
+  /** kept apart from the cache so that eviction never loses the last basis for extrapolation */
+  let latest: { chunks: number; winston: bigint } | undefined;
+  /** while set and not past, a gateway just failed: uploads do not each wait fetchTimeoutMs for it */
+  let failure: { until: number; reason: string } | undefined;
+
+  async function fetchOrFallBack(chunks: number): Promise<bigint> {
+    if (failure && now() < failure.until) return fallBack(chunks, failure.reason, false);
+    let winston: bigint;
+    try {
+      winston = await fetchPrice({ gatewayUrl, bytes: chunks * CHUNK_SIZE, timeoutMs: fetchTimeoutMs, fetch: fetchFn });
+    } catch (error) {
+      const reason = (error as Error).message;
+      failure = { until: now() + retryAfterFailureMs, reason };
+      return fallBack(chunks, reason, true);
+    }
+    failure = undefined;
+    cache.set(chunks, { winston, at: now() });
+    // An empty item's price is the network's base fee alone: no rate per chunk to scale.
+    if (chunks > 0) latest = { chunks, winston };
+    return winston;
+  }
+
+  /** `report`: log what was done, once per failed request rather than once per upload */
+  function fallBack(chunks: number, reason: string, report: boolean): bigint {
+    const stale = cache.get(chunks);
+    if (stale) {
+      if (report) log(`price not fetched, using the one fetched ${now() - stale.at} ms ago: ${reason}`);
+      return stale.winston;
+    }
+    if (latest) {
+      // An empty item counts as one chunk here: a gateway outage must not make anything free.
+      const winston = ceilDiv(latest.winston * BigInt(Math.max(chunks, 1)), BigInt(latest.chunks));
+      if (report) log(`price not fetched, extrapolated from the price of ${latest.chunks * CHUNK_SIZE} bytes: ${reason}`);
+      return winston;
+    }
+    throw new ServiceUnavailable(`price unavailable: ${reason}`);
+  }
+
+  /** concurrent misses for one size share one request */
+  function shared(chunks: number): Promise<bigint> {
+    let pending = inFlight.get(chunks);
+    if (!pending) {
+      pending = fetchOrFallBack(chunks).finally(() => inFlight.delete(chunks));
+      inFlight.set(chunks, pending);
+    }
+    return pending;
+  }
+
+  return {
+    async priceOf(bytes) {
+      assertByteCount(bytes);
+      const chunks = chunksOf(bytes);
+      const cached = cache.get(chunks);
+      const winston = cached && now() - cached.at < cacheTtlMs ? cached.winston : await shared(chunks);
+      return withMargin(winston, basisPoints);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * A Map bounded to `maxEntries`, dropping the least recently used entry first (a Map iterates in
+ * insertion order, so re-inserting on each use keeps the oldest first). Enough for a price cache
+ * whose keys are chunk counts: uploads of every size must not grow it without bound.
+ */
+export function createLru<K, V>(maxEntries: number) {
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`not a cache size: ${maxEntries}`);
+  const entries = new Map<K, V>();
+  return {
+    get(key: K): V | undefined {
+      const value = entries.get(key);
+      if (value !== undefined) {
+        entries.delete(key);
+        entries.set(key, value);
+      }
+      return value;
+    },
+    set(key: K, value: V): void {
+      entries.delete(key);
+      entries.set(key, value);
+      for (const oldest of entries.keys()) {
+        if (entries.size <= maxEntries) break;
+        entries.delete(oldest);
+      }
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { DataItemId } from '../domain/ids.js';
+import { collectionOf, openReservationsProjection, type OpenReservation } from '../../projections/index.js';
+import type { AccountRepository } from './accounts.js';
+import { loadDataItem } from './acceptDataItem.js';
+
+export interface ReconcilerOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  accounts: AccountRepository;
+  /** a reservation older than this with no settlement is looked at */
+  reservationTimeoutMs: number;
+  intervalMs: number;
+  now?: () => number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * Heals a crash between reserving and accepting (or between accepting and settling): a stale open
+ * reservation is settled when its item was accepted with it, and released otherwise. It reads the
+ * open-reservations read model to find candidates and decides from the streams themselves.
+ */
+export function createReconciler(options: ReconcilerOptions) {
+  const { eventStore, readStore, accounts, reservationTimeoutMs, intervalMs, now = Date.now, log = () => {} } = options;
+  const meta = { correlationId: 'reconciler' };
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+
+  async function runOnce(): Promise<{ settled: number; released: number }> {
+    const result = { settled: 0, released: 0 };
+    const cutoff = now() - reservationTimeoutMs;
+    const collection = collectionOf(openReservationsProjection);
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await readStore.scan<OpenReservation>(collection, { ...(afterId ? { afterId } : {}), limit: 500 });
+      for (const { id, doc } of page) {
+        if (doc.timestamp > cutoff) continue;
+        const item = await loadDataItem(eventStore, doc.dataItemId as DataItemId);
+        const accepted = item.status === 'accepted' && item.reservationId === id;
+        const data = { address: doc.address, reservationId: id, now: now() };
+        const { events } = accepted
+          ? await accounts.execute({ type: 'Settle', data }, meta)
+          : await accounts.execute({ type: 'Release', data: { ...data, reason: 'item never accepted' } }, meta);
+        if (events.length > 0) result[accepted ? 'settled' : 'released'] += 1;
+      }
+      if (page.length < 500) return result;
+      afterId = page[page.length - 1]!.id;
+    }
+  }
+
+  return {
+    runOnce,
+    start() {
+      timer = setInterval(() => {
+        running ??= runOnce()
+          .catch((error) => log('reconciler pass failed', error))
+          .finally(() => (running = undefined));
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { match } from 'ts-pattern';
+import { InsufficientBalance, InvalidRequest } from '../errors.js';
+import type { AccountEvent } from './events.js';
+import { approvalAvailable, availableOf, type AccountState } from './state.js';
+
+/**
+ * The account aggregate. Pure: time and ids come in the command. A repeated command (the same
+ * reservation settled twice, a revoked approval revoked again) decides nothing.
+ */
+export type AccountCommand =
+  | { type: 'Credit'; data: { address: string; winc: bigint; creditId: string; reason?: string; now: number } }
+  | {
+      type: 'Reserve';
+      data: { address: string; reservationId: string; winc: bigint; dataItemId: string; onBehalfOf?: string; now: number };
+    }
+  | { type: 'Settle'; data: { address: string; reservationId: string; now: number } }
+  | { type: 'Release'; data: { address: string; reservationId: string; reason: string; now: number } }
+  | { type: 'Approve'; data: { address: string; approvedAddress: string; winc: bigint; expiresAt?: number; now: number } }
+  | { type: 'Revoke'; data: { address: string; approvedAddress: string; now: number } };
+
+/** a command no account can take (a zero credit, a self-approval): a 400 for the operator */
+export class InvalidAccountCommand extends InvalidRequest {}
+
+export const decideAccount = (command: AccountCommand, state: AccountState): AccountEvent[] =>
+  match(command)
+    .returnType<AccountEvent[]>()
+    .with({ type: 'Credit' }, ({ data }) => {
+      if (data.winc <= 0n) throw new InvalidAccountCommand('a credit must be a positive amount of winc');
+      return [
+        {
+          type: 'AccountCredited',
+          data: {
+            address: data.address,
+            winc: data.winc.toString(),
+            creditId: data.creditId,
+            ...(data.reason !== undefined ? { reason: data.reason } : {}),
+            timestamp: data.now,
+          },
+        },
+      ];
+    })
+    .with({ type: 'Reserve' }, ({ data }) => {
+      if (state.reservations.has(data.reservationId)) return [];
+      if (data.winc <= 0n) throw new InvalidAccountCommand('a reservation must be a positive amount of winc');
+      if (data.onBehalfOf !== undefined && approvalAvailable(state, data.onBehalfOf, data.now) < data.winc) {
+        throw new InsufficientBalance(`${data.address} has not approved ${data.onBehalfOf} for ${data.winc} winc`);
+      }
+      if (availableOf(state) < data.winc) throw new InsufficientBalance(`${data.address} cannot pay ${data.winc} winc`);
+      return [
+        {
+          type: 'BalanceReserved',
+          data: {
+            address: data.address,
+            reservationId: data.reservationId,
+            winc: data.winc.toString(),
+            dataItemId: data.dataItemId,
+            ...(data.onBehalfOf !== undefined ? { onBehalfOf: data.onBehalfOf } : {}),
+            timestamp: data.now,
+          },
+        },
+      ];
+    })
+    .with({ type: 'Settle' }, { type: 'Release' }, (c) => {
+      const r = state.reservations.get(c.data.reservationId);
+      if (!r) return [];
+      const common = { address: c.data.address, reservationId: c.data.reservationId, winc: r.winc.toString(), dataItemId: r.dataItemId };
+      return c.type === 'Settle'
+        ? [{ type: 'ReservationSettled', data: { ...common, timestamp: c.data.now } }]
+        : [{ type: 'ReservationReleased', data: { ...common, reason: c.data.reason, timestamp: c.data.now } }];
+    })
+    .with({ type: 'Approve' }, ({ data }) => {
+      if (data.winc <= 0n) throw new InvalidAccountCommand('an approval must be a positive amount of winc');
+      if (data.approvedAddress === data.address) throw new InvalidAccountCommand('an account cannot approve itself');
+      return [
+        {
+          type: 'PaymentApproved',
+          data: {
+            address: data.address,
+            approvedAddress: data.approvedAddress,
+            winc: data.winc.toString(),
+            ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+            timestamp: data.now,
+          },
+        },
+      ];
+    })
+    .with({ type: 'Revoke' }, ({ data }) =>
+      state.approvals.has(data.approvedAddress)
+        ? [{ type: 'PaymentApprovalRevoked', data: { address: data.address, approvedAddress: data.approvedAddress, timestamp: data.now } }]
+        : [],
+    )
+    .exhaustive();

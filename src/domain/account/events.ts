@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/** Events of the `account-<address>` stream. Amounts are winc as decimal strings (exact, unbounded). */
+
+const Winc = z.string().regex(/^\d+$/);
+
+export const AccountCredited = z.object({
+  type: z.literal('AccountCredited'),
+  data: z.object({ address: z.string(), winc: Winc, creditId: z.string(), reason: z.string().optional(), timestamp: z.number().int() }),
+});
+
+export const BalanceReserved = z.object({
+  type: z.literal('BalanceReserved'),
+  data: z.object({
+    address: z.string(),
+    reservationId: z.string(),
+    winc: Winc,
+    dataItemId: z.string(),
+    /** set when this account pays for another owner through a payment approval */
+    onBehalfOf: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+
+export const ReservationSettled = z.object({
+  type: z.literal('ReservationSettled'),
+  data: z.object({ address: z.string(), reservationId: z.string(), winc: Winc, dataItemId: z.string(), timestamp: z.number().int() }),
+});
+
+export const ReservationReleased = z.object({
+  type: z.literal('ReservationReleased'),
+  data: z.object({
+    address: z.string(),
+    reservationId: z.string(),
+    winc: Winc,
+    dataItemId: z.string(),
+    reason: z.string(),
+    timestamp: z.number().int(),
+  }),
+});
+
+export const PaymentApproved = z.object({
+  type: z.literal('PaymentApproved'),
+  data: z.object({
+    /** the paying account (this stream's address) */
+    address: z.string(),
+    approvedAddress: z.string(),
+    /** the most the approved owner may spend from now on; replaces any earlier approval */
+    winc: Winc,
+    expiresAt: z.number().int().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+
+export const PaymentApprovalRevoked = z.object({
+  type: z.literal('PaymentApprovalRevoked'),
+  data: z.object({ address: z.string(), approvedAddress: z.string(), timestamp: z.number().int() }),
+});
+
+export const AccountEvent = z.discriminatedUnion('type', [
+  AccountCredited,
+  BalanceReserved,
+  ReservationSettled,
+  ReservationReleased,
+  PaymentApproved,
+  PaymentApprovalRevoked,
+]);
+export type AccountEvent = z.infer<typeof AccountEvent>;
+
+const accountEventTypes: ReadonlySet<string> = new Set(AccountEvent.options.map((o) => o.shape.type.value));
+export const isAccountEvent = (e: { type: string }): e is AccountEvent => accountEventTypes.has(e.type);

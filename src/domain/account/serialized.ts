@@ -1,0 +1,25 @@
+import type { AccountState } from './state.js';
+
+/** AccountState as JSON (amounts as decimal strings), for read models. */
+export interface SerializedAccount {
+  credited: string;
+  spent: string;
+  reservations: Record<string, { winc: string; dataItemId: string; onBehalfOf?: string }>;
+  approvals: Record<string, { remaining: string; expiresAt?: number }>;
+}
+
+export const serializeAccount = (s: AccountState): SerializedAccount => ({
+  credited: s.credited.toString(),
+  spent: s.spent.toString(),
+  reservations: Object.fromEntries(
+    [...s.reservations].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }]),
+  ),
+  approvals: Object.fromEntries([...s.approvals].map(([a, ap]) => [a, { ...ap, remaining: ap.remaining.toString() }])),
+});
+
+export const deserializeAccount = (s: SerializedAccount): AccountState => ({
+  credited: BigInt(s.credited),
+  spent: BigInt(s.spent),
+  reservations: new Map(Object.entries(s.reservations).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),
+  approvals: new Map(Object.entries(s.approvals).map(([a, ap]) => [a, { ...ap, remaining: BigInt(ap.remaining) }])),
+});

@@ -1,0 +1,81 @@
+import { match } from 'ts-pattern';
+import type { AccountEvent } from './events.js';
+
+/** What an account's events add up to. Amounts in winc. */
+export interface Reservation {
+  winc: bigint;
+  dataItemId: string;
+  onBehalfOf?: string;
+}
+
+export interface Approval {
+  /** what the approved owner may still spend, before counting open reservations */
+  remaining: bigint;
+  expiresAt?: number;
+}
+
+export interface AccountState {
+  credited: bigint;
+  spent: bigint;
+  reservations: ReadonlyMap<string, Reservation>;
+  approvals: ReadonlyMap<string, Approval>;
+}
+
+export const initialAccountState: AccountState = { credited: 0n, spent: 0n, reservations: new Map(), approvals: new Map() };
+
+export const reservedOf = (s: AccountState): bigint => [...s.reservations.values()].reduce((sum, r) => sum + r.winc, 0n);
+
+/** what can still be reserved */
+export const availableOf = (s: AccountState): bigint => s.credited - s.spent - reservedOf(s);
+
+/** what an approved owner can still reserve from this account, ignoring the account's own balance */
+export function approvalAvailable(s: AccountState, owner: string, now: number): bigint {
+  const approval = s.approvals.get(owner);
+  if (!approval || (approval.expiresAt !== undefined && now >= approval.expiresAt)) return 0n;
+  let reserved = 0n;
+  for (const r of s.reservations.values()) if (r.onBehalfOf === owner) reserved += r.winc;
+  return approval.remaining - reserved;
+}
+
+const without = <V>(m: ReadonlyMap<string, V>, key: string) => {
+  const copy = new Map(m);
+  copy.delete(key);
+  return copy;
+};
+const withEntry = <V>(m: ReadonlyMap<string, V>, key: string, value: V) => new Map(m).set(key, value);
+
+export const evolveAccount = (s: AccountState, event: AccountEvent): AccountState =>
+  match(event)
+    .returnType<AccountState>()
+    .with({ type: 'AccountCredited' }, ({ data }) => ({ ...s, credited: s.credited + BigInt(data.winc) }))
+    .with({ type: 'BalanceReserved' }, ({ data }) => ({
+      ...s,
+      reservations: withEntry(s.reservations, data.reservationId, {
+        winc: BigInt(data.winc),
+        dataItemId: data.dataItemId,
+        ...(data.onBehalfOf !== undefined ? { onBehalfOf: data.onBehalfOf } : {}),
+      }),
+    }))
+    .with({ type: 'ReservationSettled' }, ({ data }) => {
+      const r = s.reservations.get(data.reservationId);
+      const approval = r?.onBehalfOf !== undefined ? s.approvals.get(r.onBehalfOf) : undefined;
+      return {
+        ...s,
+        spent: s.spent + BigInt(data.winc),
+        reservations: without(s.reservations, data.reservationId),
+        approvals:
+          approval && r?.onBehalfOf !== undefined
+            ? withEntry(s.approvals, r.onBehalfOf, { ...approval, remaining: approval.remaining - BigInt(data.winc) })
+            : s.approvals,
+      };
+    })
+    .with({ type: 'ReservationReleased' }, ({ data }) => ({ ...s, reservations: without(s.reservations, data.reservationId) }))
+    .with({ type: 'PaymentApproved' }, ({ data }) => ({
+      ...s,
+      approvals: withEntry(s.approvals, data.approvedAddress, {
+        remaining: BigInt(data.winc),
+        ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+      }),
+    }))
+    .with({ type: 'PaymentApprovalRevoked' }, ({ data }) => ({ ...s, approvals: without(s.approvals, data.approvedAddress) }))
+    .exhaustive();
