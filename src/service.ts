@@ -16,7 +16,7 @@ import { openFsBlobStore } from './adapters/fs/blobStore.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
-import { createProjectionRunner } from '../projections/runner.js';
+import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
 import {
   accountBalanceProjection,
   allProjections,
@@ -41,6 +41,7 @@ export interface RunningService {
   blobStore: BlobStore;
   walletAddress: string;
   accounts: AccountRepository;
+  projections: ProjectionRunner;
   reconciler: ReturnType<typeof createReconciler>;
   stop(): Promise<void>;
 }
@@ -153,6 +154,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     blobStore,
     walletAddress: wallet.address,
     accounts,
+    projections: runner,
     reconciler,
     async stop() {
       server.close();

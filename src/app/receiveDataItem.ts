@@ -15,7 +15,7 @@ export interface ReceivedDataItem {
  * memory stays bounded by one chunk whatever the size. On any failure nothing is left behind.
  */
 export async function receiveDataItem(
-  source: AsyncIterable<Uint8Array>,
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   deps: { blobStore: BlobStore; maxSize: number },
 ): Promise<ReceivedDataItem> {
   const verifier = createDataItemVerifier({ maxSize: deps.maxSize });

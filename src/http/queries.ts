@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { InvalidAddress, TxNotFound } from '../domain/errors.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
-import { deserializeAccount, type SerializedAccount } from '../domain/account/serialized.js';
-import { availableOf, initialAccountState, reservedOf } from '../domain/account/state.js';
+import type { SerializedAccount } from '../domain/account/serialized.js';
 import { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import { balanceBodyOfDocument } from './balanceBody.js';
 
 export interface ServiceInfo {
   version: string;
@@ -31,23 +31,6 @@ const statusBody = (doc: TxStatusDocument) => ({
   payloadContentLength: doc.payloadContentLength,
 });
 
-/** Balances are public, like on-chain balances: no token needed. Amounts in winc, decimal strings. */
-function balanceBody(address: string, doc: SerializedAccount | undefined) {
-  const state = doc ? deserializeAccount(doc) : initialAccountState;
-  return {
-    address,
-    winc: availableOf(state).toString(),
-    creditedWinc: state.credited.toString(),
-    spentWinc: state.spent.toString(),
-    reservedWinc: reservedOf(state).toString(),
-    givenApprovals: [...state.approvals].map(([approvedAddress, a]) => ({
-      approvedAddress,
-      remainingWinc: a.remaining.toString(),
-      ...(a.expiresAt !== undefined ? { expiresAt: new Date(a.expiresAt).toISOString() } : {}),
-    })),
-  };
-}
-
 export function queriesRouter(handlers: QueryHandlers): Router {
   const router = Router();
   router.get(['/', '/info'], (_req, res) => {
@@ -61,11 +44,12 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.set('Cache-Control', `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`);
     res.json(statusBody(doc));
   });
+  // Balances are public, like on-chain balances: no token needed.
   router.get('/account/balance/:address', async (req, res) => {
     const address = parseAccountAddress(req.params.address);
     if (!address) throw new InvalidAddress(req.params.address);
     res.set('Cache-Control', 'no-store');
-    res.json(balanceBody(address, await handlers.accountBalance(address)));
+    res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
   });
   return router;
 }

@@ -1,0 +1,15 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { EventStore } from '../ports/eventStore.js';
+import { openSqliteEventStore } from './sqlite/eventStore.js';
+import { createEsdbEventStore, esdbClientFromConnectionString } from './esdb/eventStore.js';
+
+/**
+ * The configured event store, opened the same way by the service and by the operator CLIs, so a CLI
+ * writes to exactly the store the running service reads (for SQLite: `<DATA_DIR>/events.db`, which
+ * several processes may share). The data directory must exist.
+ */
+export function openEventStoreFromConfig(config: Pick<Config, 'eventStore' | 'eventStoreUrl' | 'dataDir'>): EventStore {
+  if (config.eventStore === 'esdb') return createEsdbEventStore(esdbClientFromConnectionString(config.eventStoreUrl!));
+  return openSqliteEventStore({ path: join(config.dataDir, 'events.db') });
+}

@@ -1,0 +1,27 @@
+import type { SerializedAccount } from '../domain/account/serialized.js';
+import { deserializeAccount } from '../domain/account/serialized.js';
+import { availableOf, initialAccountState, reservedOf, type AccountState } from '../domain/account/state.js';
+
+/**
+ * The one JSON shape of an account, shared by the public balance query, the admin API and the
+ * operator CLIs' `--json`. Amounts in winc, decimal strings; `winc` is what can still be reserved.
+ */
+export function balanceBody(address: string, state: AccountState) {
+  return {
+    address,
+    winc: availableOf(state).toString(),
+    creditedWinc: state.credited.toString(),
+    spentWinc: state.spent.toString(),
+    reservedWinc: reservedOf(state).toString(),
+    givenApprovals: [...state.approvals].map(([approvedAddress, a]) => ({
+      approvedAddress,
+      remainingWinc: a.remaining.toString(),
+      ...(a.expiresAt !== undefined ? { expiresAt: new Date(a.expiresAt).toISOString() } : {}),
+    })),
+  };
+}
+export type BalanceBody = ReturnType<typeof balanceBody>;
+
+/** The balance body of a read-model document; an account never credited reads as all zeros. */
+export const balanceBodyOfDocument = (address: string, doc: SerializedAccount | undefined): BalanceBody =>
+  balanceBody(address, doc ? deserializeAccount(doc) : initialAccountState);

@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { decideAccount, InvalidAccountCommand, type AccountCommand } from '../../src/domain/account/decider.js';
+import type { AccountEvent } from '../../src/domain/account/events.js';
+import { availableOf, evolveAccount, initialAccountState, approvalAvailable } from '../../src/domain/account/state.js';
+import { InsufficientBalance } from '../../src/domain/errors.js';
+
+const A = 'payer-address';
+const O = 'owner-address';
+const given = (events: AccountEvent[]) => events.reduce(evolveAccount, initialAccountState);
+const credited = (winc: string): AccountEvent => ({ type: 'AccountCredited', data: { address: A, winc, creditId: `c${winc}`, timestamp: 1 } });
+const reserved = (reservationId: string, winc: string, onBehalfOf?: string): AccountEvent => ({
+  type: 'BalanceReserved',
+  data: { address: A, reservationId, winc, dataItemId: `item-${reservationId}`, ...(onBehalfOf ? { onBehalfOf } : {}), timestamp: 2 },
+});
+const approved = (winc: string, expiresAt?: number): AccountEvent => ({
+  type: 'PaymentApproved',
+  data: { address: A, approvedAddress: O, winc, ...(expiresAt ? { expiresAt } : {}), timestamp: 1 },
+});
+const reserve = (reservationId: string, winc: bigint, onBehalfOf?: string, now = 10): AccountCommand => ({
+  type: 'Reserve',
+  data: { address: A, reservationId, winc, dataItemId: `item-${reservationId}`, ...(onBehalfOf ? { onBehalfOf } : {}), now },
+});
+
+describe('account decider', () => {
+  it('credits a positive amount and refuses zero', () => {
+    expect(decideAccount({ type: 'Credit', data: { address: A, winc: 5n, creditId: 'x', now: 3 } }, given([]))).to.deep.equal([
+      { type: 'AccountCredited', data: { address: A, winc: '5', creditId: 'x', timestamp: 3 } },
+    ]);
+    expect(() => decideAccount({ type: 'Credit', data: { address: A, winc: 0n, creditId: 'x', now: 3 } }, given([]))).to.throw(
+      InvalidAccountCommand,
+    );
+  });
+
+  it('reserves what is available and refuses a single winc more', () => {
+    const state = given([credited('100'), reserved('r1', '60')]);
+    expect(decideAccount(reserve('r2', 40n), state)).to.deep.equal([
+      { type: 'BalanceReserved', data: { address: A, reservationId: 'r2', winc: '40', dataItemId: 'item-r2', timestamp: 10 } },
+    ]);
+    expect(() => decideAccount(reserve('r2', 41n), state)).to.throw(InsufficientBalance);
+  });
+
+  it('decides nothing for a reservation it already holds', () => {
+    expect(decideAccount(reserve('r1', 60n), given([credited('100'), reserved('r1', '60')]))).to.deep.equal([]);
+  });
+
+  it('settles a reservation for its amount, once', () => {
+    const state = given([credited('100'), reserved('r1', '60')]);
+    const events = decideAccount({ type: 'Settle', data: { address: A, reservationId: 'r1', now: 11 } }, state);
+    expect(events).to.deep.equal([
+      { type: 'ReservationSettled', data: { address: A, reservationId: 'r1', winc: '60', dataItemId: 'item-r1', timestamp: 11 } },
+    ]);
+    const after = events.reduce(evolveAccount, state);
+    expect(availableOf(after)).to.equal(40n);
+    expect(after.spent).to.equal(60n);
+    expect(decideAccount({ type: 'Settle', data: { address: A, reservationId: 'r1', now: 12 } }, after)).to.deep.equal([]);
+  });
+
+  it('releases a reservation, giving its amount back', () => {
+    const state = given([credited('100'), reserved('r1', '60')]);
+    const events = decideAccount({ type: 'Release', data: { address: A, reservationId: 'r1', reason: 'failed', now: 11 } }, state);
+    expect(events).to.deep.equal([
+      {
+        type: 'ReservationReleased',
+        data: { address: A, reservationId: 'r1', winc: '60', dataItemId: 'item-r1', reason: 'failed', timestamp: 11 },
+      },
+    ]);
+    expect(availableOf(events.reduce(evolveAccount, state))).to.equal(100n);
+  });
+
+  it('lets an approved owner reserve up to the approval, which settlements use up', () => {
+    let state = given([credited('1000'), approved('100')]);
+    expect(decideAccount(reserve('r1', 100n, O), state)).to.have.length(1);
+    expect(() => decideAccount(reserve('r1', 101n, O), state)).to.throw(InsufficientBalance);
+    state = given([credited('1000'), approved('100'), reserved('r1', '70', O)]);
+    expect(approvalAvailable(state, O, 10)).to.equal(30n);
+    state = evolveAccount(state, { type: 'ReservationSettled', data: { address: A, reservationId: 'r1', winc: '70', dataItemId: 'i', timestamp: 3 } });
+    expect(state.approvals.get(O)?.remaining).to.equal(30n);
+    expect(() => decideAccount(reserve('r2', 31n, O), state)).to.throw(InsufficientBalance);
+  });
+
+  it('refuses an owner whose approval expired, was revoked, or never existed', () => {
+    expect(() => decideAccount(reserve('r1', 1n, O, 50), given([credited('10'), approved('10', 50)]))).to.throw(InsufficientBalance);
+    const revoked: AccountEvent = { type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, timestamp: 2 } };
+    expect(() => decideAccount(reserve('r1', 1n, O), given([credited('10'), approved('10'), revoked]))).to.throw(InsufficientBalance);
+    expect(() => decideAccount(reserve('r1', 1n, O), given([credited('10')]))).to.throw(InsufficientBalance);
+  });
+
+  it('revokes an approval once and refuses approving oneself', () => {
+    const revoke: AccountCommand = { type: 'Revoke', data: { address: A, approvedAddress: O, now: 4 } };
+    expect(decideAccount(revoke, given([approved('5')]))).to.deep.equal([
+      { type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, timestamp: 4 } },
+    ]);
+    expect(decideAccount(revoke, given([]))).to.deep.equal([]);
+    expect(() => decideAccount({ type: 'Approve', data: { address: A, approvedAddress: A, winc: 1n, now: 1 } }, given([]))).to.throw(
+      InvalidAccountCommand,
+    );
+  });
+});
