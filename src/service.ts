@@ -25,9 +25,9 @@ import {
   type TxStatusDocument,
 } from '../projections/index.js';
 import type { SerializedAccount } from './domain/account/serialized.js';
-import { receiveDataItem } from './app/receiveDataItem.js';
-import { acceptDataItem, type AcceptDeps } from './app/acceptDataItem.js';
+import type { AcceptDeps } from './app/acceptDataItem.js';
 import { AccountRepository } from './app/accounts.js';
+import { createSingleUploadHandler } from './app/singleUpload.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp } from './http/app.js';
 import { serviceVersion } from './version.js';
@@ -126,10 +126,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     limits: { maxDataItemSize: config.maxDataItemSize },
     log: (message, error) => log.error(message, error),
     commands: {
-      async uploadDataItem({ body, token, paidBy, ctx }) {
-        const received = await receiveDataItem(body, { blobStore, maxSize: config.maxDataItemSize });
-        return acceptDataItem(received, { token, paidBy, ctx }, acceptDeps);
-      },
+      uploadDataItem: createSingleUploadHandler({ ...acceptDeps, blobStore, maxDataItemSize: config.maxDataItemSize }),
     },
     queries: {
       info: () => info,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InsufficientBalance } from '../domain/errors.js';
+import { approvalAvailable, availableOf } from '../domain/account/state.js';
 import type { AccountRepository } from './accounts.js';
 import { metadataOf, type RequestContext } from './context.js';
 
@@ -31,6 +32,22 @@ export async function reservePayment(
   }
   await accounts.execute({ type: 'Reserve', data: { ...base, address: request.owner } }, meta);
   return { payer: request.owner, reservationId, winc: request.winc };
+}
+
+/**
+ * Whether someone could pay `winc` for this owner right now (the owner, or an approving payer).
+ * Only an early refusal, to spare receiving a large body: the reservation is what decides.
+ */
+export async function someoneCanPay(
+  accounts: AccountRepository,
+  request: { owner: string; paidBy: readonly string[]; winc: bigint; now: number },
+): Promise<boolean> {
+  for (const payer of request.paidBy) {
+    if (payer === request.owner) continue;
+    const state = await accounts.read(payer);
+    if (approvalAvailable(state, request.owner, request.now) >= request.winc && availableOf(state) >= request.winc) return true;
+  }
+  return availableOf(await accounts.read(request.owner)) >= request.winc;
 }
 
 export const settlePayment = (accounts: AccountRepository, p: Payment, ctx: RequestContext, now: number) =>

@@ -11,6 +11,8 @@ export interface CommandHandlers {
     body: AsyncIterable<Uint8Array>;
     token: string;
     paidBy: string[];
+    /** the declared content-length, when the client sent one */
+    contentLength?: number;
     ctx: RequestContext;
   }): Promise<AcceptOutcome>;
 }
@@ -52,7 +54,14 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
     const token = tokenParam === undefined ? DEFAULT_TOKEN : Token.safeParse(tokenParam).data;
     if (token === undefined) throw new InvalidToken(tokenParam);
     checkUploadHeaders(req, limits.maxDataItemSize);
-    const outcome = await handlers.uploadDataItem({ body: req, token, paidBy: paidByOf(req), ctx: requestContextOf(req) });
+    const length = req.get('content-length');
+    const outcome = await handlers.uploadDataItem({
+      body: req,
+      token,
+      paidBy: paidByOf(req),
+      ...(length !== undefined && /^\d+$/.test(length) ? { contentLength: Number(length) } : {}),
+      ctx: requestContextOf(req),
+    });
     sendAcceptOutcome(res, outcome);
   };
 

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { startTestService, type TestService } from '../support/testService.js';
@@ -116,6 +117,21 @@ describe('payments on single uploads', function () {
     // the approval has 5000 left: the next one falls back to the owner, who cannot pay
     const third = await itemOfSize(signer, 2000);
     expect((await upload(service, third, { 'x-paid-by': payer })).status).to.equal(402);
+  });
+
+  it('refuses an unfunded owner with 402 as soon as the header is in, before the payload is sent', async () => {
+    const item = await itemOfSize(signers.ethereum(), 4_000_000);
+    const raw = item.getRaw();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${service.url}/tx`, { method: 'POST', headers: { 'content-length': raw.length } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write(raw.subarray(0, 4096)); // the header and a little payload; the rest is never sent
+    });
+    expect(answer).to.deep.equal({ status: 402, body: 'Insufficient balance' });
   });
 
   it('answers 400 Invalid address for a balance of something that is not an address', async () => {

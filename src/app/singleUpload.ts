@@ -1,0 +1,28 @@
+import { InsufficientBalance } from '../domain/errors.js';
+import type { BlobStore } from '../ports/blobStore.js';
+import type { VerifiedHeader } from '../verify/index.js';
+import type { CommandHandlers } from '../http/commands.js';
+import { acceptDataItem, type AcceptDeps } from './acceptDataItem.js';
+import { receiveDataItem } from './receiveDataItem.js';
+import { someoneCanPay } from './payments.js';
+
+/** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
+export function createSingleUploadHandler(
+  deps: AcceptDeps & { blobStore: BlobStore; maxDataItemSize: number },
+): CommandHandlers['uploadDataItem'] {
+  return async ({ body, token, paidBy, contentLength, ctx }) => {
+    // With a declared length, an owner nobody pays for is refused before the payload arrives.
+    const onHeader =
+      contentLength === undefined
+        ? undefined
+        : async (header: VerifiedHeader) => {
+            const winc = await deps.pricing.priceOf(contentLength);
+            const now = (deps.now ?? Date.now)();
+            if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
+              throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
+            }
+          };
+    const received = await receiveDataItem(body, { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize, onHeader });
+    return acceptDataItem(received, { token, paidBy, ctx }, deps);
+  };
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type ErrorRequestHandler, type Request } from 'express';
+import { metadataOf } from '../app/context.js';
+import { parseAccountAddress } from '../domain/account/ids.js';
+import { InvalidAddress, InvalidRequest } from '../domain/errors.js';
+import { accountHistoryBody } from './adminHistory.js';
+import { bearerGuard } from './adminAuth.js';
+import { createAccountOperations, creditBody, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from './adminOperations.js';
+import { ApprovalBody, CreditBody, parseOrInvalid } from './adminSchemas.js';
+import { balanceBody } from './balanceBody.js';
+import { requestContextOf } from './requestContext.js';
+
+export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
+  /** the bearer token; the router is mounted only when one is configured */
+  token: string;
+  now?: () => number;
+  /**
+   * Single-process mode: answer after the in-process projector has passed the command's events (a
+   * bounded wait), so the public balance query right after an admin command sees it.
+   */
+  awaitProjection?: (position: bigint) => Promise<unknown>;
+}
+
+const addressOf = (value: string): string => {
+  const address = parseAccountAddress(value);
+  if (address === undefined) throw new InvalidAddress(value);
+  return address;
+};
+
+/** The request id is the correlation id; `admin` says who caused it (the CLIs say `cli`). */
+const adminMetadata = (req: Request): OperatorMetadata => ({ ...metadataOf(requestContextOf(req)), causationId: 'admin' });
+
+/** body-parser's errors (malformed JSON, too large, bad charset) carry a `type` such as `entity.parse.failed` */
+const isBodyParserError = (error: unknown): error is Error & { type: string } =>
+  error instanceof Error && typeof (error as { type?: unknown }).type === 'string' && 'status' in error;
+
+const bodyErrorsAreInvalidRequests: ErrorRequestHandler = (error, _req, _res, next) => {
+  next(isBodyParserError(error) ? new InvalidRequest(`${error.type}: ${error.message}`) : error);
+};
+
+/**
+ * The operator's API (CONTRACT.md section 5), mounted at `/admin` and `/v1/admin` when ADMIN_TOKEN is
+ * set. Every route needs the bearer token; JSON bodies are parsed here only, after the guard.
+ */
+export function adminRouter(deps: AdminDeps): Router {
+  const router = Router();
+  const operations = createAccountOperations({ ...deps, now: deps.now ?? Date.now });
+  const settled = async (outcome: OperatorOutcome) => {
+    if (outcome.position !== undefined && deps.awaitProjection) await deps.awaitProjection(outcome.position);
+    return outcome.state;
+  };
+
+  router.use(bearerGuard(deps.token));
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(express.json({ limit: '16kb' }));
+
+  router.post('/accounts/:address/credit', async (req, res) => {
+    const address = addressOf(req.params.address);
+    const body = parseOrInvalid(CreditBody, req.body);
+    const creditId = body.creditId ?? randomUUID();
+    const input = { address, winc: body.winc, creditId, ...(body.reason !== undefined ? { reason: body.reason } : {}) };
+    const state = await settled(await operations.credit(input, adminMetadata(req)));
+    res.json(creditBody(address, state, creditId));
+  });
+
+  router.post('/accounts/:payer/approvals', async (req, res) => {
+    const payer = addressOf(req.params.payer);
+    const body = parseOrInvalid(ApprovalBody, req.body);
+    const approvedAddress = addressOf(body.approvedAddress);
+    const input = { payer, approvedAddress, winc: body.winc, ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}) };
+    res.json(balanceBody(payer, await settled(await operations.approve(input, adminMetadata(req)))));
+  });
+
+  router.delete('/accounts/:payer/approvals/:approvedAddress', async (req, res) => {
+    const payer = addressOf(req.params.payer);
+    const approvedAddress = addressOf(req.params.approvedAddress);
+    res.json(balanceBody(payer, await settled(await operations.revoke({ payer, approvedAddress }, adminMetadata(req)))));
+  });
+
+  // From the account's own stream, not the read model: the operator sees what is stored right now.
+  router.get('/accounts/:address', async (req, res) => {
+    const address = addressOf(req.params.address);
+    res.json(balanceBody(address, await deps.accounts.read(address)));
+  });
+
+  router.get('/accounts/:address/history', async (req, res) => {
+    res.json(await accountHistoryBody(deps.eventStore, addressOf(req.params.address)));
+  });
+
+  router.use(bodyErrorsAreInvalidRequests);
+  return router;
+}
