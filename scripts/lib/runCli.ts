@@ -1,0 +1,41 @@
+import { ConfigError } from '../../src/config.js';
+import { ServiceError } from '../../src/domain/errors.js';
+import { httpErrorOf } from '../../src/http/errors.js';
+import { UsageError } from './cliArgs.js';
+
+const write = (stream: NodeJS.WriteStream, text: string) =>
+  new Promise<void>((resolve) => stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve()));
+
+/** The message an operator sees for a refused command: the API's message, then the reason. */
+function describe(error: unknown): string {
+  if (error instanceof ServiceError) {
+    const [, message] = httpErrorOf(error.code);
+    return error.detail ? `${message}: ${error.detail}` : message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs a CLI's main and exits: 0 with its output on stdout; 2 with the usage on stderr for a bad
+ * command line or configuration; 1 with the message when the command is refused or fails.
+ * Exiting explicitly: a store client left with an open handle must not keep the CLI alive.
+ */
+export async function runCli(usage: string, main: () => Promise<string | undefined>): Promise<never> {
+  let code = 0;
+  try {
+    const output = await main();
+    await write(process.stdout, output ?? usage);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      code = 2;
+      await write(process.stderr, `${error.message}\n${usage}`);
+    } else if (error instanceof ConfigError) {
+      code = 2;
+      await write(process.stderr, error.message);
+    } else {
+      code = 1;
+      await write(process.stderr, `error: ${describe(error)}`);
+    }
+  }
+  process.exit(code);
+}
