@@ -3,15 +3,21 @@ import { receiptsProjection } from './receipts.js';
 import { txStatusProjection } from './txStatus.js';
 import { accountBalanceProjection } from './accountBalance.js';
 import { openReservationsProjection } from './openReservations.js';
+import { uploadsProjection } from './uploads.js';
+import { unfinishedUploadsProjection } from './unfinishedUploads.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
   receiptsProjection,
   accountBalanceProjection,
   openReservationsProjection,
+  uploadsProjection,
+  unfinishedUploadsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
 export { receiptsProjection } from './receipts.js';
 export { accountBalanceProjection } from './accountBalance.js';
 export { openReservationsProjection, type OpenReservation } from './openReservations.js';
+export { uploadsProjection, type UploadDocument } from './uploads.js';
+export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';

@@ -22,12 +22,22 @@ import {
   allProjections,
   collectionOf,
   txStatusProjection,
+  uploadsProjection,
   type TxStatusDocument,
+  type UploadDocument,
 } from '../projections/index.js';
 import type { SerializedAccount } from './domain/account/serialized.js';
 import type { AcceptDeps } from './app/acceptDataItem.js';
 import { AccountRepository } from './app/accounts.js';
 import { createSingleUploadHandler } from './app/singleUpload.js';
+import { UploadRepository } from './app/uploads.js';
+import type { MultipartDeps } from './app/multipart/deps.js';
+import { createOwnerLookup } from './app/multipart/uploadOwner.js';
+import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
+import { expireUploads } from './app/multipart/expirer.js';
+import { createUpload, requestFinalize } from './app/multipart/commands.js';
+import { receiveChunk } from './app/multipart/receiveChunk.js';
+import { every } from './app/periodic.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp } from './http/app.js';
 import { serviceVersion } from './version.js';
@@ -43,6 +53,8 @@ export interface RunningService {
   accounts: AccountRepository;
   projections: ProjectionRunner;
   reconciler: ReturnType<typeof createReconciler>;
+  multipart: MultipartDeps;
+  finalizer: Finalizer;
   stop(): Promise<void>;
 }
 
@@ -118,6 +130,33 @@ export async function startService(config: Config, log: Logger): Promise<Running
     awaitProjection: (position) => runner.waitFor(position, config.projectionWaitMs),
   };
 
+  const uploads = new UploadRepository(eventStore);
+  const multipart: MultipartDeps = {
+    uploads,
+    blobStore,
+    pricing,
+    accounts,
+    accept: acceptDeps,
+    maxDataItemSize: config.maxDataItemSize,
+    ownerOf: createOwnerLookup(blobStore),
+    awaitProjection: acceptDeps.awaitProjection,
+  };
+  const finalizer = createFinalizer({
+    deps: multipart,
+    readStore,
+    concurrency: config.finalizeConcurrency,
+    log: (message, error) => log.error(message, error),
+  });
+  await finalizer.resume();
+  const maintenance = every(
+    60_000,
+    async () => {
+      await finalizer.resume();
+      await expireUploads(multipart, readStore, config.uploadLifetimeMs);
+    },
+    (message, error) => log.error(message, error),
+  );
+
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
@@ -127,6 +166,14 @@ export async function startService(config: Config, log: Logger): Promise<Running
     log: (message, error) => log.error(message, error),
     commands: {
       uploadDataItem: createSingleUploadHandler({ ...acceptDeps, blobStore, maxDataItemSize: config.maxDataItemSize }),
+    },
+    multipartCommands: {
+      create: (input) => createUpload(multipart, input),
+      receiveChunk: (input) => receiveChunk(multipart, input),
+      finalize: (input) => requestFinalize(multipart, finalizer, input),
+    },
+    multipartQueries: {
+      upload: async (id) => (await readStore.get<UploadDocument>(collectionOf(uploadsProjection), id))?.doc,
     },
     queries: {
       info: () => info,
@@ -153,10 +200,14 @@ export async function startService(config: Config, log: Logger): Promise<Running
     accounts,
     projections: runner,
     reconciler,
+    multipart,
+    finalizer,
     async stop() {
       server.close();
       server.closeAllConnections();
       await once(server, 'close').catch(() => {});
+      await maintenance.stop();
+      await finalizer.idle();
       await reconciler.stop();
       await runner.stop();
       blockHeight.stop();

@@ -25,7 +25,16 @@ export interface AcceptDeps {
   now?: () => number;
 }
 
-export type AcceptOutcome = { kind: 'accepted'; receipt: Receipt } | { kind: 'exists'; receipt: Receipt };
+export type AcceptOutcome =
+  | { kind: 'accepted'; receipt: Receipt }
+  /** `uploadId`: the multi-part upload that stored it, if one did */
+  | { kind: 'exists'; receipt: Receipt; uploadId?: string };
+
+const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
+  kind: 'exists',
+  receipt: state.receipt,
+  ...(state.uploadId !== undefined ? { uploadId: state.uploadId } : {}),
+});
 
 export async function loadDataItem(eventStore: EventStore, id: DataItemId): Promise<DataItemState> {
   let state = initialState;
@@ -52,7 +61,7 @@ export async function acceptDataItem(
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
     await writer.abort();
-    return { kind: 'exists', receipt: existing.receipt };
+    return existsOutcome(existing);
   }
 
   let payment: Payment | undefined;
@@ -82,7 +91,7 @@ export async function acceptDataItem(
     if (!(error instanceof WrongExpectedRevision)) throw error;
     const winner = await loadDataItem(deps.eventStore, id);
     if (winner.status !== 'accepted') throw error;
-    return { kind: 'exists', receipt: winner.receipt };
+    return existsOutcome(winner);
   }
   // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
   // which settles reservations whose item was accepted.

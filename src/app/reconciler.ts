@@ -4,6 +4,7 @@ import type { DataItemId } from '../domain/ids.js';
 import { collectionOf, openReservationsProjection, type OpenReservation } from '../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
 import { loadDataItem } from './acceptDataItem.js';
+import { every } from './periodic.js';
 
 export interface ReconcilerOptions {
   eventStore: EventStore;
@@ -24,8 +25,6 @@ export interface ReconcilerOptions {
 export function createReconciler(options: ReconcilerOptions) {
   const { eventStore, readStore, accounts, reservationTimeoutMs, intervalMs, now = Date.now, log = () => {} } = options;
   const meta = { correlationId: 'reconciler' };
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
 
   async function runOnce(): Promise<{ settled: number; released: number }> {
     const result = { settled: 0, released: 0 };
@@ -49,19 +48,14 @@ export function createReconciler(options: ReconcilerOptions) {
     }
   }
 
+  let periodic: ReturnType<typeof every> | undefined;
   return {
     runOnce,
     start() {
-      timer = setInterval(() => {
-        running ??= runOnce()
-          .catch((error) => log('reconciler pass failed', error))
-          .finally(() => (running = undefined));
-      }, intervalMs);
-      timer.unref();
+      periodic = every(intervalMs, runOnce, (message, error) => log(`reconciler: ${message}`, error));
     },
     async stop() {
-      clearInterval(timer);
-      await running;
+      await periodic?.stop();
     },
   };
 }

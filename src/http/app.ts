@@ -2,11 +2,19 @@ import express, { type Express } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
 import { queriesRouter, type QueryHandlers } from './queries.js';
 import { cors } from './cors.js';
+import {
+  multipartCommandsRouter,
+  multipartQueriesRouter,
+  type MultipartCommandHandlers,
+  type MultipartQueryHandlers,
+} from './multipart.js';
 import { errorHandler, sendError } from './errors.js';
 
 export interface AppOptions {
   commands?: CommandHandlers;
   queries?: QueryHandlers;
+  multipartCommands?: MultipartCommandHandlers;
+  multipartQueries?: MultipartQueryHandlers;
   limits: { maxDataItemSize: number };
   log: (message: string, error?: unknown) => void;
 }
@@ -20,7 +28,9 @@ export function createApp(options: AppOptions): Express {
   app.use(cors);
   for (const prefix of ['/v1', '/']) {
     if (options.commands) app.use(prefix, commandsRouter(options.commands, options.limits));
+    if (options.multipartCommands) app.use(prefix, multipartCommandsRouter(options.multipartCommands));
     if (options.queries) app.use(prefix, queriesRouter(options.queries));
+    if (options.multipartQueries) app.use(prefix, multipartQueriesRouter(options.multipartQueries));
   }
   app.use((_req, res) => sendError(res, 404, 'Not Found'));
   app.use(errorHandler(options.log));

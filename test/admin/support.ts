@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'chai';
 import express from 'express';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { AccountRepository } from '../../src/app/accounts.js';
@@ -79,7 +80,8 @@ export const creditedOnly = (address: string, winc: string) => ({
   givenApprovals: [],
 });
 
-export async function expectPlainError(res: Response, status: number, message: string, expect: Chai.ExpectStatic) {
+/** the contract's error shape: plain text, the body and the reason phrase exactly the message */
+export async function expectPlainError(res: Response, status: number, message: string) {
   expect(res.status).to.equal(status);
   expect(res.statusText).to.equal(message);
   expect(res.headers.get('content-type')).to.equal('text/plain; charset=utf-8');

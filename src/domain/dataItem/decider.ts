@@ -6,7 +6,7 @@ import type { DataItemAccepted, DataItemEvent } from './events.js';
 
 export type DataItemState =
   | { status: 'absent' }
-  | { status: 'accepted'; receipt: Receipt; payer?: string; reservationId?: string };
+  | { status: 'accepted'; receipt: Receipt; payer?: string; reservationId?: string; uploadId?: string };
 export const initialState: DataItemState = { status: 'absent' };
 
 export type AcceptDataItem = { type: 'AcceptDataItem'; data: DataItemAccepted['data'] };
@@ -19,6 +19,7 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       receipt: data.receipt,
       ...(data.payer !== undefined ? { payer: data.payer } : {}),
       ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
+      ...(data.uploadId !== undefined ? { uploadId: data.uploadId } : {}),
     }))
     .exhaustive();
 

@@ -1,0 +1,63 @@
+import { InsufficientBalance, InvalidChunkSize, InvalidDataItem, UploadNotFound } from '../../domain/errors.js';
+import { CHUNK_MAX, CHUNK_MIN, newUploadId } from '../../domain/upload/ids.js';
+import type { Receipt } from '../../domain/receipt.js';
+import type { Upload } from '../../domain/upload/state.js';
+import { metadataOf, type RequestContext } from '../context.js';
+import type { MultipartDeps } from './deps.js';
+import type { Finalizer } from './finalizer.js';
+
+export type FinalizeOutcome =
+  | { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean }
+  | { kind: 'started' };
+
+export async function createUpload(deps: MultipartDeps, input: { token: string; chunkSize?: string; ctx: RequestContext }) {
+  let chunkSize: number | undefined;
+  if (input.chunkSize !== undefined) {
+    chunkSize = /^\d{1,10}$/.test(input.chunkSize) ? Number(input.chunkSize) : NaN;
+    if (!(chunkSize >= CHUNK_MIN && chunkSize <= CHUNK_MAX)) throw new InvalidChunkSize(input.chunkSize);
+  }
+  const uploadId = newUploadId();
+  const now = (deps.now ?? Date.now)();
+  const { position } = await deps.uploads.execute(
+    { type: 'CreateUpload', data: { uploadId, token: input.token, ...(chunkSize ? { chunkSize } : {}), now } },
+    metadataOf(input.ctx),
+  );
+  await deps.awaitProjection?.(position!);
+  return { id: uploadId, min: CHUNK_MIN, max: CHUNK_MAX, ...(chunkSize ? { chunkSize } : {}) };
+}
+
+const finalized = (u: Upload): FinalizeOutcome | undefined =>
+  u.status === 'FINALIZED' && u.receipt && u.dataItemId
+    ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true }
+    : undefined;
+
+/**
+ * Sync: records the request, runs the finalization and answers with its end (the status says what
+ * failed). Async: records the request, starts the finalization and answers at once.
+ */
+export async function requestFinalize(
+  deps: MultipartDeps,
+  finalizer: Finalizer,
+  input: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; ctx: RequestContext },
+): Promise<FinalizeOutcome> {
+  const now = (deps.now ?? Date.now)();
+  const { state, position } = await deps.uploads.execute(
+    { type: 'RequestFinalize', data: { uploadId: input.uploadId, mode: input.mode, paidBy: input.paidBy, now } },
+    metadataOf(input.ctx),
+  );
+  if (!state) throw new UploadNotFound(input.uploadId);
+  const done = finalized(state);
+  if (done) return done;
+  if (position !== undefined) await deps.awaitProjection?.(position);
+  if (input.mode === 'async') {
+    finalizer.trigger(input.uploadId, input.ctx);
+    return { kind: 'started' };
+  }
+  const end = await finalizer.finalize(input.uploadId, input.ctx);
+  if (!end || end.status === 'EXPIRED') throw new UploadNotFound(input.uploadId);
+  if (end.status === 'INVALID') throw new InvalidDataItem(`upload ${input.uploadId} is invalid`);
+  if (end.status === 'UNDERFUNDED') throw new InsufficientBalance(`upload ${input.uploadId} is underfunded`);
+  const result = finalized(end);
+  if (!result) throw new Error(`upload ${input.uploadId} ended ${end.status}`);
+  return result;
+}

@@ -1,0 +1,28 @@
+import type { ReadStore } from '../../ports/readStore.js';
+import { uploadPrefix } from '../../domain/upload/ids.js';
+import { collectionOf, unfinishedUploadsProjection, type UnfinishedUpload } from '../../../projections/index.js';
+import type { MultipartDeps } from './deps.js';
+
+/**
+ * Ends uploads not finalized within their lifetime: records UploadExpired (the stream decides, so a
+ * finalize that won the race is left alone) and deletes their chunks.
+ */
+export async function expireUploads(deps: MultipartDeps, readStore: ReadStore, lifetimeMs: number): Promise<number> {
+  const now = (deps.now ?? Date.now)();
+  const collection = collectionOf(unfinishedUploadsProjection);
+  let expired = 0;
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<UnfinishedUpload>(collection, { ...(afterId ? { afterId } : {}), limit: 500 });
+    for (const { id, doc } of page) {
+      if (doc.createdAt > now - lifetimeMs || (doc.status !== 'ASSEMBLING' && doc.status !== 'UNDERFUNDED')) continue;
+      const { events } = await deps.uploads.execute({ type: 'Expire', data: { uploadId: id, now } }, { correlationId: 'expirer' });
+      if (events.length > 0) {
+        await deps.blobStore.deletePrefix(uploadPrefix(id));
+        expired++;
+      }
+    }
+    if (page.length < 500) return expired;
+    afterId = page[page.length - 1]!.id;
+  }
+}

@@ -1,0 +1,66 @@
+import { DataItemTooLarge, InsufficientBalance, InvalidDataItem } from '../../domain/errors.js';
+import { uploadPrefix } from '../../domain/upload/ids.js';
+import { tileChunks, type Chunk, type Upload, type UploadState } from '../../domain/upload/state.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import { acceptDataItem, type AcceptOutcome } from '../acceptDataItem.js';
+import { metadataOf, type RequestContext } from '../context.js';
+import { receiveDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import type { MultipartDeps } from './deps.js';
+
+/** The chunks in order as one stream of bytes: memory holds one read buffer, whatever the size. */
+async function* joined(blobStore: BlobStore, chunks: Chunk[]): AsyncIterable<Uint8Array> {
+  for (const chunk of chunks) yield* await blobStore.read(chunk.blobKey);
+}
+
+/**
+ * Takes an upload whose finalization was requested to its end: tiling check, the same streaming
+ * verification as a single upload, then the same acceptance (price, reserve, record, settle).
+ * Every step is recorded, and each can run again after a crash: a step already done decides nothing,
+ * and an item already accepted comes back as `exists` with its receipt.
+ */
+export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx: RequestContext): Promise<UploadState> {
+  const meta = metadataOf(ctx);
+  const now = deps.now ?? Date.now;
+  const upload = await deps.uploads.read(uploadId);
+  if (upload?.status !== 'VALIDATING' && upload?.status !== 'FINALIZING') return upload;
+
+  const end = async (command: Parameters<MultipartDeps['uploads']['execute']>[0], dropChunks: boolean) => {
+    const { state, position } = await deps.uploads.execute(command, meta);
+    if (dropChunks) await deps.blobStore.deletePrefix(uploadPrefix(uploadId));
+    if (position !== undefined) await deps.awaitProjection?.(position);
+    return state;
+  };
+  const invalid = (reason: string) => end({ type: 'MarkInvalid', data: { uploadId, reason, now: now() } }, true);
+
+  const tiling = tileChunks(upload.chunks);
+  if (!tiling.ok) return invalid(tiling.reason);
+
+  let received: ReceivedDataItem;
+  try {
+    received = await receiveDataItem(joined(deps.blobStore, tiling.ordered), { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize });
+  } catch (error) {
+    if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) return invalid(error.detail ?? error.code);
+    throw error;
+  }
+  const dataItemId = received.verified.id;
+  await deps.uploads.execute({ type: 'MarkValidated', data: { uploadId, dataItemId, size: tiling.size, now: now() } }, meta);
+
+  try {
+    const outcome = await acceptDataItem(received, { token: upload.token, paidBy: payersOf(upload), uploadId, ctx }, deps.accept);
+    return end(
+      {
+        type: 'MarkFinalized',
+        data: { uploadId, dataItemId, receipt: outcome.receipt, ...(existedBefore(outcome, uploadId) ? { existed: true } : {}), now: now() },
+      },
+      true,
+    );
+  } catch (error) {
+    if (error instanceof InsufficientBalance) return end({ type: 'MarkUnderfunded', data: { uploadId, dataItemId, now: now() } }, false);
+    throw error;
+  }
+}
+
+const payersOf = (upload: Upload) => upload.finalize?.paidBy ?? [];
+
+/** stored by another upload or a single upload; not this upload's own acceptance found again after a crash */
+const existedBefore = (outcome: AcceptOutcome, uploadId: string) => outcome.kind === 'exists' && outcome.uploadId !== uploadId;

@@ -1,0 +1,29 @@
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { Upload } from '../../domain/upload/state.js';
+import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
+
+export type OwnerLookup = (upload: Upload) => Promise<string | undefined>;
+
+/**
+ * The native address of an upload's owner, from its header chunk; undefined until one arrives.
+ * Remembered per header chunk digest (a replaced header chunk is looked at again).
+ */
+export function createOwnerLookup(blobStore: BlobStore, maxRemembered = 10_000): OwnerLookup {
+  const owners = new Map<string, string>();
+  return async (upload) => {
+    const header = upload.chunks.get(0);
+    if (!header) return undefined;
+    const key = `${upload.uploadId}:${header.sha256}`;
+    const known = owners.get(key);
+    if (known) return known;
+    const stream = await blobStore.read(header.blobKey, { start: 0, end: Math.min(header.length, MAX_HEADER_BYTES) - 1 });
+    const parts: Buffer[] = [];
+    for await (const part of stream) parts.push(part as Buffer);
+    const owner = headerOf(Buffer.concat(parts))?.nativeAddress;
+    if (owner) {
+      if (owners.size >= maxRemembered) owners.delete(owners.keys().next().value!);
+      owners.set(key, owner);
+    }
+    return owner;
+  };
+}

@@ -1,0 +1,57 @@
+import { match } from 'ts-pattern';
+import type { Receipt } from '../receipt.js';
+import { UploadAlreadyFinalized, UploadNotFound } from '../errors.js';
+import type { UploadEvent } from './events.js';
+import type { Upload, UploadState } from './state.js';
+
+/** The multi-part upload aggregate. Pure: ids, time, digests and verification results come in the command. */
+export type UploadCommand =
+  | { type: 'CreateUpload'; data: { uploadId: string; token: string; chunkSize?: number; now: number } }
+  | { type: 'ReceiveChunk'; data: { uploadId: string; offset: number; length: number; sha256: string; blobKey: string; now: number } }
+  | { type: 'RequestFinalize'; data: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; now: number } }
+  | { type: 'MarkValidated'; data: { uploadId: string; dataItemId: string; size: number; now: number } }
+  | { type: 'MarkFinalized'; data: { uploadId: string; dataItemId: string; receipt: Receipt; existed?: boolean; now: number } }
+  | { type: 'MarkInvalid'; data: { uploadId: string; reason: string; now: number } }
+  | { type: 'MarkUnderfunded'; data: { uploadId: string; dataItemId: string; now: number } }
+  | { type: 'Expire'; data: { uploadId: string; now: number } };
+
+const live = (state: UploadState, uploadId: string): Upload => {
+  if (!state || state.status === 'EXPIRED') throw new UploadNotFound(uploadId);
+  return state;
+};
+
+const finalizing = (state: UploadState) => state?.status === 'VALIDATING' || state?.status === 'FINALIZING';
+
+export const decideUpload = (command: UploadCommand, state: UploadState): UploadEvent[] =>
+  match(command)
+    .returnType<UploadEvent[]>()
+    .with({ type: 'CreateUpload' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'UploadCreated', data: { ...d, timestamp: now } }]))
+    .with({ type: 'ReceiveChunk' }, ({ data: { now, ...d } }) => {
+      const upload = live(state, d.uploadId);
+      if (upload.status !== 'ASSEMBLING') throw new UploadAlreadyFinalized(d.uploadId);
+      const same = upload.chunks.get(d.offset);
+      if (same && same.sha256 === d.sha256 && same.length === d.length) return [];
+      return [{ type: 'ChunkReceived', data: { ...d, timestamp: now } }];
+    })
+    .with({ type: 'RequestFinalize' }, ({ data: { now, ...d } }) => {
+      const upload = live(state, d.uploadId);
+      // once more after UNDERFUNDED: the payer may have been credited since
+      if (upload.status !== 'ASSEMBLING' && upload.status !== 'UNDERFUNDED') return [];
+      return [{ type: 'UploadFinalizeRequested', data: { ...d, timestamp: now } }];
+    })
+    .with({ type: 'MarkValidated' }, ({ data: { now, ...d } }) =>
+      state?.status === 'VALIDATING' ? [{ type: 'UploadValidated', data: { ...d, timestamp: now } }] : [],
+    )
+    .with({ type: 'MarkFinalized' }, ({ data: { now, ...d } }) =>
+      finalizing(state) ? [{ type: 'UploadFinalized', data: { ...d, timestamp: now } }] : [],
+    )
+    .with({ type: 'MarkInvalid' }, ({ data: { now, ...d } }) =>
+      finalizing(state) ? [{ type: 'UploadInvalid', data: { ...d, timestamp: now } }] : [],
+    )
+    .with({ type: 'MarkUnderfunded' }, ({ data: { now, ...d } }) =>
+      finalizing(state) ? [{ type: 'UploadUnderfunded', data: { ...d, timestamp: now } }] : [],
+    )
+    .with({ type: 'Expire' }, ({ data: { now, ...d } }) =>
+      state?.status === 'ASSEMBLING' || state?.status === 'UNDERFUNDED' ? [{ type: 'UploadExpired', data: { ...d, timestamp: now } }] : [],
+    )
+    .exhaustive();

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { Receipt } from '../receipt.js';
+
+/** Events of the `upload-<uploadId>` stream (multi-part uploads, CONTRACT.md section 4). */
+
+const base = { uploadId: z.string(), timestamp: z.number().int() };
+
+export const UploadCreated = z.object({
+  type: z.literal('UploadCreated'),
+  data: z.object({ ...base, token: z.string(), chunkSize: z.number().int().positive().optional() }),
+});
+
+export const ChunkReceived = z.object({
+  type: z.literal('ChunkReceived'),
+  data: z.object({
+    ...base,
+    offset: z.number().int().nonnegative(),
+    length: z.number().int().positive(),
+    /** hex sha256 of the chunk's bytes */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    blobKey: z.string(),
+  }),
+});
+
+export const UploadFinalizeRequested = z.object({
+  type: z.literal('UploadFinalizeRequested'),
+  data: z.object({ ...base, mode: z.enum(['sync', 'async']), paidBy: z.array(z.string()) }),
+});
+
+export const UploadValidated = z.object({
+  type: z.literal('UploadValidated'),
+  data: z.object({ ...base, dataItemId: z.string(), size: z.number().int().nonnegative() }),
+});
+
+export const UploadFinalized = z.object({
+  type: z.literal('UploadFinalized'),
+  data: z.object({
+    ...base,
+    dataItemId: z.string(),
+    receipt: Receipt,
+    /** the item had already been stored (by another upload): the finalize answer is 202 */
+    existed: z.boolean().optional(),
+  }),
+});
+
+export const UploadInvalid = z.object({
+  type: z.literal('UploadInvalid'),
+  data: z.object({ ...base, reason: z.string() }),
+});
+
+export const UploadUnderfunded = z.object({
+  type: z.literal('UploadUnderfunded'),
+  data: z.object({ ...base, dataItemId: z.string() }),
+});
+
+export const UploadExpired = z.object({
+  type: z.literal('UploadExpired'),
+  data: z.object({ ...base }),
+});
+
+export const UploadEvent = z.discriminatedUnion('type', [
+  UploadCreated,
+  ChunkReceived,
+  UploadFinalizeRequested,
+  UploadValidated,
+  UploadFinalized,
+  UploadInvalid,
+  UploadUnderfunded,
+  UploadExpired,
+]);
+export type UploadEvent = z.infer<typeof UploadEvent>;
+
+const uploadEventTypes: ReadonlySet<string> = new Set(UploadEvent.options.map((o) => o.shape.type.value));
+export const isUploadEvent = (e: { type: string }): e is UploadEvent => uploadEventTypes.has(e.type);

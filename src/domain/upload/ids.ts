@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { streamName, type StreamName } from '../../ports/eventStore.js';
+
+/** 144 random bits, base64url: unguessable, URL-safe, and never `-1` (the router's finalize marker). */
+export const newUploadId = (): UploadId => randomBytes(18).toString('base64url') as UploadId;
+
+export const UploadId = z.string().regex(/^[A-Za-z0-9_-]{22,64}$/).brand<'UploadId'>();
+export type UploadId = z.infer<typeof UploadId>;
+
+export const uploadStream = (id: string): StreamName => streamName(`upload-${id}`);
+
+/** chunks live under the upload's prefix; the digest in the key ties a blob to its ChunkReceived event */
+export const uploadPrefix = (id: string) => `uploads/${id}`;
+export const chunkBlobKey = (id: string, offset: number, sha256: string) => `${uploadPrefix(id)}/${offset}-${sha256.slice(0, 16)}`;
+
+/** CONTRACT.md section 4: the limits every upload answers with */
+export const CHUNK_MIN = 2500;
+export const CHUNK_MAX = 500_000_000;
+/** the view's `size` when no chunk size was declared and no chunk arrived (Irys' default chunk size) */
+export const DEFAULT_VIEW_CHUNK_SIZE = 25_000_000;
