@@ -9,9 +9,8 @@ import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
 import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
-import { openSqliteEventStore } from './adapters/sqlite/eventStore.js';
 import { openSqliteReadStore } from './adapters/sqlite/readStore.js';
-import { createEsdbEventStore, esdbClientFromConnectionString } from './adapters/esdb/eventStore.js';
+import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
 import { openFsBlobStore } from './adapters/fs/blobStore.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
@@ -58,11 +57,6 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-function openEventStore(config: Config): EventStore {
-  if (config.eventStore === 'esdb') return createEsdbEventStore(esdbClientFromConnectionString(config.eventStoreUrl!));
-  return openSqliteEventStore({ path: join(config.dataDir, 'events.db') });
-}
-
 /**
  * Composition root: builds every adapter from the configuration and runs all roles in one
  * process (commands, queries, projector). Nothing connects before this is called.
@@ -70,7 +64,7 @@ function openEventStore(config: Config): EventStore {
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   await mkdir(config.dataDir, { recursive: true });
   const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
-  const eventStore = openEventStore(config);
+  const eventStore = openEventStoreFromConfig(config);
   const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
   const blobStore = await openFsBlobStore({ root: join(config.dataDir, 'blobs') });
   const blockHeight = createBlockHeightSource({
@@ -167,6 +161,16 @@ export async function startService(config: Config, log: Logger): Promise<Running
     commands: {
       uploadDataItem: createSingleUploadHandler({ ...acceptDeps, blobStore, maxDataItemSize: config.maxDataItemSize }),
     },
+    ...(config.adminToken
+      ? {
+          admin: {
+            token: config.adminToken,
+            accounts,
+            eventStore,
+            awaitProjection: acceptDeps.awaitProjection,
+          },
+        }
+      : {}),
     multipartCommands: {
       create: (input) => createUpload(multipart, input),
       receiveChunk: (input) => receiveChunk(multipart, input),

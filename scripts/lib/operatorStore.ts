@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { parseConfig } from '../../src/config.js';
 import { openEventStoreFromConfig } from '../../src/adapters/eventStoreFromConfig.js';
 import { AccountRepository } from '../../src/app/accounts.js';
-import { createAccountOperations, type AccountOperations, type OperatorMetadata } from '../../src/http/adminOperations.js';
+import { createAccountOperations, type AccountOperations, type OperatorMetadata } from '../../src/app/accountOperations.js';
 
 /**
  * Opens the event store the service is configured with (same environment variables, same file), runs
@@ -18,7 +18,7 @@ export async function withOperatorStore<T>(run: (operations: AccountOperations) 
   const eventStore = openEventStoreFromConfig(config);
   try {
     const accounts = new AccountRepository(eventStore);
-    return await run(createAccountOperations({ accounts, eventStore, now: Date.now }));
+    return await run(createAccountOperations({ accounts, now: Date.now }));
   } finally {
     await eventStore.close();
   }

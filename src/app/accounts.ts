@@ -3,23 +3,10 @@ import { decideAccount, type AccountCommand } from '../domain/account/decider.js
 import { isAccountEvent, type AccountEvent } from '../domain/account/events.js';
 import { evolveAccount, initialAccountState, type AccountState } from '../domain/account/state.js';
 import { accountStream } from '../domain/account/ids.js';
-import { deterministicEventId } from '../domain/ids.js';
+import { newEventId } from '../domain/ids.js';
 import { AggregateRepository, type CommandResult, type Decider } from './aggregateRepository.js';
 
 export type AccountCommandResult = CommandResult<AccountState, AccountEvent>;
-
-/**
- * Every event of an account command is determined by the command (a reservation id, a credit id),
- * so a retried append gets the same event id and is stored once.
- */
-const eventIdOf = (e: AccountEvent): string =>
-  deterministicEventId(
-    e.type === 'AccountCredited'
-      ? `credit:${e.data.address}:${e.data.creditId}`
-      : e.type === 'PaymentApproved' || e.type === 'PaymentApprovalRevoked'
-        ? `${e.type}:${e.data.address}:${e.data.approvedAddress}:${e.data.timestamp}`
-        : `${e.type}:${e.data.address}:${e.data.reservationId}`,
-  );
 
 const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {
   initialState: initialAccountState,
@@ -27,7 +14,9 @@ const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {
   decide: decideAccount,
   isEvent: isAccountEvent,
   stream: accountStream,
-  eventId: eventIdOf,
+  // random ids: the decider already makes every repeated command decide nothing, and a derived id
+  // appended again at a later revision would be refused by the store as a conflict, not deduplicated
+  eventId: newEventId,
 };
 
 /** Accounts by native address; see AggregateRepository for caching, locking and retries. */

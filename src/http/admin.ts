@@ -5,14 +5,17 @@ import { parseAccountAddress } from '../domain/account/ids.js';
 import { InvalidAddress, InvalidRequest } from '../domain/errors.js';
 import { accountHistoryBody } from './adminHistory.js';
 import { bearerGuard } from './adminAuth.js';
-import { createAccountOperations, creditBody, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from './adminOperations.js';
+import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from '../app/accountOperations.js';
 import { ApprovalBody, CreditBody, parseOrInvalid } from './adminSchemas.js';
-import { balanceBody } from './balanceBody.js';
+import { balanceBody, creditBody } from './balanceBody.js';
 import { requestContextOf } from './requestContext.js';
+import type { EventStore } from '../ports/eventStore.js';
 
 export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   /** the bearer token; the router is mounted only when one is configured */
   token: string;
+  /** account histories are read from the streams themselves */
+  eventStore: Pick<EventStore, 'readStream'>;
   now?: () => number;
   /**
    * Single-process mode: answer after the in-process projector has passed the command's events (a

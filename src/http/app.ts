@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
 import { queriesRouter, type QueryHandlers } from './queries.js';
 import { cors } from './cors.js';
+import { adminRouter, type AdminDeps } from './admin.js';
 import {
   multipartCommandsRouter,
   multipartQueriesRouter,
@@ -15,6 +16,8 @@ export interface AppOptions {
   queries?: QueryHandlers;
   multipartCommands?: MultipartCommandHandlers;
   multipartQueries?: MultipartQueryHandlers;
+  /** the operator API; absent (no ADMIN_TOKEN configured) means /admin answers 404 */
+  admin?: AdminDeps;
   limits: { maxDataItemSize: number };
   log: (message: string, error?: unknown) => void;
 }
@@ -26,6 +29,7 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.use(cors);
+  if (options.admin) app.use(['/v1/admin', '/admin'], adminRouter(options.admin));
   for (const prefix of ['/v1', '/']) {
     if (options.commands) app.use(prefix, commandsRouter(options.commands, options.limits));
     if (options.multipartCommands) app.use(prefix, multipartCommandsRouter(options.multipartCommands));

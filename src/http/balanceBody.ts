@@ -25,3 +25,9 @@ export type BalanceBody = ReturnType<typeof balanceBody>;
 /** The balance body of a read-model document; an account never credited reads as all zeros. */
 export const balanceBodyOfDocument = (address: string, doc: SerializedAccount | undefined): BalanceBody =>
   balanceBody(address, doc ? deserializeAccount(doc) : initialAccountState);
+
+/** The credit answer: the balance after it, and the id that makes a retry safe. */
+export const creditBody = (address: string, state: AccountState, creditId: string) => ({
+  ...balanceBody(address, state),
+  creditId,
+});

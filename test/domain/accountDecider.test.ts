@@ -31,6 +31,11 @@ describe('account decider', () => {
     );
   });
 
+  it('credits a credit id once: the same id again decides nothing', () => {
+    const again = { type: 'Credit' as const, data: { address: A, winc: 100n, creditId: 'c100', now: 5 } };
+    expect(decideAccount(again, given([credited('100')]))).to.deep.equal([]);
+  });
+
   it('reserves what is available and refuses a single winc more', () => {
     const state = given([credited('100'), reserved('r1', '60')]);
     expect(decideAccount(reserve('r2', 40n), state)).to.deep.equal([

@@ -5,7 +5,7 @@ import { approvalAvailable, availableOf, type AccountState } from './state.js';
 
 /**
  * The account aggregate. Pure: time and ids come in the command. A repeated command (the same
- * reservation settled twice, a revoked approval revoked again) decides nothing.
+ * reservation settled twice, a credit id credited again, a revoked approval revoked again) decides nothing.
  */
 export type AccountCommand =
   | { type: 'Credit'; data: { address: string; winc: bigint; creditId: string; reason?: string; now: number } }
@@ -25,6 +25,7 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
   match(command)
     .returnType<AccountEvent[]>()
     .with({ type: 'Credit' }, ({ data }) => {
+      if (state.creditIds.has(data.creditId)) return [];
       if (data.winc <= 0n) throw new InvalidAccountCommand('a credit must be a positive amount of winc');
       return [
         {

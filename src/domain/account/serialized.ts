@@ -2,6 +2,7 @@ import type { AccountState } from './state.js';
 
 /** AccountState as JSON (amounts as decimal strings), for read models. */
 export interface SerializedAccount {
+  creditIds: string[];
   credited: string;
   spent: string;
   reservations: Record<string, { winc: string; dataItemId: string; onBehalfOf?: string }>;
@@ -9,6 +10,7 @@ export interface SerializedAccount {
 }
 
 export const serializeAccount = (s: AccountState): SerializedAccount => ({
+  creditIds: [...s.creditIds],
   credited: s.credited.toString(),
   spent: s.spent.toString(),
   reservations: Object.fromEntries(
@@ -18,6 +20,7 @@ export const serializeAccount = (s: AccountState): SerializedAccount => ({
 });
 
 export const deserializeAccount = (s: SerializedAccount): AccountState => ({
+  creditIds: new Set(s.creditIds),
   credited: BigInt(s.credited),
   spent: BigInt(s.spent),
   reservations: new Map(Object.entries(s.reservations).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),

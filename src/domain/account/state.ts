@@ -15,13 +15,15 @@ export interface Approval {
 }
 
 export interface AccountState {
+  /** ids of the credits applied, so a retried credit applies once */
+  creditIds: ReadonlySet<string>;
   credited: bigint;
   spent: bigint;
   reservations: ReadonlyMap<string, Reservation>;
   approvals: ReadonlyMap<string, Approval>;
 }
 
-export const initialAccountState: AccountState = { credited: 0n, spent: 0n, reservations: new Map(), approvals: new Map() };
+export const initialAccountState: AccountState = { creditIds: new Set(), credited: 0n, spent: 0n, reservations: new Map(), approvals: new Map() };
 
 export const reservedOf = (s: AccountState): bigint => [...s.reservations.values()].reduce((sum, r) => sum + r.winc, 0n);
 
@@ -47,7 +49,11 @@ const withEntry = <V>(m: ReadonlyMap<string, V>, key: string, value: V) => new M
 export const evolveAccount = (s: AccountState, event: AccountEvent): AccountState =>
   match(event)
     .returnType<AccountState>()
-    .with({ type: 'AccountCredited' }, ({ data }) => ({ ...s, credited: s.credited + BigInt(data.winc) }))
+    .with({ type: 'AccountCredited' }, ({ data }) => ({
+      ...s,
+      creditIds: new Set(s.creditIds).add(data.creditId),
+      credited: s.credited + BigInt(data.winc),
+    }))
     .with({ type: 'BalanceReserved' }, ({ data }) => ({
       ...s,
       reservations: withEntry(s.reservations, data.reservationId, {

@@ -1,10 +1,7 @@
-import type { AccountRepository } from '../app/accounts.js';
-import { KeyedLock } from '../app/keyedLock.js';
-import { accountStream } from '../domain/account/ids.js';
+import type { AccountRepository } from './accounts.js';
 import type { AccountState } from '../domain/account/state.js';
 import { InvalidRequest } from '../domain/errors.js';
-import type { EventMetadata, EventStore } from '../ports/eventStore.js';
-import { balanceBody } from './balanceBody.js';
+import type { EventMetadata } from '../ports/eventStore.js';
 
 /**
  * The operator's account commands, shared by the admin API and the CLIs (nothing here is HTTP).
@@ -12,7 +9,6 @@ import { balanceBody } from './balanceBody.js';
  */
 export interface OperatorDeps {
   accounts: Pick<AccountRepository, 'execute' | 'read'>;
-  eventStore: Pick<EventStore, 'readStream'>;
   now: () => number;
 }
 
@@ -39,38 +35,12 @@ export interface ApprovalInput {
   expiresAt?: number;
 }
 
-/** The credit answer: the balance after it, and the id that makes a retry safe. */
-export const creditBody = (address: string, state: AccountState, creditId: string) => ({
-  ...balanceBody(address, state),
-  creditId,
-});
-
 export function createAccountOperations(deps: OperatorDeps) {
-  // Serializes credits of one account in this process, so a retried credit id is looked up only
-  // after the first one is stored.
-  const creditLock = new KeyedLock();
-
-  /**
-   * The account decider does not remember credit ids, and appending the credit's deterministic event id
-   * again after other events is a conflict, not a dedupe. So a known credit id decides nothing here.
-   */
-  async function alreadyCredited(address: string, creditId: string): Promise<boolean> {
-    for await (const e of deps.eventStore.readStream(accountStream(address))) {
-      if (e.type === 'AccountCredited' && (e.data as { creditId?: unknown }).creditId === creditId) return true;
-    }
-    return false;
-  }
-
   return {
     credit(input: CreditInput, metadata: OperatorMetadata): Promise<OperatorOutcome> {
-      return creditLock.run(input.address, async () => {
-        if (await alreadyCredited(input.address, input.creditId)) return { state: await deps.accounts.read(input.address) };
-        const { reason, ...rest } = input;
-        return deps.accounts.execute(
-          { type: 'Credit', data: { ...rest, ...(reason !== undefined ? { reason } : {}), now: deps.now() } },
-          metadata,
-        );
-      });
+      // the account remembers credit ids: the same id again decides nothing
+      const { reason, ...rest } = input;
+      return deps.accounts.execute({ type: 'Credit', data: { ...rest, ...(reason !== undefined ? { reason } : {}), now: deps.now() } }, metadata);
     },
 
     approve(input: ApprovalInput, metadata: OperatorMetadata): Promise<OperatorOutcome> {
