@@ -64,7 +64,7 @@ export interface RunningService {
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   await mkdir(config.dataDir, { recursive: true });
   const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
-  const eventStore = openEventStoreFromConfig(config);
+  const eventStore = await openEventStoreFromConfig(config);
   const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
   const blobStore = await openFsBlobStore({ root: join(config.dataDir, 'blobs') });
   const blockHeight = createBlockHeightSource({

@@ -15,7 +15,7 @@ export async function withOperatorStore<T>(run: (operations: AccountOperations) 
   const config = parseConfig();
   // the service creates the data directory at start; a CLI run before the first start does the same
   if (config.eventStore === 'sqlite') await mkdir(config.dataDir, { recursive: true });
-  const eventStore = openEventStoreFromConfig(config);
+  const eventStore = await openEventStoreFromConfig(config);
   try {
     const accounts = new AccountRepository(eventStore);
     return await run(createAccountOperations({ accounts, now: Date.now }));

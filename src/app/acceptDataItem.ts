@@ -55,12 +55,12 @@ export async function acceptDataItem(
   input: { token: string; paidBy?: readonly string[]; uploadId?: string; ctx: RequestContext },
   deps: AcceptDeps,
 ): Promise<AcceptOutcome> {
-  const { verified, writer } = received;
+  const { verified } = received;
   const id = verified.id as DataItemId;
   const now = deps.now ?? Date.now;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
-    await writer.abort();
+    await received.discard();
     return existsOutcome(existing);
   }
 
@@ -78,7 +78,7 @@ export async function acceptDataItem(
       });
     }
   } catch (error) {
-    await writer.abort();
+    await received.discard();
     throw error;
   }
 
@@ -106,7 +106,7 @@ export async function acceptDataItem(
  * exactly one append wins; the others get WrongExpectedRevision.
  */
 async function appendAcceptance(
-  { verified, writer, sha256 }: ReceivedDataItem,
+  { verified, sha256, commit }: ReceivedDataItem,
   input: { token: string; uploadId?: string; ctx: RequestContext },
   payment: Payment | undefined,
   deps: AcceptDeps,
@@ -115,7 +115,7 @@ async function appendAcceptance(
   const blobKey = `items/${id}`;
   // Same id means same signature, and the verifier accepts one canonical encoding only, so a
   // racing upload of the same item writes identical bytes here.
-  await writer.commit(blobKey);
+  await commit(blobKey);
   const winc = (payment?.winc ?? 0n).toString();
   const timestamp = (deps.now ?? Date.now)();
   const deadlineHeight = deps.blockHeight.current() + deps.receiptSettings.deadlineHeightOffset;

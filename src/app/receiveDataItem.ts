@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
-import type { BlobStore, BlobWriter } from '../ports/blobStore.js';
+import type { BlobStore } from '../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader } from '../verify/index.js';
 
+/** A verified item whose bytes wait in the blob store under a provisional name. */
 export interface ReceivedDataItem {
   verified: VerifiedDataItem;
   /** hex sha256 of the raw bytes */
   sha256: string;
-  /** temporary blob holding the bytes; the caller commits or aborts it */
-  writer: BlobWriter;
+  /** makes the bytes durable under `key` */
+  commit(key: string): Promise<void>;
+  /** gives the provisional bytes up (the item was refused or already stored) */
+  discard(): Promise<void>;
 }
+
+/** writes are gathered to this size, with one in flight while the next is gathered */
+const WRITE_BATCH = 1024 * 1024;
 
 /**
  * Streams an item's bytes once: into a temporary blob, through the verifier and the digest, so
- * memory stays bounded by one chunk whatever the size. On any failure nothing is left behind.
+ * memory stays bounded by about two write batches whatever the size. On any failure nothing is left.
  */
 export async function receiveDataItem(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -26,21 +32,74 @@ export async function receiveDataItem(
   const verifier = createDataItemVerifier({ maxSize: deps.maxSize });
   const digest = createHash('sha256');
   const writer = await deps.blobStore.createWriter();
+  let batch: Uint8Array[] = [];
+  let batched = 0;
+  let inFlight: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
+    batch = [];
+    batched = 0;
+    await inFlight;
+    inFlight = writer.write(bytes);
+    inFlight.catch(() => {}); // handled: awaited at the next flush or at the end
+  };
   try {
     let headerSeen = false;
     for await (const chunk of source) {
       verifier.write(chunk);
       digest.update(chunk);
-      await writer.write(chunk);
+      batch.push(chunk);
+      batched += chunk.length;
+      if (batched >= WRITE_BATCH) await flush();
       if (!headerSeen && verifier.header) {
         headerSeen = true;
         await deps.onHeader?.(verifier.header);
       }
     }
+    if (batched > 0) await flush();
+    await inFlight;
     const verified = await verifier.end();
-    return { verified, sha256: digest.digest('hex'), writer };
+    return {
+      verified,
+      sha256: digest.digest('hex'),
+      commit: async (key) => void (await writer.commit(key)),
+      discard: () => writer.abort(),
+    };
   } catch (error) {
+    await inFlight.catch(() => {});
     await writer.abort();
     throw error;
   }
+}
+
+/**
+ * Verifies an item already in the blob store (an assembled multi-part upload) by streaming
+ * `[0, size)` of it; committing moves that blob, so its bytes are never copied.
+ */
+export async function verifyStoredDataItem(
+  blobStore: BlobStore,
+  key: string,
+  size: number,
+  maxSize: number,
+): Promise<ReceivedDataItem> {
+  const verifier = createDataItemVerifier({ maxSize });
+  const digest = createHash('sha256');
+  if (size > 0) {
+    for await (const chunk of await blobStore.read(key, { start: 0, end: size - 1 })) {
+      verifier.write(chunk as Buffer);
+      digest.update(chunk as Buffer);
+    }
+  }
+  const verified = await verifier.end();
+  return {
+    verified,
+    sha256: digest.digest('hex'),
+    commit: async (target) => {
+      // bytes past `size` (a last part replaced by a shorter one) are not part of the item
+      await blobStore.truncate(key, size);
+      await blobStore.move(key, target);
+    },
+    // the upload keeps its bytes: a refused finalize (underfunded) may be asked again
+    discard: async () => {},
+  };
 }

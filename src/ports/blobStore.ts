@@ -34,6 +34,16 @@ export interface BlobStore {
   /** streaming read, optionally of a byte range; rejects with BlobNotFound when absent */
   read(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<BlobInfo | undefined>;
+  /**
+   * Writes `source` at byte `offset` of the blob `key`, creating it if absent: the blob of a
+   * multi-part upload, whose parts arrive in any order and may be written again. The bytes are
+   * durable when it resolves. A blob written this way is visible while it is being written.
+   */
+  writeAt(key: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<{ bytesWritten: number }>;
+  /** cuts a blob to `size` bytes, durably (the rest of a blob written with writeAt) */
+  truncate(key: string, size: number): Promise<void>;
+  /** renames a blob durably, replacing any blob at `to`; rejects with BlobNotFound when `from` is absent */
+  move(from: string, to: string): Promise<void>;
   /** idempotent */
   delete(key: string): Promise<void>;
   /** delete every blob under `prefix/` (for example an upload's chunks); idempotent */

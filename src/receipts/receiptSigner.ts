@@ -1,12 +1,10 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { RECEIPT_VERSION } from '../domain/receipt.js';
 import type { RsaPrivateJwk } from '../wallet/rsaJwk.js';
-import type { UnsignedReceipt } from './receiptMessage.js';
-import type { SignRequest, SignResponse, SignWorkerData } from './signWorker.js';
-import { startModuleWorker } from './startModuleWorker.js';
+import { receiptMessage, type UnsignedReceipt } from './receiptMessage.js';
+import type { SignRequest, SignResponse, SignWorkerData } from './signWorkerProtocol.js';
 
 /**
  * Signs receipts on a pool of worker threads: an RSA-4096 signature costs milliseconds of CPU, the
@@ -24,7 +22,7 @@ export interface ReceiptSignerOptions {
   /** default: one per core */
   workers?: number;
   log?: (message: string) => void;
-  /** starts one signing worker; the default runs signWorker.ts (tests wrap it to kill workers) */
+  /** starts one signing worker; the default runs signWorker.mjs (tests wrap it to kill workers) */
   startWorker?: (data: SignWorkerData) => Worker;
 }
 
@@ -32,10 +30,8 @@ export class ReceiptSigningError extends Error {
   override readonly name = 'ReceiptSigningError';
 }
 
-// The worker module has this module's extension: `.ts` under tsx, `.js` if the code is ever compiled.
-const signWorkerUrl = new URL(`./signWorker${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
-
-export const startSignWorker = (workerData: SignWorkerData): Worker => startModuleWorker(signWorkerUrl, { workerData });
+export const startSignWorker = (workerData: SignWorkerData): Worker =>
+  new Worker(new URL('./signWorker.mjs', import.meta.url), { workerData });
 
 interface Pending {
   request: UnsignedReceipt;
@@ -68,7 +64,7 @@ export function createReceiptSigner({
   let lastFailure = '';
 
   function spawn(): void {
-    const worker = startWorker({ privateKey, version: RECEIPT_VERSION });
+    const worker = startWorker({ privateKey });
     const slot: Slot = { worker, threadId: worker.threadId, inFlight: new Map(), ready: false };
     slot.worker.on('message', (response: SignResponse) => onResponse(slot, response));
     slot.worker.on('error', (error) => (slot.failure = error));
@@ -114,7 +110,8 @@ export function createReceiptSigner({
     }
     const seq = nextSeq++;
     target.inFlight.set(seq, pending);
-    target.worker.postMessage({ seq, ...pending.request } satisfies SignRequest);
+    // the deep hash is microseconds of work: done here, so the worker is plain JavaScript that only signs
+    target.worker.postMessage({ seq, message: receiptMessage(pending.request, RECEIPT_VERSION) } satisfies SignRequest);
   }
 
   for (let i = 0; i < Math.max(1, workers); i++) spawn();

@@ -1,6 +1,7 @@
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { deletionContract } from './contract/deletion.js';
 import { keysContract } from './contract/keys.js';
+import { partsContract } from './contract/parts.js';
 import { readWriteContract } from './contract/readWrite.js';
 import { writerContract } from './contract/writer.js';
 
@@ -37,5 +38,6 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory): void
     writerContract(store);
     deletionContract(store);
     keysContract(store);
+    partsContract(store);
   });
 }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import { createReceiptSigner, startSignWorker, type ReceiptSigner } from '../../src/receipts/receiptSigner.js';
-import type { SignWorkerData } from '../../src/receipts/signWorker.js';
+import type { SignWorkerData } from '../../src/receipts/signWorkerProtocol.js';
 import { verifyReceipt } from '../../src/receipts/verifyReceipt.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
 

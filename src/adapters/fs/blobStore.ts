@@ -7,6 +7,8 @@ import { errnoCode, isAbsent } from './errno.js';
 import { sweepTemp } from './sweep.js';
 import { assertBlobKey, assertRangeWithin } from './validate.js';
 import { FsBlobWriter } from './writer.js';
+import { renameDurable } from './durable.js';
+import { writeAtPath } from './writeAt.js';
 
 /**
  * Temp files live in `<root>/.tmp`: a key can never start with a dot, so no blob or prefix can
@@ -93,6 +95,42 @@ class FsBlobStore implements BlobStore {
       return handle.createReadStream({ start: range?.start ?? 0, end: range?.end, highWaterMark: READ_CHUNK });
     } catch (error) {
       await handle.close();
+      throw error;
+    }
+  }
+
+  async writeAt(key: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<{ bytesWritten: number }> {
+    const path = this.#checkedPath(key);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`invalid offset ${offset}`);
+    return writeAtPath(path, offset, source);
+  }
+
+  async truncate(key: string, size: number): Promise<void> {
+    const path = this.#checkedPath(key);
+    let handle;
+    try {
+      handle = await open(path, 'r+');
+    } catch (error) {
+      if (isAbsent(error)) throw new BlobNotFound(key);
+      throw error;
+    }
+    try {
+      if ((await handle.stat()).size > size) {
+        await handle.truncate(size);
+        await handle.datasync();
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const source = this.#checkedPath(from);
+    const target = this.#checkedPath(to);
+    try {
+      await renameDurable(source, target);
+    } catch (error) {
+      if (isAbsent(error) && !(await this.stat(from))) throw new BlobNotFound(from);
       throw error;
     }
   }

@@ -1,16 +1,10 @@
 import { DataItemTooLarge, InsufficientBalance, InvalidDataItem } from '../../domain/errors.js';
-import { uploadPrefix } from '../../domain/upload/ids.js';
-import { tileChunks, type Chunk, type Upload, type UploadState } from '../../domain/upload/state.js';
-import type { BlobStore } from '../../ports/blobStore.js';
+import { uploadDataKey, uploadPrefix } from '../../domain/upload/ids.js';
+import { tileChunks, type Upload, type UploadState } from '../../domain/upload/state.js';
 import { acceptDataItem, type AcceptOutcome } from '../acceptDataItem.js';
 import { metadataOf, type RequestContext } from '../context.js';
-import { receiveDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import { verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
 import type { MultipartDeps } from './deps.js';
-
-/** The chunks in order as one stream of bytes: memory holds one read buffer, whatever the size. */
-async function* joined(blobStore: BlobStore, chunks: Chunk[]): AsyncIterable<Uint8Array> {
-  for (const chunk of chunks) yield* await blobStore.read(chunk.blobKey);
-}
 
 /**
  * Takes an upload whose finalization was requested to its end: tiling check, the same streaming
@@ -35,9 +29,13 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
   const tiling = tileChunks(upload.chunks);
   if (!tiling.ok) return invalid(tiling.reason);
 
+  // The bytes are verified where they are and moved, never copied. After a crash between that move
+  // and the acceptance they are found under the item's own key (its id was recorded by MarkValidated).
+  let key = uploadDataKey(uploadId);
+  if (upload.dataItemId && !(await deps.blobStore.stat(key))) key = `items/${upload.dataItemId}`;
   let received: ReceivedDataItem;
   try {
-    received = await receiveDataItem(joined(deps.blobStore, tiling.ordered), { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize });
+    received = await verifyStoredDataItem(deps.blobStore, key, tiling.size, deps.maxDataItemSize);
   } catch (error) {
     if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) return invalid(error.detail ?? error.code);
     throw error;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InsufficientBalance, InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../../domain/errors.js';
-import { chunkBlobKey, CHUNK_MAX } from '../../domain/upload/ids.js';
+import { uploadDataKey, CHUNK_MAX } from '../../domain/upload/ids.js';
 import { receivedEnd, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
@@ -21,8 +21,9 @@ export function chunkBounds(offset: string, contentLength: string | undefined, m
 }
 
 /**
- * Stores one chunk (any order, in parallel) and records it. Once the owner is known from the header
- * chunk, a chunk that takes the upload past what anybody would pay for it is refused with 402.
+ * Writes one chunk at its offset of the upload's blob (any order, in parallel) and records it once
+ * durable. Once the owner is known from the header chunk, a chunk that takes the upload past what
+ * anybody would pay for it is refused with 402.
  */
 export async function receiveChunk(
   deps: MultipartDeps,
@@ -33,43 +34,43 @@ export async function receiveChunk(
   if (!upload || upload.status === 'EXPIRED') throw new UploadNotFound(input.uploadId);
   if (upload.status !== 'ASSEMBLING') throw new UploadAlreadyFinalized(input.uploadId);
 
-  const writer = await deps.blobStore.createWriter();
+  // An owner known from the header chunk is checked before a byte is written; the header chunk
+  // itself is checked once its bytes are in (and stays unrecorded if refused).
+  const end = Math.max(receivedEnd(upload), offset + length);
+  const knownOwner = offset === 0 ? undefined : await deps.ownerOf(upload);
+  if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy);
+
   const digest = createHash('sha256');
   const head: Uint8Array[] = [];
-  let headBytes = 0;
-  try {
+  let received = 0;
+  async function* counted() {
     for await (const chunk of input.body) {
-      if (writer.bytesWritten + chunk.length > length) throw new InvalidChunk('more bytes than content-length');
+      received += chunk.length;
+      if (received > length) throw new InvalidChunk('more bytes than content-length');
       digest.update(chunk);
-      await writer.write(chunk);
-      if (offset === 0 && headBytes < MAX_HEADER_BYTES) {
-        head.push(chunk);
-        headBytes += chunk.length;
-      }
+      if (offset === 0 && received - chunk.length < MAX_HEADER_BYTES) head.push(chunk);
+      yield chunk;
     }
-    if (writer.bytesWritten !== length) throw new InvalidChunk(`${writer.bytesWritten} of ${length} bytes`);
-    const owner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : await deps.ownerOf(upload);
-    if (owner) await ensurePayable(deps, upload, owner, Math.max(receivedEnd(upload), offset + length), input.paidBy);
-    const sha256 = digest.digest('hex');
-    const blobKey = chunkBlobKey(input.uploadId, offset, sha256);
-    await writer.commit(blobKey);
-    const now = (deps.now ?? Date.now)();
-    const { position } = await deps.uploads.execute(
-      { type: 'ReceiveChunk', data: { uploadId: input.uploadId, offset, length, sha256, blobKey, now } },
-      metadataOf(input.ctx),
-    );
-    if (position !== undefined) await deps.awaitProjection?.(position);
-  } catch (error) {
-    await writer.abort();
-    throw error;
   }
+  const blobKey = uploadDataKey(input.uploadId);
+  await deps.blobStore.writeAt(blobKey, offset, counted());
+  if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
+
+  const headerOwner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
+  if (headerOwner) await ensurePayable(deps, upload, headerOwner, end, input.paidBy);
+  const now = (deps.now ?? Date.now)();
+  const { position } = await deps.uploads.execute(
+    { type: 'ReceiveChunk', data: { uploadId: input.uploadId, offset, length, sha256: digest.digest('hex'), blobKey, now } },
+    metadataOf(input.ctx),
+  );
+  if (position !== undefined) await deps.awaitProjection?.(position);
 }
 
 async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string, end: number, paidBy: string[]) {
   const winc = await deps.pricing.priceOf(end);
   if (winc === 0n) return;
   const now = (deps.now ?? Date.now)();
-  if (!(await someoneCanPay(deps.accounts, { owner, paidBy: [...paidBy, ...(upload.finalize?.paidBy ?? [])], winc, now }))) {
+  if (!(await someoneCanPay(deps.accounts, { owner, paidBy, winc, now }))) {
     throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
   }
 }

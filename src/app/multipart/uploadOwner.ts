@@ -5,8 +5,8 @@ import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
 export type OwnerLookup = (upload: Upload) => Promise<string | undefined>;
 
 /**
- * The native address of an upload's owner, from its header chunk; undefined until one arrives.
- * Remembered per header chunk digest (a replaced header chunk is looked at again).
+ * The native address of an upload's owner, from its header chunk (the first bytes of the upload's
+ * blob); undefined until one arrives. Remembered per header chunk digest (a replaced one is read again).
  */
 export function createOwnerLookup(blobStore: BlobStore, maxRemembered = 10_000): OwnerLookup {
   const owners = new Map<string, string>();

@@ -10,9 +10,9 @@ export type UploadId = z.infer<typeof UploadId>;
 
 export const uploadStream = (id: string): StreamName => streamName(`upload-${id}`);
 
-/** chunks live under the upload's prefix; the digest in the key ties a blob to its ChunkReceived event */
+/** an upload's bytes live under its prefix, every chunk written at its offset of one blob */
 export const uploadPrefix = (id: string) => `uploads/${id}`;
-export const chunkBlobKey = (id: string, offset: number, sha256: string) => `${uploadPrefix(id)}/${offset}-${sha256.slice(0, 16)}`;
+export const uploadDataKey = (id: string) => `${uploadPrefix(id)}/data`;
 
 /** CONTRACT.md section 4: the limits every upload answers with */
 export const CHUNK_MIN = 2500;

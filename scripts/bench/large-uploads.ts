@@ -1,0 +1,154 @@
+/**
+ * Large-upload benchmark: one item (default 1 GiB) through `POST /tx` and through multi-part
+ * (5 MiB chunks, 5 in parallel, then the synchronous finalize), each against a fresh service process.
+ * Prints MiB/s, the service's peak RSS, and the ratio to a baseline measured in the same run on the
+ * same disk: hashing (SHA-256 and SHA-384, as the service does) plus writing the bytes with fdatasync.
+ *
+ *   npm run bench:large -- [--size 1073741824] [--chunk 5242880] [--parallel 5] [--json]
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'node:http';
+import { startServiceProcess, type ServiceProcess } from '../lib/serviceProcess.js';
+import { fileRange, writeLargeItem } from './lib/largeItem.js';
+import { peakRssMiB } from './lib/peakRss.js';
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: String(1 << 30) },
+    chunk: { type: 'string', default: String(5 << 20) },
+    parallel: { type: 'string', default: '5' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const size = Number(values.size);
+const chunkSize = Number(values.chunk);
+const parallel = Number(values.parallel);
+const MiB = 1 << 20;
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function baseline(file: string, dir: string): Promise<number> {
+  const started = performance.now();
+  const sha256 = createHash('sha256');
+  const sha384 = createHash('sha384');
+  const out = await open(join(dir, 'baseline.bin'), 'w');
+  for await (const part of createReadStream(file, { highWaterMark: MiB })) {
+    sha256.update(part as Buffer);
+    sha384.update(part as Buffer);
+    await out.write(part as Buffer);
+  }
+  await out.datasync();
+  await out.close();
+  sha256.digest();
+  sha384.digest();
+  const seconds = (performance.now() - started) / 1000;
+  await rm(join(dir, 'baseline.bin'));
+  return size / MiB / seconds;
+}
+
+function send(url: string, method: string, body: NodeJS.ReadableStream | undefined, length: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { 'content-type': 'application/octet-stream', 'content-length': length } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    if (body) body.pipe(req);
+    else req.end();
+  });
+}
+
+async function single(service: ServiceProcess, file: string) {
+  const res = await send(`${service.url}/v1/tx`, 'POST', fileRange(file, 0, size), size);
+  if (res.status !== 200) throw new Error(`single upload answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text).id as string;
+}
+
+async function multipart(service: ServiceProcess, file: string) {
+  const created = await (await fetch(`${service.url}/v1/chunks/arweave/-1/-1?chunkSize=${chunkSize}`)).json();
+  const offsets = Array.from({ length: Math.ceil(size / chunkSize) }, (_, i) => i * chunkSize);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < offsets.length) {
+        const offset = offsets[next++]!;
+        const end = Math.min(size, offset + chunkSize);
+        const res = await send(`${service.url}/v1/chunks/arweave/${created.id}/${offset}`, 'POST', fileRange(file, offset, end), end - offset);
+        if (res.status !== 200) throw new Error(`chunk ${offset} answered ${res.status}: ${res.text}`);
+      }
+    }),
+  );
+  const res = await send(`${service.url}/v1/chunks/arweave/${created.id}/-1`, 'POST', undefined, 0);
+  if (res.status !== 200) throw new Error(`finalize answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text).id as string;
+}
+
+async function timed(dir: string, name: string, file: string, run: (s: ServiceProcess, f: string) => Promise<string>, expectedId: string) {
+  const dataDir = await mkdtemp(join(dir, `${name}-`));
+  const service = await startServiceProcess({
+    DATA_DIR: dataDir,
+    GATEWAY_URL: 'http://127.0.0.1:9',
+    FREE_UPLOAD_LIMIT_BYTES: String(size),
+    LOG_LEVEL: 'error',
+  });
+  try {
+    const started = performance.now();
+    const id = await run(service, file);
+    const seconds = (performance.now() - started) / 1000;
+    if (id !== expectedId) throw new Error(`${name} stored ${id}, expected ${expectedId}`);
+    return { mibPerSecond: size / MiB / seconds, seconds, peakRssMiB: await peakRssMiB(service.process.pid!) };
+  } finally {
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-large-'));
+  try {
+    say(`writing a signed item of ${size} bytes...`);
+    const file = join(dir, 'item.bin');
+    const { id } = await writeLargeItem(file, size);
+    say('baseline: hashing plus writing the same bytes...');
+    const base = await baseline(file, dir);
+    say('single upload...');
+    const s = await timed(dir, 'single', file, single, id);
+    say('multi-part upload...');
+    const m = await timed(dir, 'multipart', file, multipart, id);
+    const round = (n: number, d = 1) => Number(n.toFixed(d));
+    const result = {
+      benchmark: 'large-uploads',
+      sizeBytes: size,
+      baselineMiBps: round(base),
+      single: { MiBps: round(s.mibPerSecond), seconds: round(s.seconds, 2), peakRssMiB: round(s.peakRssMiB), ratio: round(s.mibPerSecond / base, 3) },
+      multipart: {
+        MiBps: round(m.mibPerSecond),
+        seconds: round(m.seconds, 2),
+        peakRssMiB: round(m.peakRssMiB),
+        ratio: round(m.mibPerSecond / base, 3),
+        chunkBytes: chunkSize,
+        parallel,
+      },
+    };
+    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else {
+      process.stdout.write(
+        `large uploads (${(size / MiB).toFixed(0)} MiB), baseline hash+write ${result.baselineMiBps} MiB/s\n` +
+          `  single    ${result.single.MiBps} MiB/s (${result.single.seconds} s), ratio ${result.single.ratio}, service peak RSS ${result.single.peakRssMiB} MiB\n` +
+          `  multipart ${result.multipart.MiBps} MiB/s (${result.multipart.seconds} s), ratio ${result.multipart.ratio}, service peak RSS ${result.multipart.peakRssMiB} MiB\n`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
