@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
+import { positiveIntEnv } from './lib/settings.js';
 
 const MiB = 1024 * 1024;
 
@@ -26,11 +27,7 @@ interface Phases {
 type Contender = (root: string, chunks: Iterable<Buffer>) => Promise<Phases>;
 
 function settings() {
-  const int = (name: string, fallback: number) => {
-    const value = Number(process.env[name] ?? fallback);
-    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-    return value;
-  };
+  const int = positiveIntEnv;
   return {
     mib: int('BENCH_MIB', 1024),
     rounds: int('BENCH_ROUNDS', 5),

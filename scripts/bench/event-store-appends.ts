@@ -11,13 +11,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { streamName, type NewEvent, type StreamName } from '../../src/ports/eventStore.js';
+import { positiveIntEnv } from './lib/settings.js';
 
 function settings() {
-  const int = (name: string, fallback: number) => {
-    const value = Number(process.env[name] ?? fallback);
-    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-    return value;
-  };
+  const int = positiveIntEnv;
   return {
     appends: int('BENCH_APPENDS', 1000),
     rounds: int('BENCH_ROUNDS', 3),
