@@ -188,6 +188,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
   });
 
   const server = app.listen(config.port, config.host);
+  // A 2 GiB body over a slow link takes longer than Node's default 5 minutes for a whole request;
+  // an idle connection is what gets cut instead (no byte for two minutes), and headers must come fast.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.setTimeout(120_000);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
