@@ -5,6 +5,8 @@ import { accountBalanceProjection } from './accountBalance.js';
 import { openReservationsProjection } from './openReservations.js';
 import { uploadsProjection } from './uploads.js';
 import { unfinishedUploadsProjection } from './unfinishedUploads.js';
+import { bundleQueueProjection } from './bundleQueue.js';
+import { liveBundlesProjection } from './liveBundles.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -13,6 +15,8 @@ export const allProjections: readonly AnyProjection[] = [
   openReservationsProjection,
   uploadsProjection,
   unfinishedUploadsProjection,
+  bundleQueueProjection,
+  liveBundlesProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -21,3 +25,5 @@ export { accountBalanceProjection } from './accountBalance.js';
 export { openReservationsProjection, type OpenReservation } from './openReservations.js';
 export { uploadsProjection, type UploadDocument } from './uploads.js';
 export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';
+export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
+export { liveBundlesProjection, type LiveBundle } from './liveBundles.js';

@@ -4,7 +4,7 @@ import type { DataItemEvent } from '../src/domain/dataItem/events.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /** The receipt of each accepted item, for queries (commands read the item's own stream instead). */
-export const receiptsProjection: ProjectionDefinition<Receipt, DataItemEvent> = {
+export const receiptsProjection: ProjectionDefinition<Receipt, Extract<DataItemEvent, { type: 'DataItemAccepted' }>> = {
   name: 'receipts',
   version: 1,
   handles: ['DataItemAccepted'],

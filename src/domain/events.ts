@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../ports/eventStore.js';
-import { DataItemAccepted } from './dataItem/events.js';
+import { DataItemEvent } from './dataItem/events.js';
+import { BundleEvent } from './bundle/events.js';
 import { AccountEvent } from './account/events.js';
 import { UploadEvent } from './upload/events.js';
 
@@ -8,7 +9,12 @@ import { UploadEvent } from './upload/events.js';
  * Every event of the service, validated on the way in and on the way back. An old shape would be
  * upcast here (by schemaVersion) before validation, never rewritten in the store.
  */
-export const DomainEvent = z.discriminatedUnion('type', [DataItemAccepted, ...AccountEvent.options, ...UploadEvent.options]);
+export const DomainEvent = z.discriminatedUnion('type', [
+  ...DataItemEvent.options,
+  ...AccountEvent.options,
+  ...UploadEvent.options,
+  ...BundleEvent.options,
+]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];
 

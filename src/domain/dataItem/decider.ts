@@ -6,7 +6,7 @@ import type { DataItemAccepted, DataItemEvent } from './events.js';
 
 export type DataItemState =
   | { status: 'absent' }
-  | { status: 'accepted'; receipt: Receipt; payer?: string; reservationId?: string; uploadId?: string };
+  | { status: 'accepted'; receipt: Receipt; payer?: string; reservationId?: string; uploadId?: string; failed?: boolean };
 export const initialState: DataItemState = { status: 'absent' };
 
 export type AcceptDataItem = { type: 'AcceptDataItem'; data: DataItemAccepted['data'] };
@@ -21,6 +21,7 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
       ...(data.uploadId !== undefined ? { uploadId: data.uploadId } : {}),
     }))
+    .with({ type: 'DataItemFailed' }, () => (state.status === 'accepted' ? { ...state, failed: true } : state))
     .exhaustive();
 
 export type Decision = { events: DataItemEvent[]; existing?: Receipt };

@@ -32,7 +32,13 @@ export const DataItemAccepted = z.object({
 });
 export type DataItemAccepted = z.infer<typeof DataItemAccepted>;
 
-export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted]);
+/** the item could not be made permanent after the configured number of bundle attempts */
+export const DataItemFailed = z.object({
+  type: z.literal('DataItemFailed'),
+  data: z.object({ id: z.string(), attempts: z.number().int().positive(), reason: z.string(), timestamp: z.number().int() }),
+});
+
+export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, DataItemFailed]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
 export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

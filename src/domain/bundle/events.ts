@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/** Events of the `bundle-<planId>` stream (DESIGN.md section 4). */
+
+const base = { planId: z.string(), timestamp: z.number().int() };
+/** item ids in the bundle, so read models keyed by item follow the bundle without another lookup */
+const itemIds = z.array(z.string());
+
+export const BundlePlanned = z.object({
+  type: z.literal('BundlePlanned'),
+  data: z.object({
+    ...base,
+    /** in bundle order; `offset` is where the raw item starts in the bundle's data (fixed here) */
+    items: z.array(z.object({ id: z.string(), size: z.number().int().nonnegative(), offset: z.number().int().nonnegative() })),
+    headerSize: z.number().int().positive(),
+    totalSize: z.number().int().positive(),
+  }),
+});
+
+export const BundlePrepared = z.object({
+  type: z.literal('BundlePrepared'),
+  data: z.object({
+    ...base,
+    itemIds,
+    txId: z.string(),
+    reward: z.string().regex(/^\d+$/),
+    anchor: z.string(),
+    dataRoot: z.string(),
+    dataSize: z.number().int().positive(),
+    /** the signed transaction header (data empty): posting again after a restart posts the same one */
+    tx: z.record(z.string(), z.unknown()),
+  }),
+});
+
+export const BundlePosted = z.object({ type: z.literal('BundlePosted'), data: z.object({ ...base, txId: z.string() }) });
+export const BundleSeeded = z.object({ type: z.literal('BundleSeeded'), data: z.object({ ...base, txId: z.string() }) });
+
+export const BundleConfirmed = z.object({
+  type: z.literal('BundleConfirmed'),
+  data: z.object({ ...base, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
+});
+
+export const BundlePermanent = z.object({
+  type: z.literal('BundlePermanent'),
+  data: z.object({ ...base, itemIds, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
+});
+
+export const BundleDropped = z.object({
+  type: z.literal('BundleDropped'),
+  data: z.object({ ...base, itemIds, txId: z.string().optional(), reason: z.string() }),
+});
+
+export const BundleEvent = z.discriminatedUnion('type', [
+  BundlePlanned,
+  BundlePrepared,
+  BundlePosted,
+  BundleSeeded,
+  BundleConfirmed,
+  BundlePermanent,
+  BundleDropped,
+]);
+export type BundleEvent = z.infer<typeof BundleEvent>;
+
+const bundleEventTypes: ReadonlySet<string> = new Set(BundleEvent.options.map((o) => o.shape.type.value));
+export const isBundleEvent = (e: { type: string }): e is BundleEvent => bundleEventTypes.has(e.type);

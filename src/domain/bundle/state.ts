@@ -1,0 +1,47 @@
+import { match } from 'ts-pattern';
+import type { BundleEvent } from './events.js';
+
+export type BundleStatus = 'planned' | 'prepared' | 'posted' | 'seeded' | 'confirmed' | 'permanent' | 'dropped';
+
+export interface BundleItem {
+  id: string;
+  size: number;
+  offset: number;
+}
+
+export interface Bundle {
+  planId: string;
+  status: BundleStatus;
+  items: BundleItem[];
+  headerSize: number;
+  totalSize: number;
+  plannedAt: number;
+  txId?: string;
+  anchor?: string;
+  tx?: Record<string, unknown>;
+  /** height of the block holding the transaction, once seen */
+  blockHeight?: number;
+}
+
+export type BundleState = Bundle | undefined;
+
+/** the steps a live bundle goes through, in order; permanent and dropped end it */
+export const LIVE: readonly BundleStatus[] = ['planned', 'prepared', 'posted', 'seeded', 'confirmed'];
+export const isLive = (s: BundleState): s is Bundle => s !== undefined && LIVE.includes(s.status);
+
+export const evolveBundle = (state: BundleState, event: BundleEvent): BundleState => {
+  if (event.type === 'BundlePlanned') {
+    const { planId, items, headerSize, totalSize, timestamp } = event.data;
+    return { planId, status: 'planned', items, headerSize, totalSize, plannedAt: timestamp };
+  }
+  if (!state) return state;
+  return match(event)
+    .returnType<Bundle>()
+    .with({ type: 'BundlePrepared' }, ({ data }) => ({ ...state, status: 'prepared', txId: data.txId, anchor: data.anchor, tx: data.tx }))
+    .with({ type: 'BundlePosted' }, () => ({ ...state, status: 'posted' }))
+    .with({ type: 'BundleSeeded' }, () => ({ ...state, status: 'seeded' }))
+    .with({ type: 'BundleConfirmed' }, ({ data }) => ({ ...state, status: 'confirmed', blockHeight: data.blockHeight }))
+    .with({ type: 'BundlePermanent' }, ({ data }) => ({ ...state, status: 'permanent', blockHeight: data.blockHeight }))
+    .with({ type: 'BundleDropped' }, () => ({ ...state, status: 'dropped' }))
+    .exhaustive();
+};
