@@ -10,7 +10,17 @@ export type BundleCommand =
   | { type: 'Plan'; data: { planId: string; items: BundleItem[]; headerSize: number; totalSize: number; now: number } }
   | {
       type: 'MarkPrepared';
-      data: { planId: string; txId: string; reward: string; anchor: string; dataRoot: string; dataSize: number; tx: Record<string, unknown>; now: number };
+      data: {
+        planId: string;
+        txId: string;
+        reward: string;
+        anchor: string;
+        anchorHeight: number;
+        dataRoot: string;
+        dataSize: number;
+        tx: Record<string, unknown>;
+        now: number;
+      };
     }
   | { type: 'MarkPosted'; data: { planId: string; now: number } }
   | { type: 'MarkSeeded'; data: { planId: string; now: number } }

@@ -27,6 +27,8 @@ export const BundlePrepared = z.object({
     anchor: z.string(),
     dataRoot: z.string(),
     dataSize: z.number().int().positive(),
+    /** the gateway's block height when the anchor was taken: not seen 50 blocks later, the bundle is dropped */
+    anchorHeight: z.number().int().nonnegative(),
     /** the signed transaction header (data empty): posting again after a restart posts the same one */
     tx: z.record(z.string(), z.unknown()),
   }),

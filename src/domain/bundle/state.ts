@@ -18,6 +18,8 @@ export interface Bundle {
   plannedAt: number;
   txId?: string;
   anchor?: string;
+  anchorHeight?: number;
+  dataRoot?: string;
   tx?: Record<string, unknown>;
   /** height of the block holding the transaction, once seen */
   blockHeight?: number;
@@ -37,7 +39,15 @@ export const evolveBundle = (state: BundleState, event: BundleEvent): BundleStat
   if (!state) return state;
   return match(event)
     .returnType<Bundle>()
-    .with({ type: 'BundlePrepared' }, ({ data }) => ({ ...state, status: 'prepared', txId: data.txId, anchor: data.anchor, tx: data.tx }))
+    .with({ type: 'BundlePrepared' }, ({ data }) => ({
+      ...state,
+      status: 'prepared',
+      txId: data.txId,
+      anchor: data.anchor,
+      anchorHeight: data.anchorHeight,
+      dataRoot: data.dataRoot,
+      tx: data.tx,
+    }))
     .with({ type: 'BundlePosted' }, () => ({ ...state, status: 'posted' }))
     .with({ type: 'BundleSeeded' }, () => ({ ...state, status: 'seeded' }))
     .with({ type: 'BundleConfirmed' }, ({ data }) => ({ ...state, status: 'confirmed', blockHeight: data.blockHeight }))
