@@ -37,6 +37,7 @@ import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
 import { every } from './app/periodic.js';
+import { offsetsOf } from './app/txOffsets.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp } from './http/app.js';
 import { serviceVersion } from './version.js';
@@ -182,6 +183,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
     queries: {
       info: () => info,
       txStatus: async (id) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc,
+      txOffsets: async (id) =>
+        offsetsOf((await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc, Date.now(), config.offsetsRetentionMs),
       accountBalance: async (address) =>
         (await readStore.get<SerializedAccount>(collectionOf(accountBalanceProjection), address))?.doc,
     },

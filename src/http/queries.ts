@@ -17,6 +17,19 @@ export interface QueryHandlers {
   info(): ServiceInfo;
   txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
+  /** undefined until the item's bundle is known, and for items older than the retention */
+  txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
+}
+
+export interface TxOffsets {
+  rootBundleId: string;
+  startOffsetInRootBundle: number;
+  rawContentLength: number;
+  payloadContentType: string;
+  payloadDataStart: number;
+  payloadContentLength: number;
+  parentDataItemId?: string;
+  startOffsetInParentDataItemPayload?: number;
 }
 
 const statusBody = (doc: TxStatusDocument) => ({
@@ -45,6 +58,13 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.json(statusBody(doc));
   });
   // Balances are public, like on-chain balances: no token needed.
+  router.get('/tx/:id/offsets', async (req, res) => {
+    const id = DataItemId.safeParse(req.params.id);
+    if (!id.success) throw new TxNotFound(req.params.id);
+    const offsets = await handlers.txOffsets(id.data);
+    if (!offsets) throw new TxNotFound(id.data);
+    res.json(offsets);
+  });
   router.get('/account/balance/:address', async (req, res) => {
     const address = parseAccountAddress(req.params.address);
     if (!address) throw new InvalidAddress(req.params.address);

@@ -10,3 +10,64 @@ export interface BlockHeightSource {
   /** stops refreshing; `current()` keeps answering the last known height */
   stop(): void;
 }
+
+/**
+ * What the bundler needs from an Arweave gateway to put a bundle on chain and follow it there.
+ * Every call is bounded in time. Failures are `GatewayRequestError` (retryable: unreachable, timed
+ * out, 5xx, 429, an unreadable answer) or `GatewayRejected` (a post refused for good, with the
+ * gateway's status and text), both in `src/adapters/gateway/errors.ts`.
+ */
+export interface ArweaveGateway {
+  /** the reward, in winston, a transaction carrying `bytes` bytes of data pays (`GET /price/{bytes}`) */
+  price(bytes: number, options?: GatewayCallOptions): Promise<bigint>;
+  /** a recent block hash (or tx id) to sign into a transaction's `last_tx` (`GET /tx_anchor`) */
+  anchor(options?: GatewayCallOptions): Promise<string>;
+  /**
+   * Posts a signed format-2 transaction header, its data left out (sent by `postChunk`). Posting
+   * a transaction the gateway already has succeeds, so a retry after a lost answer is safe.
+   */
+  postTransaction(tx: TransactionHeader, options?: GatewayCallOptions): Promise<void>;
+  /** posts one chunk of a transaction's data with its merkle proof (`POST /chunk`); reposting is safe */
+  postChunk(chunk: ChunkUpload, options?: GatewayCallOptions): Promise<void>;
+  /** where a transaction stands (`GET /tx/{id}/status`) */
+  transactionStatus(id: string, options?: GatewayCallOptions): Promise<TransactionStatus>;
+  /** the height of the gateway's current block (`GET /info`) */
+  currentHeight(options?: GatewayCallOptions): Promise<number>;
+}
+
+export interface GatewayCallOptions {
+  /** abandons the call (the caller stopping); it then rejects */
+  signal?: AbortSignal;
+}
+
+/** The JSON body of `POST /tx` as arweave-js serialises a signed transaction, with `data` empty. */
+export interface TransactionHeader {
+  readonly id: string;
+  readonly format: 2;
+  readonly data_root: string;
+  readonly data_size: string;
+  readonly signature: string;
+}
+
+/** The JSON body of `POST /chunk`, as arweave-js `Transaction.getChunk` builds it. */
+export interface ChunkUpload {
+  readonly data_root: string;
+  readonly data_size: string;
+  /** the merkle proof of the chunk, base64url */
+  readonly data_path: string;
+  /** the offset of the chunk's last byte in the data, decimal */
+  readonly offset: string;
+  /** the chunk's bytes, base64url */
+  readonly chunk: string;
+}
+
+export type TransactionStatus =
+  /** the gateway has never heard of it (or forgot it: a transaction not mined in time is dropped) */
+  | { status: 'not_found' }
+  /** in the gateway's mempool, not in a block yet */
+  | { status: 'pending' }
+  /**
+   * in block `blockHeight`, with `confirmations` blocks on top as the gateway counts them
+   * (arlocal answers 0 for a transaction in the newest block)
+   */
+  | { status: 'confirmed'; blockHeight: number; confirmations: number; blockHash?: string };

@@ -1,0 +1,127 @@
+/**
+ * Preparing a bundle: the data root of a bundle streamed (header, then every item's blob) from the fs
+ * blob store, against SHA-256 alone over the same stream in the same run, so the ratio shows what the
+ * chunking and merkle tree cost on top of reading and hashing the bytes once. Then one pass building
+ * every chunk upload body (re-read by range, hash-checked, base64url), as posting does, and the
+ * transaction signature. Peak RSS is the process's VmHWM, reset after the blobs are written when
+ * the kernel allows it, so it covers the measured passes only.
+ *
+ * The blobs are read back from the page cache (they were just written): this measures CPU and the
+ * adapter, not the disk.
+ *
+ *   npx tsx scripts/bench/bundle-prepare.ts                 # 1 GiB, items of 1 KiB to 2 MiB, 3 rounds
+ *   BENCH_MIB=2048 BENCH_MAX_ITEM_KIB=256 BENCH_ROUNDS=5 npx tsx scripts/bench/bundle-prepare.ts
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
+import type { BlobStore } from '../../src/ports/blobStore.js';
+import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, signBundleTransaction, type BlobEntry } from '../../src/bundling/index.js';
+import { loadTestJwk } from '../../test/fixtures/testWallet.js';
+import { peakRssMiB } from './lib/peakRss.js';
+import { positiveIntEnv } from './lib/settings.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+function settings() {
+  return {
+    mib: positiveIntEnv('BENCH_MIB', 1024),
+    maxItemKiB: positiveIntEnv('BENCH_MAX_ITEM_KIB', 2048),
+    rounds: positiveIntEnv('BENCH_ROUNDS', 3),
+    dir: process.env.BENCH_DIR ?? '.bench',
+  };
+}
+
+/** item blobs of sizes spread evenly over [1 KiB, max], filled from a 16 MiB random pool */
+async function writeItems(store: BlobStore, totalBytes: number, maxItem: number): Promise<BlobEntry[]> {
+  const pool = randomBytes(16 * MiB);
+  const headerFor = (n: number) => 32 + 64 * n;
+  const entries: BlobEntry[] = [];
+  let written = 0;
+  for (let i = 0; headerFor(entries.length + 1) + written < totalBytes; i++) {
+    const room = totalBytes - headerFor(entries.length + 1) - written;
+    const size = Math.min(room, KiB + Math.floor(Math.random() * (maxItem - KiB)));
+    const id = createHash('sha256').update(`bench item ${i}`).digest('base64url');
+    const blobKey = `items/${id}`;
+    const start = Math.floor(Math.random() * (pool.byteLength - size));
+    await store.put(blobKey, slices(pool.subarray(start, start + size)));
+    entries.push({ id, size, blobKey });
+    written += size;
+  }
+  return entries;
+}
+
+async function* slices(bytes: Buffer): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.byteLength; at += MiB) yield bytes.subarray(at, at + MiB);
+}
+
+const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const rate = (mibPerS: number) => `${mibPerS.toFixed(0).padStart(5)} MiB/s`;
+
+/** VmHWM reset to the current RSS (Linux: "5" to clear_refs); false where not allowed */
+async function resetPeakRss(): Promise<boolean> {
+  return writeFile('/proc/self/clear_refs', '5').then(
+    () => true,
+    () => false,
+  );
+}
+
+async function main(): Promise<void> {
+  const { mib, maxItemKiB, rounds, dir } = settings();
+  await mkdir(dir, { recursive: true });
+  const root = await mkdtemp(join(dir, 'bundle-prepare-'));
+  const store = await openFsBlobStore({ root, staleTempAfterMs: 0 });
+  try {
+    const entries = await writeItems(store, mib * MiB, maxItemKiB * KiB);
+    const layout = bundleLayout(entries);
+    const size = layout.totalSize / MiB;
+    console.log(`bundle of ${entries.length} items, ${layout.totalSize} bytes (${size.toFixed(0)} MiB), items of 1 KiB to ${maxItemKiB} KiB`);
+    const peakReset = await resetPeakRss();
+
+    const sha256Only = async () => {
+      const hash = createHash('sha256');
+      for await (const piece of bundleBytes(store, entries)) hash.update(piece);
+      hash.digest();
+    };
+    const dataRoot = async () => {
+      await computeDataRoot(bundleBytes(store, entries));
+    };
+    const results = { sha256: [] as number[], dataRoot: [] as number[] };
+    for (let round = 1; round <= rounds; round++) {
+      // alternating order, so neither side always runs on a warmer cache
+      const order = round % 2 === 1 ? (['sha256', 'dataRoot'] as const) : (['dataRoot', 'sha256'] as const);
+      for (const which of order) {
+        const start = process.hrtime.bigint();
+        await (which === 'sha256' ? sha256Only() : dataRoot());
+        results[which].push(size / seconds(start));
+        console.log(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
+      }
+    }
+
+    const tree = await computeDataRoot(bundleBytes(store, entries));
+    let start = process.hrtime.bigint();
+    let bodies = 0;
+    for await (const body of chunkUploads(store, layout, tree)) bodies += body.chunk.length > 0 ? 1 : 0;
+    const chunkRate = size / seconds(start);
+    start = process.hrtime.bigint();
+    const tx = await signBundleTransaction({ jwk: loadTestJwk(), anchor: 'a'.repeat(64), reward: '1', dataRoot: tree.dataRoot, dataSize: tree.dataSize });
+    const signMs = seconds(start) * 1000;
+
+    const ratios = results.dataRoot.map((value, i) => value / (results.sha256[i] ?? NaN));
+    console.log(`\nmedians of ${rounds} rounds, same bundle, same run`);
+    console.log(`sha256 of the streamed bundle   ${rate(median(results.sha256))}`);
+    console.log(`data root of the streamed bundle ${rate(median(results.dataRoot))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
+    console.log(`chunk upload bodies (${bodies} chunks, by range) ${rate(chunkRate)}`);
+    console.log(`sign the transaction: ${signMs.toFixed(1)} ms (id ${tx.id})`);
+    const peak = await peakRssMiB(process.pid);
+    console.log(`peak RSS ${peak.toFixed(0)} MiB ${peakReset ? 'during the measured passes' : 'of the whole process (VmHWM could not be reset)'}`);
+  } finally {
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

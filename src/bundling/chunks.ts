@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { BlobStore } from '../ports/blobStore.js';
+import { bundleRange, type BlobEntry } from './bundleStream.js';
+import { BundleChunkMismatch } from './errors.js';
+import type { BundleLayout } from './layout.js';
+import type { DataTree } from './merkle.js';
+
+/** The body of a gateway's `POST /chunk`, as arweave-js `Transaction.getChunk` builds it. */
+export interface ChunkUpload {
+  data_root: string;
+  data_size: string;
+  data_path: string;
+  /** the chunk's last byte in the data */
+  offset: string;
+  chunk: string;
+}
+
+export interface ChunkUploadOptions {
+  /** resume a post that stopped at this chunk */
+  fromIndex?: number;
+}
+
+/**
+ * One upload body per chunk, in order, each read back from the blobs by range: one chunk (256 KiB,
+ * about 350 KiB as base64url) in memory at a time. Each chunk's hash is checked against the tree,
+ * so a blob that changed since the root was computed fails here instead of at the gateway.
+ */
+export async function* chunkUploads(
+  blobStore: BlobStore,
+  layout: BundleLayout<BlobEntry>,
+  tree: DataTree,
+  options: ChunkUploadOptions = {},
+): AsyncGenerator<ChunkUpload> {
+  if (tree.dataSize !== layout.totalSize) {
+    throw new RangeError(`data tree of ${tree.dataSize} bytes for a bundle of ${layout.totalSize}`);
+  }
+  const dataRoot = Buffer.from(tree.dataRoot).toString('base64url');
+  const dataSize = String(tree.dataSize);
+  for (let index = options.fromIndex ?? 0; index < tree.chunks.length; index++) {
+    const { minByteRange, maxByteRange, dataHash } = tree.chunks[index]!;
+    const bytes = await collect(bundleRange(blobStore, layout, minByteRange, maxByteRange));
+    if (!createHash('sha256').update(bytes).digest().equals(dataHash)) throw new BundleChunkMismatch(index);
+    yield {
+      data_root: dataRoot,
+      data_size: dataSize,
+      data_path: Buffer.from(tree.proofFor(index)).toString('base64url'),
+      offset: String(maxByteRange - 1),
+      chunk: bytes.toString('base64url'),
+    };
+  }
+}
+
+async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for await (const part of source) parts.push(part);
+  return Buffer.concat(parts);
+}

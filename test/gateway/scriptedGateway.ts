@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+
+/** How the scripted gateway answers one method and path. */
+export type ScriptedAnswer =
+  | { status: number; body?: string; contentType?: string }
+  /** never answers */
+  | 'hang'
+  /** sends the status line and the start of a body, then nothing more */
+  | 'stall';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1, port 0, answering each `METHOD /path` as scripted, and 404
+ * "Not Found" (what Arweave nodes answer for an unknown transaction) to anything else. It records
+ * every request. After `close()` connections to its port are refused.
+ */
+export async function startScriptedGateway() {
+  const answers = new Map<string, ScriptedAnswer>();
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      requests.push({ method: req.method ?? '', path, contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers.get(`${req.method} ${path}`) ?? { status: 404, body: 'Not Found' };
+      if (answer === 'hang') return;
+      if (answer === 'stall') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' }).write('1');
+        return;
+      }
+      res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.body ?? '');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    answer(method: 'GET' | 'POST', path: string, answer: ScriptedAnswer) {
+      answers.set(`${method} ${path}`, answer);
+    },
+    async close() {
+      server.close();
+      server.closeAllConnections();
+      await once(server, 'close');
+    },
+  };
+}
+
+export type ScriptedGateway = Awaited<ReturnType<typeof startScriptedGateway>>;
