@@ -38,6 +38,9 @@ import { createUpload, requestFinalize } from './app/multipart/commands.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
 import { every } from './app/periodic.js';
 import { offsetsOf } from './app/txOffsets.js';
+import { createBundler, type Bundler } from './app/bundler/bundler.js';
+import { BundleRepository } from './app/bundles.js';
+import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp } from './http/app.js';
 import { serviceVersion } from './version.js';
@@ -55,6 +58,7 @@ export interface RunningService {
   reconciler: ReturnType<typeof createReconciler>;
   multipart: MultipartDeps;
   finalizer: Finalizer;
+  bundler: Bundler;
   stop(): Promise<void>;
 }
 
@@ -152,6 +156,19 @@ export async function startService(config: Config, log: Logger): Promise<Running
     (message, error) => log.error(message, error),
   );
 
+  const bundler = createBundler({
+    eventStore,
+    readStore,
+    blobStore,
+    gateway: createArweaveGateway({ gatewayUrl: config.gatewayUrl }),
+    jwk: wallet.jwk,
+    bundles: new BundleRepository(eventStore),
+    settings: config.bundler,
+    awaitProjection: acceptDeps.awaitProjection,
+    log: (message, error) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
+  });
+  if (config.bundler.enabled) bundler.start(config.bundler.intervalMs);
+
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
@@ -214,10 +231,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
     reconciler,
     multipart,
     finalizer,
+    bundler,
     async stop() {
       server.close();
       server.closeAllConnections();
       await once(server, 'close').catch(() => {});
+      await bundler.stop();
       await maintenance.stop();
       await finalizer.idle();
       await reconciler.stop();

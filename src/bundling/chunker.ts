@@ -10,11 +10,14 @@ import { createHash } from 'node:crypto';
  *
  * Only the last two chunks depend on the total size, which a stream tells only at its end. So a
  * full chunk is cut as soon as 256 + 32 KiB are pending (arweave-js cuts a full chunk there too),
- * and at most that much of the data is held, by reference to the pieces it came in.
+ * and what is not yet hashed is copied into one buffer of that size. Copying, rather than keeping
+ * the caller's pieces, lets every piece die young: holding 1 MiB read buffers across reads made
+ * the garbage collector take as long as the hashing.
  */
 
 export const MAX_CHUNK_SIZE = 256 * 1024;
 export const MIN_CHUNK_SIZE = 32 * 1024;
+const WINDOW = MAX_CHUNK_SIZE + MIN_CHUNK_SIZE;
 
 export interface HashedChunk {
   minByteRange: number;
@@ -25,55 +28,55 @@ export interface HashedChunk {
 }
 
 export class Chunker {
-  /** pieces not yet fully hashed: `pieces[first]` is consumed from `head` on, those before it are done */
-  private readonly pieces: Uint8Array[] = [];
-  private first = 0;
-  private head = 0;
-  private pending = 0;
+  /** bytes received but not hashed, always fewer than WINDOW between calls */
+  private readonly carry = Buffer.allocUnsafe(WINDOW);
+  private carried = 0;
   private cursor = 0;
   private finished = false;
 
-  /** `onChunk` gets every chunk in order; the pieces given to `update` must not change afterwards */
+  /** `onChunk` gets every chunk in order */
   constructor(private readonly onChunk: (chunk: HashedChunk) => void) {}
 
   update(piece: Uint8Array): void {
     if (this.finished) throw new Error('chunker already finished');
-    if (piece.byteLength === 0) return;
-    this.pieces.push(piece);
-    this.pending += piece.byteLength;
-    while (this.pending >= MAX_CHUNK_SIZE + MIN_CHUNK_SIZE) this.cut(MAX_CHUNK_SIZE);
+    let at = 0;
+    while (this.carried + piece.byteLength - at >= WINDOW) {
+      // a full chunk: the carried bytes first, then the piece's, without copying the piece
+      const hash = createHash('sha256');
+      const fromCarry = Math.min(this.carried, MAX_CHUNK_SIZE);
+      hash.update(this.carry.subarray(0, fromCarry));
+      const fromPiece = MAX_CHUNK_SIZE - fromCarry;
+      hash.update(piece.subarray(at, at + fromPiece));
+      at += fromPiece;
+      this.carry.copyWithin(0, fromCarry, this.carried);
+      this.carried -= fromCarry;
+      this.emit(MAX_CHUNK_SIZE, hash.digest());
+    }
+    this.carry.set(piece.subarray(at), this.carried);
+    this.carried += piece.byteLength - at;
   }
 
   /** arweave-js' own loop over what is left (under 288 KiB), then the last chunk, maybe empty */
   finish(): void {
     if (this.finished) throw new Error('chunker already finished');
     this.finished = true;
-    while (this.pending >= MAX_CHUNK_SIZE) {
-      const next = this.pending - MAX_CHUNK_SIZE;
-      this.cut(next > 0 && next < MIN_CHUNK_SIZE ? Math.ceil(this.pending / 2) : MAX_CHUNK_SIZE);
+    let at = 0;
+    const left = () => this.carried - at;
+    while (left() >= MAX_CHUNK_SIZE) {
+      const next = left() - MAX_CHUNK_SIZE;
+      const size = next > 0 && next < MIN_CHUNK_SIZE ? Math.ceil(left() / 2) : MAX_CHUNK_SIZE;
+      this.emit(size, sha256(this.carry.subarray(at, at + size)));
+      at += size;
     }
-    this.cut(this.pending);
+    this.emit(left(), sha256(this.carry.subarray(at, this.carried)));
+    this.carried = 0;
   }
 
-  private cut(size: number): void {
-    const hash = createHash('sha256');
-    for (let left = size; left > 0; ) {
-      const piece = this.pieces[this.first] as Uint8Array;
-      const take = Math.min(piece.byteLength - this.head, left);
-      hash.update(piece.subarray(this.head, this.head + take));
-      left -= take;
-      this.head += take;
-      if (this.head === piece.byteLength) {
-        this.first += 1;
-        this.head = 0;
-      }
-    }
-    // dropped once per chunk, not per piece: shifting one by one is quadratic when pieces are tiny
-    this.pieces.splice(0, this.first);
-    this.first = 0;
-    this.pending -= size;
+  private emit(size: number, dataHash: Uint8Array): void {
     const minByteRange = this.cursor;
     this.cursor += size;
-    this.onChunk({ minByteRange, maxByteRange: this.cursor, dataHash: hash.digest() });
+    this.onChunk({ minByteRange, maxByteRange: this.cursor, dataHash });
   }
 }
+
+const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();

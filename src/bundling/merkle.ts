@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import { Chunker, type HashedChunk } from './chunker.js';
 
 /**
@@ -79,11 +79,18 @@ export class DataTreeBuilder {
   }
 }
 
-const sha256 = (...parts: Uint8Array[]): Buffer => {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return hash.digest();
-};
+/**
+ * The tree of a 2 GiB bundle takes about 60000 hashes of 32 to 96 bytes: one-shot `crypto.hash`
+ * (Node 20.12+) does those in half the time of `createHash`, a few percent of the whole pass.
+ */
+const sha256: (...parts: Uint8Array[]) => Buffer =
+  typeof nodeCrypto.hash === 'function'
+    ? (...parts) => nodeCrypto.hash('sha256', parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts), 'buffer')
+    : (...parts) => {
+        const hash = nodeCrypto.createHash('sha256');
+        for (const part of parts) hash.update(part);
+        return hash.digest();
+      };
 
 /** arweave-js `intToBuffer`: 32 bytes, big-endian */
 export function note(value: number): Buffer {

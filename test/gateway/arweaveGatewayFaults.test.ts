@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
-import { GatewayRejected, GatewayRequestError } from '../../src/adapters/gateway/errors.js';
+import { GatewayRejected, GatewayRequestError } from '../../src/ports/gatewayErrors.js';
 import type { ArweaveGateway, ChunkUpload, TransactionHeader } from '../../src/ports/gateway.js';
 import { startScriptedGateway, type ScriptedGateway } from './scriptedGateway.js';
 
@@ -81,7 +81,7 @@ describe('arweave gateway client when the gateway fails', () => {
     });
   });
 
-  it('retries a post answered 429 or 408: the gateway asks for patience, it does not refuse', async () => {
+  it('throws a retryable error, not a rejection, for a post answered 429 or 408: the gateway asks for patience', async () => {
     gateway.answer('POST', '/tx', { status: 429, body: 'Too Many Requests' });
     gateway.answer('POST', '/chunk', { status: 408 });
     expectRetryable(await failure(client.postTransaction(header)), { kind: 'status', status: 429 });
@@ -117,7 +117,7 @@ describe('arweave gateway client when the gateway fails', () => {
     await client.postTransaction(header);
   });
 
-  it('rejects a chunk with an error arweave-js gives up on, and retries one it retries', async () => {
+  it('rejects a chunk with an error arweave-js gives up on, and throws a retryable error for one it retries', async () => {
     gateway.answer('POST', '/chunk', { status: 400, body: '{"error":"invalid_proof"}', contentType: 'application/json' });
     const error = await failure(client.postChunk(chunk));
     expect(error).to.be.instanceOf(GatewayRejected);

@@ -29,6 +29,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     GATEWAY_URL: gateway.url,
     RECEIPT_SIGNER_WORKERS: '2',
     LOG_LEVEL: 'silent',
+    // tests that bundle turn it on, or run its passes themselves
+    BUNDLER_ENABLED: 'false',
     ...env,
   });
   const service = await startService(config, createLogger(config.logLevel));

@@ -1,5 +1,5 @@
 import type { ArweaveGateway, ChunkUpload, GatewayCallOptions, TransactionHeader } from '../../ports/gateway.js';
-import { GatewayRequestError } from './errors.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { fetchBlockHeight } from './fetchBlockHeight.js';
 import { gatewayGetText } from './getText.js';
 import { isFatalChunkAnswer, isRefusal, isSuccess, rejected, unexpectedStatus } from './postAnswers.js';

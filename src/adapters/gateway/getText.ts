@@ -1,10 +1,10 @@
-import { GatewayRequestError } from './errors.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { gatewayRequest } from './request.js';
 
 /** One GET to the gateway, its body as text, with every failure as a readable GatewayRequestError. */
 
 // Kept importable from here: the block height and price fetchers import it from this file.
-export { GatewayRequestError } from './errors.js';
+export { GatewayRequestError } from '../../ports/gatewayErrors.js';
 
 export interface GatewayGet {
   gatewayUrl: string;

@@ -1,4 +1,4 @@
-import { GatewayRejected, GatewayRequestError } from './errors.js';
+import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
 import type { GatewayAnswer } from './request.js';
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayRequestError } from './errors.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 
 /**
  * One HTTP request to the gateway, bounded in time, answering the status and the body as text

@@ -1,5 +1,5 @@
 import type { TransactionStatus } from '../../ports/gateway.js';
-import { GatewayRequestError } from './errors.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import type { GatewayAnswer } from './request.js';
 
 /**

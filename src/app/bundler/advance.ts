@@ -1,5 +1,7 @@
 import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, prepareBundle, type DataTree } from '../../bundling/index.js';
 import type { Bundle } from '../../domain/bundle/state.js';
+import type { TransactionHeader } from '../../ports/gateway.js';
+import { GatewayRejected } from '../../ports/gatewayErrors.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 
 /** Data trees of bundles prepared by this process; after a restart the tree is computed again. */
@@ -48,16 +50,24 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       return;
     }
     case 'prepared':
-      await deps.gateway.postTransaction(bundle.tx!);
-      await record({ type: 'MarkPosted', data: { planId, now: now() } });
+    case 'posted':
+      try {
+        if (bundle.status === 'prepared') {
+          await deps.gateway.postTransaction(bundle.tx as unknown as TransactionHeader);
+          await record({ type: 'MarkPosted', data: { planId, now: now() } });
+          return;
+        }
+        const tree = await treeOf(deps, bundle, trees);
+        for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), tree)) await deps.gateway.postChunk(chunk);
+        trees.delete(planId);
+        await record({ type: 'MarkSeeded', data: { planId, now: now() } });
+      } catch (error) {
+        // refused for good (an unfunded wallet, an anchor too old): its items go back to the queue
+        if (!(error instanceof GatewayRejected)) throw error;
+        trees.delete(planId);
+        await record({ type: 'Drop', data: { planId, reason: `gateway refused it: ${error.message}`, now: now() } });
+      }
       return;
-    case 'posted': {
-      const tree = await treeOf(deps, bundle, trees);
-      for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), tree)) await deps.gateway.postChunk(chunk);
-      trees.delete(planId);
-      await record({ type: 'MarkSeeded', data: { planId, now: now() } });
-      return;
-    }
     case 'seeded':
     case 'confirmed': {
       const status = await deps.gateway.transactionStatus(bundle.txId!);
