@@ -10,7 +10,7 @@ const tsxCli = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', impo
 const script = fileURLToPath(new URL('../fixtures/signOneReceipt.ts', import.meta.url));
 
 describe('receipt signer under tsx', () => {
-  it('starts its TypeScript worker when the program runs as `tsx file.ts`, from any working directory', async () => {
+  it('signs from its worker threads when the program runs as `tsx file.ts`, from any working directory', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [tsxCli, script], { cwd: tmpdir() });
     const signed = JSON.parse(stdout) as { id: string; deadlineHeight: number; timestamp: number; signature: string };
 
