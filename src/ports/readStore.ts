@@ -32,6 +32,11 @@ export interface ReadStore {
   commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void>;
   getCheckpoint(name: string): Promise<bigint | undefined>;
   dropCollection(collection: string): Promise<void>;
+  /**
+   * Takes or renews the lease `name` for `holder` until `now + ttlMs`; true when `holder` holds it.
+   * One active instance of a singleton (the bundler, a projection's runner) across processes.
+   */
+  tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
   deleteCheckpoint(name: string): Promise<void>;
   close(): Promise<void>;
 }

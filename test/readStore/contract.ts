@@ -78,6 +78,16 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       expect(await store.getCheckpoint('p_v1')).to.equal(undefined);
     });
 
+    it('gives a lease to one holder until it expires, renewing it for that holder', async () => {
+      expect(await store.tryLease('bundler', 'a', 1000, 0)).to.equal(true);
+      expect(await store.tryLease('bundler', 'b', 1000, 999)).to.equal(false);
+      expect(await store.tryLease('bundler', 'a', 1000, 999)).to.equal(true);
+      expect(await store.tryLease('bundler', 'b', 1000, 1998)).to.equal(false);
+      expect(await store.tryLease('bundler', 'b', 1000, 1999)).to.equal(true);
+      expect(await store.tryLease('bundler', 'a', 1000, 2000)).to.equal(false);
+      expect(await store.tryLease('projector', 'a', 1000, 2000)).to.equal(true);
+    });
+
     it('keeps positions beyond 2^53 exact', async () => {
       const big = 2n ** 60n + 3n;
       await store.commit([{ collection: 'c', id: 'a', doc: {}, position: big }], [{ name: 'p', position: big }]);

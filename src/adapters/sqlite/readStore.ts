@@ -19,6 +19,7 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
       collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
       PRIMARY KEY (collection, id)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
   `);
 
   const getOne = db.prepare('SELECT position, doc FROM documents WHERE collection = ? AND id = ?').safeIntegers(true);
@@ -36,6 +37,12 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
   );
   const removeCheckpoint = db.prepare('DELETE FROM checkpoints WHERE name = ?');
   const dropCollection = db.prepare('DELETE FROM documents WHERE collection = ?');
+  // one statement: taken when free, expired, or already ours; SQLite's write lock makes it atomic across processes
+  const takeLease = db.prepare(
+    `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+     WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`,
+  );
 
   const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
     doc: JSON.parse(row.doc) as T,
@@ -92,6 +99,9 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
     },
     async dropCollection(collection) {
       dropCollection.run(collection);
+    },
+    async tryLease(name, holder, ttlMs, now) {
+      return takeLease.run(name, holder, now + ttlMs, now).changes === 1;
     },
     async deleteCheckpoint(name) {
       removeCheckpoint.run(name);
