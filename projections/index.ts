@@ -7,6 +7,7 @@ import { uploadsProjection } from './uploads.js';
 import { unfinishedUploadsProjection } from './unfinishedUploads.js';
 import { bundleQueueProjection } from './bundleQueue.js';
 import { liveBundlesProjection } from './liveBundles.js';
+import { nestedOffsetsProjection } from './nestedOffsets.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -17,6 +18,7 @@ export const allProjections: readonly AnyProjection[] = [
   unfinishedUploadsProjection,
   bundleQueueProjection,
   liveBundlesProjection,
+  nestedOffsetsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -27,3 +29,4 @@ export { uploadsProjection, type UploadDocument } from './uploads.js';
 export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';
 export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
 export { liveBundlesProjection, type LiveBundle } from './liveBundles.js';
+export { nestedOffsetsProjection, type NestedOffsetsDocument } from './nestedOffsets.js';

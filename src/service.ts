@@ -37,7 +37,7 @@ import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
 import { every } from './app/periodic.js';
-import { offsetsOf } from './app/txOffsets.js';
+import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
@@ -116,6 +116,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
   });
   const acceptDeps: AcceptDeps = {
     eventStore,
+    blobStore,
+    log: (message, fields) => log.warn(message, fields),
     accounts,
     pricing,
     blockHeight,
@@ -177,7 +179,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     limits: { maxDataItemSize: config.maxDataItemSize },
     log: (message, error) => log.error(message, error),
     commands: {
-      uploadDataItem: createSingleUploadHandler({ ...acceptDeps, blobStore, maxDataItemSize: config.maxDataItemSize }),
+      uploadDataItem: createSingleUploadHandler({ ...acceptDeps, maxDataItemSize: config.maxDataItemSize }),
     },
     ...(config.adminToken
       ? {
@@ -200,8 +202,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     queries: {
       info: () => info,
       txStatus: async (id) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc,
-      txOffsets: async (id) =>
-        offsetsOf((await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc, Date.now(), config.offsetsRetentionMs),
+      txOffsets: createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs }),
       accountBalance: async (address) =>
         (await readStore.get<SerializedAccount>(collectionOf(accountBalanceProjection), address))?.doc,
     },

@@ -12,6 +12,8 @@ import type { ReceivedDataItem } from './receiveDataItem.js';
 import { metadataOf, type RequestContext } from './context.js';
 import type { AccountRepository } from './accounts.js';
 import { releasePayment, reservePayment, settlePayment, type Payment } from './payments.js';
+import type { BlobStore } from '../ports/blobStore.js';
+import { recordNestedItems } from './nested/recordNested.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -22,6 +24,10 @@ export interface AcceptDeps {
   receiptSettings: { dataCaches: string[]; fastFinalityIndexes: string[]; publicModulus: string; deadlineHeightOffset: number };
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
+  /** where accepted items' bytes are: needed to index the items nested in a bundle payload (skipped without it) */
+  /** where nested bundles are read from to index their items */
+  blobStore: BlobStore;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
 }
 
@@ -29,6 +35,8 @@ export type AcceptOutcome =
   | { kind: 'accepted'; receipt: Receipt }
   /** `uploadId`: the multi-part upload that stored it, if one did */
   | { kind: 'exists'; receipt: Receipt; uploadId?: string };
+
+const itemBlobKey = (id: string) => `items/${id}`;
 
 const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
   kind: 'exists',
@@ -96,8 +104,33 @@ export async function acceptDataItem(
   // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
   // which settles reservations whose item was accepted.
   const settled = payment ? await settlePayment(deps.accounts, payment, input.ctx, now()).catch(() => undefined) : undefined;
-  await deps.awaitProjection?.(settled?.position ?? appended.position);
+  const indexed = await indexNestedItems(received, input.ctx, deps);
+  await deps.awaitProjection?.(indexed ?? settled?.position ?? appended.position);
   return { kind: 'accepted', receipt: appended.receipt };
+}
+
+/**
+ * Records where the items nested in a bundle payload sit, before answering, so their offsets are
+ * there with the item's. The item is accepted whatever happens here: a failure is only logged.
+ */
+async function indexNestedItems(
+  { verified }: ReceivedDataItem,
+  ctx: RequestContext,
+  deps: AcceptDeps,
+): Promise<bigint | undefined> {
+  const { id, rawContentLength, payloadDataStart, tags } = verified;
+  const root = { id, blobKey: itemBlobKey(id), rawContentLength, payloadDataStart, tags };
+  try {
+    const recordDeps = { eventStore: deps.eventStore, blobStore: deps.blobStore, ...(deps.now ? { now: deps.now } : {}) };
+    const recorded = await recordNestedItems(recordDeps, root, metadataOf(ctx));
+    for (const left of recorded?.index.unindexed ?? []) {
+      deps.log?.('nested items not indexed', { rootId: id, id: left.id, reason: left.reason });
+    }
+    return recorded?.position;
+  } catch (error) {
+    deps.log?.('indexing nested items failed', { rootId: id, error: String(error) });
+    return undefined;
+  }
 }
 
 /**
@@ -112,7 +145,7 @@ async function appendAcceptance(
   deps: AcceptDeps,
 ): Promise<{ position: bigint; receipt: Receipt }> {
   const id = verified.id as DataItemId;
-  const blobKey = `items/${id}`;
+  const blobKey = itemBlobKey(id);
   // Same id means same signature, and the verifier accepts one canonical encoding only, so a
   // racing upload of the same item writes identical bytes here.
   await commit(blobKey);

@@ -1,5 +1,4 @@
 import { InsufficientBalance } from '../domain/errors.js';
-import type { BlobStore } from '../ports/blobStore.js';
 import type { VerifiedHeader } from '../verify/index.js';
 import type { CommandHandlers } from '../http/commands.js';
 import { acceptDataItem, type AcceptDeps } from './acceptDataItem.js';
@@ -8,7 +7,7 @@ import { someoneCanPay } from './payments.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
-  deps: AcceptDeps & { blobStore: BlobStore; maxDataItemSize: number },
+  deps: AcceptDeps & { maxDataItemSize: number },
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // With a declared length, an owner nobody pays for is refused before the payload arrives.

@@ -93,6 +93,7 @@ describe('reservations that outlive a crash', function () {
     try {
       await acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'r' } }, {
         eventStore: service.eventStore,
+        blobStore: service.blobStore,
         accounts: service.accounts,
         pricing: createFixedPricing({ wincPerByte: 1n }),
         blockHeight: { current: () => 1, start: async () => {}, stop: () => {} },

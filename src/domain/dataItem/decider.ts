@@ -21,6 +21,8 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
       ...(data.uploadId !== undefined ? { uploadId: data.uploadId } : {}),
     }))
+    // where nested items sit changes nothing the item decides
+    .with({ type: 'NestedItemsIndexed' }, () => state)
     .with({ type: 'DataItemFailed' }, () => (state.status === 'accepted' ? { ...state, failed: true } : state))
     .exhaustive();
 

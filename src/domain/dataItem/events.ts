@@ -38,7 +38,45 @@ export const DataItemFailed = z.object({
   data: z.object({ id: z.string(), attempts: z.number().int().positive(), reason: z.string(), timestamp: z.number().int() }),
 });
 
-export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, DataItemFailed]);
+/**
+ * Where an item nested in this (root) item's payload sits, at any depth. Offsets are from raw
+ * starts, so the root's offset in its bundle plus `offsetInRootItem` is the item's offset there.
+ */
+export const NestedItem = z.object({
+  id: z.string(),
+  /** the item whose payload is the bundle holding this one: the root or another nested item */
+  parentId: z.string(),
+  /** from the first byte of the parent's payload (the bundle's count field) to this item's raw start */
+  startOffsetInParentDataItemPayload: z.number().int().nonnegative(),
+  /** from the first byte of the root item's raw bytes to this item's raw start */
+  offsetInRootItem: z.number().int().nonnegative(),
+  rawContentLength: z.number().int().nonnegative(),
+  payloadDataStart: z.number().int().nonnegative(),
+  payloadContentType: z.string(),
+  /** 1 for items of the root's own bundle, 2 for items of a bundle inside one of those, ... */
+  depth: z.number().int().positive(),
+});
+export type NestedItem = z.infer<typeof NestedItem>;
+
+/**
+ * The root item's payload is an ANS-104 bundle: its items, found at acceptance. A large index is
+ * split over several events appended together; `unindexed` names the bundles or entries left out
+ * (malformed, too deep, too many), so the history says why an item has no offsets.
+ */
+export const NestedItemsIndexed = z.object({
+  type: z.literal('NestedItemsIndexed'),
+  data: z.object({
+    /** the root item: the stream's own item */
+    id: z.string(),
+    /** in the order of their bytes in the root item (parents before their children) */
+    items: z.array(NestedItem),
+    unindexed: z.array(z.object({ id: z.string(), reason: z.string() })).optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
+
+export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
 export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

@@ -1,0 +1,62 @@
+/**
+ * The ANS-104 bundle header: a 32-byte little-endian item count, then per item a 32-byte
+ * little-endian size and the 32-byte raw id (sha256 of the item's signature), then the items back
+ * to back in header order. Pure functions over bytes already read.
+ */
+
+export const COUNT_BYTES = 32;
+export const ENTRY_BYTES = 64;
+
+/** One item as the bundle header places it. */
+export interface BundleEntry {
+  /** base64url of the raw id in the header */
+  id: string;
+  size: number;
+  /** from the first byte of the bundle (its count field) to the item's raw start */
+  offset: number;
+}
+
+/** Why a bundle's items cannot be indexed; the item carrying the bundle stays accepted. */
+export class UnindexableBundle extends Error {
+  override readonly name = 'UnindexableBundle';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** A 256-bit little-endian number, or undefined when it is larger than a safe integer. */
+export function readLength(bytes: Uint8Array): number | undefined {
+  let value = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!);
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
+}
+
+/** The item count, checked against what the bundle's bytes can hold and against `maxItems`. */
+export function itemCount(countBytes: Uint8Array, bundleLength: number, maxItems: number): number {
+  const count = readLength(countBytes);
+  if (count === undefined || COUNT_BYTES + ENTRY_BYTES * count > bundleLength) {
+    throw new UnindexableBundle(`a header of ${count ?? 'more than 2^53'} items does not fit in ${bundleLength} bytes`);
+  }
+  if (count > maxItems) throw new UnindexableBundle(`${count} items is more than the ${maxItems} left to index`);
+  return count;
+}
+
+/**
+ * The entries of a header of `count` items. Their sizes must tile the rest of the bundle exactly:
+ * 32 + 64·count + Σ sizes = bundle length; anything else leaves the items' places unknown.
+ */
+export function bundleEntries(entryBytes: Uint8Array, count: number, bundleLength: number): BundleEntry[] {
+  const entries: BundleEntry[] = [];
+  let offset = COUNT_BYTES + ENTRY_BYTES * count;
+  for (let i = 0; i < count; i++) {
+    const at = i * ENTRY_BYTES;
+    const size = readLength(entryBytes.subarray(at, at + 32));
+    if (size === undefined || offset + size > bundleLength) {
+      throw new UnindexableBundle(`item ${i} of ${size ?? 'more than 2^53'} bytes ends past the bundle's ${bundleLength} bytes`);
+    }
+    entries.push({ id: Buffer.from(entryBytes.subarray(at + 32, at + 64)).toString('base64url'), size, offset });
+    offset += size;
+  }
+  if (offset !== bundleLength) throw new UnindexableBundle(`items end at byte ${offset} of a bundle of ${bundleLength} bytes`);
+  return entries;
+}
