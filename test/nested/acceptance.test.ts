@@ -4,6 +4,7 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { bundleBytes, bundleItem, twoLevels, type TwoLevels } from './support/nestedBundles.js';
+import { createUpload, postChunks } from '../support/multipart.js';
 
 /** The service indexes nested items when it accepts a bundle item (DESIGN.md section 4). */
 describe('accepting an item whose payload is a bundle', function () {
@@ -36,6 +37,16 @@ describe('accepting an item whose payload is a bundle', function () {
       items: nested.expected,
       unindexed: undefined,
     });
+  });
+
+  it('records every nested item of a bundle item uploaded in chunks too', async () => {
+    const fresh = await twoLevels();
+    const id = await createUpload(service.url);
+    await postChunks(service.url, id, fresh.root.getRaw(), 3000);
+    expect((await fetch(`${service.url}/chunks/arweave/${id}/-1`, { method: 'POST' })).status).to.equal(200);
+    const events = await streamOf(fresh.root.id);
+    expect(events.map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'NestedItemsIndexed']);
+    expect((events[1]!.data as { items: unknown[] }).items).to.deep.equal(fresh.expected);
   });
 
   it('records nothing again when the same item is uploaded again', async () => {
