@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     const size = layout.totalSize / MiB;
     console.log(`bundle of ${entries.length} items, ${layout.totalSize} bytes (${size.toFixed(0)} MiB), items of 1 KiB to ${maxItemKiB} KiB`);
     const peakReset = await resetPeakRss();
+    const rssBefore = process.memoryUsage().rss / MiB;
 
     const sha256Only = async () => {
       const hash = createHash('sha256');
@@ -117,7 +118,8 @@ async function main(): Promise<void> {
     console.log(`chunk upload bodies (${bodies} chunks, by range) ${rate(chunkRate)}`);
     console.log(`sign the transaction: ${signMs.toFixed(1)} ms (id ${tx.id})`);
     const peak = await peakRssMiB(process.pid);
-    console.log(`peak RSS ${peak.toFixed(0)} MiB ${peakReset ? 'during the measured passes' : 'of the whole process (VmHWM could not be reset)'}`);
+    const scope = peakReset ? 'during the measured passes' : 'of the whole process (VmHWM could not be reset)';
+    console.log(`peak RSS ${peak.toFixed(0)} MiB ${scope}; RSS before them ${rssBefore.toFixed(0)} MiB`);
   } finally {
     await store.close();
     await rm(root, { recursive: true, force: true });

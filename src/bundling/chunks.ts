@@ -36,14 +36,14 @@ export async function* chunkUploads(
   }
   const dataRoot = Buffer.from(tree.dataRoot).toString('base64url');
   const dataSize = String(tree.dataSize);
-  for (let index = options.fromIndex ?? 0; index < tree.chunks.length; index++) {
-    const { minByteRange, maxByteRange, dataHash } = tree.chunks[index]!;
+  for (let index = options.fromIndex ?? 0; index < tree.chunkCount; index++) {
+    const { minByteRange, maxByteRange, dataHash } = tree.chunk(index);
     const bytes = await collect(bundleRange(blobStore, layout, minByteRange, maxByteRange));
     if (!createHash('sha256').update(bytes).digest().equals(dataHash)) throw new BundleChunkMismatch(index);
     yield {
       data_root: dataRoot,
       data_size: dataSize,
-      data_path: Buffer.from(tree.proofFor(index)).toString('base64url'),
+      data_path: tree.proofFor(index).toString('base64url'),
       offset: String(maxByteRange - 1),
       chunk: bytes.toString('base64url'),
     };

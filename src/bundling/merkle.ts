@@ -1,37 +1,48 @@
 import * as nodeCrypto from 'node:crypto';
 import { Chunker, type HashedChunk } from './chunker.js';
+import { HashList } from './hashList.js';
 
 /**
  * The data root and chunk proofs of an Arweave format-2 transaction, as arweave-js `merkle.ts`
  * computes them (`generateLeaves`, `buildLayers`, `generateProofs`, `generateTransactionChunks`),
- * from data that streams through: only 32-byte hashes and offsets are kept per chunk (8193 chunks
- * for 2 GiB), never the chunk bytes.
+ * from data that streams through: per chunk only its hash and end offset are kept (40 bytes; 8193
+ * chunks for 2 GiB), never its bytes. The tree over them is built when the data ends.
  */
-
-interface Node {
-  id: Uint8Array;
-  /** exclusive end of the data under this node */
-  maxByteRange: number;
-}
-
 export class DataTree {
   readonly dataRoot: Uint8Array;
   readonly dataSize: number;
-  /** the chunks to upload, in order; as arweave-js, without the empty last chunk of a 256 KiB multiple */
-  readonly chunks: readonly HashedChunk[];
+  /** chunks to upload: as arweave-js, not the empty last chunk of a multiple of 256 KiB */
+  readonly chunkCount: number;
+  /** every chunk from the chunker, the empty last one included (it has a leaf) */
+  private readonly hashed: HashList;
   /** layers[0] are the leaves, the last layer is the root alone */
-  private readonly layers: readonly (readonly Node[])[];
+  private readonly layers: readonly HashList[];
 
-  /** `hashed`: every chunk from the chunker, including an empty last one */
-  constructor(hashed: readonly HashedChunk[]) {
-    const last = hashed.at(-1);
-    if (last === undefined) throw new Error('a data tree needs at least one chunk (empty data has one, empty)');
-    const leaves = hashed.map(leaf);
-    this.layers = buildLayers(leaves);
-    this.dataRoot = (this.layers.at(-1) as Node[])[0]!.id;
-    this.dataSize = last.maxByteRange;
-    // the empty chunk is in the tree (so in the root) but is never uploaded
-    this.chunks = last.maxByteRange === last.minByteRange ? hashed.slice(0, -1) : hashed;
+  constructor(hashed: HashList) {
+    if (hashed.length === 0) throw new Error('a data tree needs at least one chunk (empty data has one, empty)');
+    this.hashed = hashed;
+    this.layers = buildLayers(leaves(hashed));
+    this.dataRoot = Buffer.from((this.layers.at(-1) as HashList).hash(0));
+    const last = hashed.length - 1;
+    this.dataSize = hashed.end(last);
+    const lastIsEmpty = hashed.end(last) === (last === 0 ? 0 : hashed.end(last - 1));
+    this.chunkCount = lastIsEmpty ? last : hashed.length;
+  }
+
+  chunk(index: number): HashedChunk {
+    if (!(Number.isInteger(index) && index >= 0 && index < this.chunkCount)) {
+      throw new RangeError(`no chunk ${index} (there are ${this.chunkCount})`);
+    }
+    return {
+      minByteRange: index === 0 ? 0 : this.hashed.end(index - 1),
+      maxByteRange: this.hashed.end(index),
+      dataHash: Buffer.from(this.hashed.hash(index)),
+    };
+  }
+
+  /** all chunks as objects, for inspection; posting walks `chunk(i)` instead */
+  get chunks(): HashedChunk[] {
+    return Array.from({ length: this.chunkCount }, (_, i) => this.chunk(i));
   }
 
   /**
@@ -39,21 +50,17 @@ export class DataTree {
    * (a node without a sibling is carried up unchanged and adds nothing), then the chunk's own hash
    * and end offset.
    */
-  proofFor(index: number): Uint8Array {
-    const chunk = this.chunks[index];
-    if (chunk === undefined) throw new RangeError(`no chunk ${index} (there are ${this.chunks.length})`);
-    const segments: Uint8Array[] = [];
+  proofFor(index: number): Buffer {
+    const { maxByteRange, dataHash } = this.chunk(index);
+    const branches: Uint8Array[][] = [];
     let position = index;
     for (const layer of this.layers.slice(0, -1)) {
-      const left = layer[position & ~1] as Node;
-      const right = layer[(position & ~1) + 1];
-      if (right !== undefined) segments.push(left.id, right.id, note(left.maxByteRange));
+      const left = position & ~1;
+      if (left + 1 < layer.length) branches.push([layer.hash(left), layer.hash(left + 1), note(layer.end(left))]);
       position >>>= 1;
     }
-    // collected bottom-up, three parts per branch: the path reads top-down
-    const path: Uint8Array[] = [];
-    for (let i = segments.length - 3; i >= 0; i -= 3) path.push(...segments.slice(i, i + 3));
-    return Buffer.concat([...path, chunk.dataHash, note(chunk.maxByteRange)]);
+    // collected bottom-up; the path reads top-down
+    return Buffer.concat([...branches.reverse().flat(), dataHash, note(maxByteRange)]);
   }
 }
 
@@ -66,8 +73,8 @@ export async function computeDataRoot(source: AsyncIterable<Uint8Array>): Promis
 
 /** For callers that see the bytes pass for another reason (hashing while they are also sent). */
 export class DataTreeBuilder {
-  private readonly hashed: HashedChunk[] = [];
-  private readonly chunker = new Chunker((chunk) => this.hashed.push(chunk));
+  private readonly hashed = new HashList();
+  private readonly chunker = new Chunker(({ dataHash, maxByteRange }) => this.hashed.push(dataHash, maxByteRange));
 
   update(piece: Uint8Array): void {
     this.chunker.update(piece);
@@ -81,7 +88,7 @@ export class DataTreeBuilder {
 
 /**
  * The tree of a 2 GiB bundle takes about 60000 hashes of 32 to 96 bytes: one-shot `crypto.hash`
- * (Node 20.12+) does those in half the time of `createHash`, a few percent of the whole pass.
+ * (Node 20.12+) does those in half the time of `createHash`.
  */
 const sha256: (...parts: Uint8Array[]) => Buffer =
   typeof nodeCrypto.hash === 'function'
@@ -100,27 +107,28 @@ export function note(value: number): Buffer {
 }
 
 /** arweave-js hashes each part before hashing their concatenation */
-const leaf = ({ dataHash, maxByteRange }: HashedChunk): Node => ({
-  id: sha256(sha256(dataHash), sha256(note(maxByteRange))),
-  maxByteRange,
-});
+function leaves(hashed: HashList): HashList {
+  const layer = new HashList(hashed.length);
+  for (let i = 0; i < hashed.length; i++) {
+    const end = hashed.end(i);
+    layer.push(sha256(sha256(hashed.hash(i)), sha256(note(end))), end);
+  }
+  return layer;
+}
 
-function buildLayers(leaves: Node[]): Node[][] {
-  const layers = [leaves];
-  for (let layer = leaves; layer.length > 1; ) {
-    const next: Node[] = [];
+function buildLayers(bottom: HashList): HashList[] {
+  const layers = [bottom];
+  for (let layer = bottom; layer.length > 1; ) {
+    const next = new HashList(Math.ceil(layer.length / 2));
     for (let i = 0; i < layer.length; i += 2) {
-      const left = layer[i] as Node;
-      const right = layer[i + 1];
-      next.push(right === undefined ? left : branch(left, right));
+      if (i + 1 === layer.length) {
+        next.push(layer.hash(i), layer.end(i)); // no sibling: carried up as it is
+      } else {
+        next.push(sha256(sha256(layer.hash(i)), sha256(layer.hash(i + 1)), sha256(note(layer.end(i)))), layer.end(i + 1));
+      }
     }
     layers.push(next);
     layer = next;
   }
   return layers;
 }
-
-const branch = (left: Node, right: Node): Node => ({
-  id: sha256(sha256(left.id), sha256(right.id), sha256(note(left.maxByteRange))),
-  maxByteRange: right.maxByteRange,
-});

@@ -94,6 +94,19 @@ describe('data root and chunk proofs', () => {
     }
   });
 
+  it('does not depend on a piece once update returns (a source may reuse its buffer)', async () => {
+    const data = bytesOf(700 * KiB + 5, 21);
+    const builder = new DataTreeBuilder();
+    const reused = new Uint8Array(100 * KiB);
+    for (let at = 0; at < data.byteLength; at += reused.byteLength) {
+      const piece = reused.subarray(0, Math.min(reused.byteLength, data.byteLength - at));
+      piece.set(data.subarray(at, at + piece.byteLength));
+      builder.update(piece);
+      reused.fill(0xee);
+    }
+    expect(hex(builder.finish().dataRoot)).to.equal((await arweaveJs(data)).dataRoot);
+  });
+
   it('refuses more data after finishing', () => {
     const builder = new DataTreeBuilder();
     builder.finish();
