@@ -1,23 +1,33 @@
 import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, prepareBundle, type DataTree } from '../../bundling/index.js';
 import type { Bundle } from '../../domain/bundle/state.js';
 import type { TransactionHeader } from '../../ports/gateway.js';
-import { GatewayRejected } from '../../ports/gatewayErrors.js';
+import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
+import { unseenPastAnchor } from './expiry.js';
 
-/** Data trees of bundles prepared by this process; after a restart the tree is computed again. */
-export type TreeCache = Map<string, DataTree>;
+/**
+ * What this process knows of a prepared bundle's data: its tree, and how many of its chunks the
+ * gateway took. After a restart the tree is computed again and the chunks go up from the first.
+ */
+export interface Upload {
+  tree: DataTree;
+  /** chunks before this index were posted: a retry after a failed chunk resumes here */
+  nextChunk: number;
+}
+export type TreeCache = Map<string, Upload>;
 
 const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: `items/${id}` })));
 
-async function treeOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Promise<DataTree> {
+async function uploadOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Promise<Upload> {
   const known = trees.get(bundle.planId);
   if (known) return known;
   const tree = await computeDataRoot(bundleBytes(deps.blobStore, layoutOf(bundle).items));
   if (Buffer.from(tree.dataRoot).toString('base64url') !== bundle.dataRoot) {
     throw new Error(`bundle ${bundle.planId}: its blobs no longer give the data root it was signed with`);
   }
-  trees.set(bundle.planId, tree);
-  return tree;
+  const upload = { tree, nextChunk: 0 };
+  trees.set(bundle.planId, upload);
+  return upload;
 }
 
 /**
@@ -26,23 +36,28 @@ async function treeOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Prom
  * drop it when the network has not taken it 50 blocks after its anchor. Each step repeated after a
  * crash is harmless: the same signed transaction is posted again, chunks are idempotent.
  */
-export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Promise<void> {
+export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: TreeCache, signal?: AbortSignal): Promise<void> {
   const now = () => (deps.now ?? Date.now)();
+  const call = signal ? { signal } : {};
   const { planId } = bundle;
   const record = async (command: Parameters<BundlerDeps['bundles']['execute']>[0]) => {
     const { position } = await deps.bundles.execute(command, BUNDLER);
     if (position !== undefined) await deps.awaitProjection?.(position);
   };
+  const drop = async (reason: string) => {
+    trees.delete(planId);
+    await record({ type: 'Drop', data: { planId, reason, now: now() } });
+  };
 
   switch (bundle.status) {
     case 'planned': {
       const [reward, anchor, anchorHeight] = await Promise.all([
-        deps.gateway.price(bundle.totalSize),
-        deps.gateway.anchor(),
-        deps.gateway.currentHeight(),
+        deps.gateway.price(bundle.totalSize, call),
+        deps.gateway.anchor(call),
+        deps.gateway.currentHeight(call),
       ]);
       const { tx, tree } = await prepareBundle({ blobStore: deps.blobStore, layout: layoutOf(bundle), jwk: deps.jwk, anchor, reward: reward.toString() });
-      trees.set(planId, tree);
+      trees.set(planId, { tree, nextChunk: 0 });
       await record({
         type: 'MarkPrepared',
         data: { planId, txId: tx.id, reward: tx.reward, anchor, anchorHeight, dataRoot: tx.data_root, dataSize: tree.dataSize, tx: { ...tx }, now: now() },
@@ -53,34 +68,43 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     case 'posted':
       try {
         if (bundle.status === 'prepared') {
-          await deps.gateway.postTransaction(bundle.tx as unknown as TransactionHeader);
+          await deps.gateway.postTransaction(bundle.tx as unknown as TransactionHeader, call);
           await record({ type: 'MarkPosted', data: { planId, now: now() } });
           return;
         }
-        const tree = await treeOf(deps, bundle, trees);
-        for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), tree)) await deps.gateway.postChunk(chunk);
-        trees.delete(planId);
+        const upload = await uploadOf(deps, bundle, trees);
+        for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), upload.tree, { fromIndex: upload.nextChunk })) {
+          signal?.throwIfAborted();
+          await deps.gateway.postChunk(chunk, call);
+          upload.nextChunk++;
+        }
+        // the entry goes once the step is recorded: a failed record is retried without posting again
         await record({ type: 'MarkSeeded', data: { planId, now: now() } });
+        trees.delete(planId);
       } catch (error) {
         // refused for good (an unfunded wallet, an anchor too old): its items go back to the queue
-        if (!(error instanceof GatewayRejected)) throw error;
-        trees.delete(planId);
-        await record({ type: 'Drop', data: { planId, reason: `gateway refused it: ${error.message}`, now: now() } });
+        if (error instanceof GatewayRejected) return drop(`gateway refused it: ${error.message}`);
+        // Still failing when the anchor has expired and the network has not got the transaction (a
+        // gateway that lost the header refuses its chunks with data_root_not_found forever): it can
+        // never be mined, so retrying would keep the items out of every other bundle for good.
+        if (error instanceof GatewayRequestError && !signal?.aborted) {
+          const reason = await unseenPastAnchor(deps, bundle, signal).catch(() => undefined);
+          if (reason) return drop(reason);
+        }
+        throw error;
       }
       return;
     case 'seeded':
     case 'confirmed': {
-      const status = await deps.gateway.transactionStatus(bundle.txId!);
+      const status = await deps.gateway.transactionStatus(bundle.txId!, call);
       if (status.status === 'confirmed') {
         const { blockHeight, confirmations } = status;
         if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: { planId, blockHeight, confirmations, now: now() } });
         else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: { planId, blockHeight, confirmations, now: now() } });
         return;
       }
-      const height = await deps.gateway.currentHeight();
-      if (height > bundle.anchorHeight! + deps.settings.dropAfterBlocks) {
-        await record({ type: 'Drop', data: { planId, reason: `not seen ${height - bundle.anchorHeight!} blocks after its anchor`, now: now() } });
-      }
+      const reason = await unseenPastAnchor(deps, bundle, signal, status);
+      if (reason) await drop(reason);
       return;
     }
     case 'permanent':

@@ -8,15 +8,36 @@ import { planBundles } from './plan.js';
 /** After a failed step a bundle waits 1 s, 2 s, 4 s... up to a minute before the next try. */
 const backoffMs = (failures: number) => Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
 
+/** the steps that wait on nobody: a pass takes a bundle through them back to back */
+const UNATTENDED: ReadonlySet<string> = new Set(['planned', 'prepared', 'posted']);
+
 /**
  * The bundler (a process manager; one active instance): each pass plans what is due, then moves
- * every live bundle one step forward. A gateway failure delays that bundle only, with backoff.
+ * every live bundle one step forward. A gateway failure delays that bundle only, with backoff
+ * (`deps.now` tells when a retry is due). Passes never overlap: a pass asked for while one runs
+ * starts after it, so two passes cannot plan the same items or post the same chunks at once.
  */
-export function createBundler(deps: BundlerDeps) {
+export function createBundler(given: BundlerDeps) {
+  // What the queue must reflect before a plan: the event store's head when this process started
+  // (plans and drops of an earlier process), then each of this bundler's own writes. Not the head
+  // at every pass: under a stream of uploads the projector may trail it, and planning would stall.
+  let reflect: bigint | undefined;
+  const awaitProjection = given.awaitProjection;
+  const deps: BundlerDeps = awaitProjection
+    ? {
+        ...given,
+        awaitProjection(position) {
+          if (reflect === undefined || position > reflect) reflect = position;
+          return awaitProjection(position);
+        },
+      }
+    : given;
   const log = deps.log ?? (() => {});
   const now = () => (deps.now ?? Date.now)();
   const trees: TreeCache = new Map();
   const failures = new Map<string, { count: number; retryAt: number }>();
+  // aborted by stop(): a shutdown does not wait for a 2 GiB upload to end (the step is redone later)
+  const stopping = new AbortController();
 
   async function liveBundles(): Promise<string[]> {
     const ids: string[] = [];
@@ -33,26 +54,38 @@ export function createBundler(deps: BundlerDeps) {
     const failure = failures.get(planId);
     if (failure && failure.retryAt > now()) return;
     try {
-      // the steps that wait on nobody (prepare, post, upload) run back to back; confirmations take passes
-      for (let bundle = await deps.bundles.read(planId); bundle; ) {
+      for (let bundle = await deps.bundles.read(planId); bundle && !stopping.signal.aborted; ) {
         const before = bundle.status;
-        await advanceBundle(deps, bundle, trees);
+        await advanceBundle(deps, bundle, trees, stopping.signal);
         failures.delete(planId);
         const after = await deps.bundles.read(planId);
         if (after?.status === 'dropped' && before !== 'dropped') await failExhaustedItems(deps, after.items.map((i) => i.id));
-        if (!after || after.status === before || !['planned', 'prepared', 'posted'].includes(after.status)) break;
+        if (!after || after.status === before || !UNATTENDED.has(after.status)) break;
         bundle = after;
       }
     } catch (error) {
+      if (stopping.signal.aborted) return;
       const count = (failure?.count ?? 0) + 1;
       failures.set(planId, { count, retryAt: now() + backoffMs(count) });
       log(`bundle ${planId}: step failed (attempt ${count}), retrying later`, error);
     }
   }
 
-  async function runOnce(): Promise<void> {
-    await planBundles(deps);
-    for (const planId of await liveBundles()) await step(planId);
+  async function pass(): Promise<void> {
+    if (stopping.signal.aborted) return;
+    reflect ??= await deps.eventStore.headPosition();
+    await planBundles(deps, reflect);
+    for (const planId of await liveBundles()) {
+      if (stopping.signal.aborted) return;
+      await step(planId);
+    }
+  }
+
+  let tail: Promise<void> = Promise.resolve();
+  function runOnce(): Promise<void> {
+    const next = tail.then(pass);
+    tail = next.catch(() => {});
+    return next;
   }
 
   let periodic: ReturnType<typeof every> | undefined;
@@ -62,7 +95,9 @@ export function createBundler(deps: BundlerDeps) {
       periodic = every(intervalMs, runOnce, (message, error) => log(`bundler: ${message}`, error));
     },
     async stop() {
+      stopping.abort();
       await periodic?.stop();
+      await tail;
     },
   };
 }

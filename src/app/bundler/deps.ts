@@ -24,7 +24,10 @@ export interface BundlerDeps {
   jwk: RsaPrivateJwk;
   bundles: BundleRepository;
   settings: BundlerSettings;
-  /** single-process mode: resolves once the read models reflect `position` */
+  /**
+   * single-process mode: resolves once the read models reflect `position`, or with `false` when it
+   * gave up waiting (bounded): the planner then skips the pass rather than plan from a stale queue
+   */
   awaitProjection?: (position: bigint) => Promise<unknown>;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;

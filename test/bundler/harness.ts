@@ -1,0 +1,200 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { DataItem } from 'arbundles';
+import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
+import { createBundler, type Bundler } from '../../src/app/bundler/bundler.js';
+import type { BundlerDeps } from '../../src/app/bundler/deps.js';
+import { BundleRepository } from '../../src/app/bundles.js';
+import type { BundleCommand } from '../../src/domain/bundle/decider.js';
+import { isBundleEvent, type BundleEvent } from '../../src/domain/bundle/events.js';
+import type { BundleState } from '../../src/domain/bundle/state.js';
+import { fromRecorded } from '../../src/domain/events.js';
+import type { EventMetadata } from '../../src/ports/eventStore.js';
+import { bundleQueueProjection, collectionOf, liveBundlesProjection, type LiveBundle, type QueuedItem } from '../../projections/index.js';
+import { loadTestJwk } from '../fixtures/testWallet.js';
+import { SERVICE_WALLET_FILE } from '../support/testService.js';
+import { asBody, signers } from '../support/items.js';
+import { itemOfSize } from '../support/sizedItem.js';
+import type { Arlocal } from '../support/arlocal.js';
+
+/**
+ * The service in-process on a data directory that outlives it (so a test can restart it), and a
+ * bundler built as the service builds its own, on the service's stores, with two test-only
+ * differences: its gateway (the faulty proxy) gives up after `timeoutMs` rather than 30 s, and its
+ * clock is a test clock that `retryDue()` moves past any backoff, so no test waits real seconds.
+ */
+export interface BundlerNode {
+  service: RunningService;
+  /** what the bundler was built with, to drive its parts directly */
+  deps: BundlerDeps;
+  dataDir: string;
+  bundler: Bundler;
+  /** what the bundler logged (failed steps), for the message of a failing test */
+  logs: string[];
+  /** moves the bundler's clock past the longest backoff: the next pass retries every bundle */
+  retryDue(): void;
+  /** retryDue(), then one pass */
+  pass(): Promise<void>;
+  /** stops the bundler and the service; the data directory stays */
+  stop(): Promise<void>;
+}
+
+export interface NodeOptions {
+  /** the gateway the bundler talks to (the faulty proxy) */
+  gatewayUrl: string;
+  /** the gateway the service itself asks for block heights (receipts); default `gatewayUrl` */
+  heightUrl?: string;
+  /** an existing data directory: a restart */
+  dataDir?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** a process that dies just before recording this step (its gateway call done): see CrashingBundles */
+  crashBefore?: BundleCommand['type'];
+}
+
+export const CONFIRMATIONS = 3;
+/** arlocal counts confirmations from 0 (the newest block's transactions have none) */
+export const BLOCKS_TO_PERMANENT = CONFIRMATIONS + 1;
+
+/** Records like the real repository, but throws once, instead of appending, on one kind of step. */
+class CrashingBundles extends BundleRepository {
+  constructor(
+    eventStore: ConstructorParameters<typeof BundleRepository>[0],
+    private crashBefore: BundleCommand['type'] | undefined,
+  ) {
+    super(eventStore);
+  }
+
+  override execute(command: BundleCommand, metadata: Omit<EventMetadata, 'schemaVersion'>) {
+    if (command.type === this.crashBefore) {
+      this.crashBefore = undefined;
+      return Promise.reject(new Error(`simulated crash before recording ${command.type}`));
+    }
+    return super.execute(command, metadata);
+  }
+}
+
+export async function startBundlerNode(options: NodeOptions): Promise<BundlerNode> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'bundler-node-')));
+  const config = parseConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    WALLET_FILE: SERVICE_WALLET_FILE,
+    // receipts' block height from `heightUrl` (arlocal itself): uploads do not depend on the faulty proxy
+    GATEWAY_URL: options.heightUrl ?? options.gatewayUrl,
+    RECEIPT_SIGNER_WORKERS: '1',
+    LOG_LEVEL: 'silent',
+    BUNDLER_ENABLED: 'false',
+    BUNDLE_MAX_WAIT_MS: '0',
+    CONFIRMATIONS: String(CONFIRMATIONS),
+    ...options.env,
+  });
+  const service = await startService(config, createLogger(config.logLevel));
+  let skew = 0;
+  const logs: string[] = [];
+  const deps: BundlerDeps = {
+    eventStore: service.eventStore,
+    readStore: service.readStore,
+    blobStore: service.blobStore,
+    gateway: createArweaveGateway({ gatewayUrl: options.gatewayUrl, timeoutMs: options.timeoutMs ?? 600 }),
+    jwk: loadTestJwk(),
+    bundles: new CrashingBundles(service.eventStore, options.crashBefore),
+    settings: config.bundler,
+    awaitProjection: (position) => service.projections.waitFor(position, config.projectionWaitMs),
+    now: () => Date.now() + skew,
+    log: (message, error) => logs.push(`${message}: ${error instanceof Error ? error.message : String(error ?? '')}`),
+  };
+  const bundler = createBundler(deps);
+  const retryDue = () => {
+    skew += 61_000;
+  };
+  return {
+    service,
+    deps,
+    dataDir,
+    bundler,
+    logs,
+    retryDue,
+    async pass() {
+      retryDue();
+      await bundler.runOnce();
+    },
+    async stop() {
+      await bundler.stop();
+      await service.stop();
+    },
+  };
+}
+
+/** Signed items of these raw sizes, uploaded (each free: under the free limit). */
+export async function uploadItems(service: RunningService, sizes: readonly number[]): Promise<DataItem[]> {
+  const items: DataItem[] = [];
+  for (const size of sizes) {
+    const item = await itemOfSize(signers.ethereum(), size);
+    const res = await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) });
+    expect(res.status, await res.text()).to.equal(200);
+    items.push(item);
+  }
+  return items;
+}
+
+export async function statusOf(service: RunningService, id: string): Promise<{ status: string; info: string; bundleId?: string }> {
+  const res = await fetch(`${service.url}/tx/${id}/status`);
+  expect(res.status).to.equal(200);
+  const { status, info, bundleId } = await res.json();
+  return bundleId === undefined ? { status, info } : { status, info, bundleId };
+}
+
+export const statusesOf = (service: RunningService, items: readonly DataItem[]) => Promise.all(items.map((i) => statusOf(service, i.id)));
+
+/** Every bundle event recorded so far, in order. */
+export async function bundleEvents(service: RunningService): Promise<BundleEvent[]> {
+  const events: BundleEvent[] = [];
+  for await (const recorded of service.eventStore.readAll()) {
+    const event = fromRecorded(recorded);
+    if (event && isBundleEvent(event)) events.push(event);
+  }
+  return events;
+}
+
+export const ofType = <T extends BundleEvent['type']>(events: readonly BundleEvent[], type: T) =>
+  events.filter((e): e is Extract<BundleEvent, { type: T }> => e.type === type);
+
+/** The plan ids that hold `id`, in planning order. */
+export async function plansOf(service: RunningService, id: string): Promise<string[]> {
+  return ofType(await bundleEvents(service), 'BundlePlanned')
+    .filter((e) => e.data.items.some((i) => i.id === id))
+    .map((e) => e.data.planId);
+}
+
+export async function bundleState(service: RunningService, planId: string): Promise<BundleState> {
+  return new BundleRepository(service.eventStore).read(planId);
+}
+
+export async function queued(service: RunningService, id: string): Promise<QueuedItem | undefined> {
+  return (await service.readStore.get<QueuedItem>(collectionOf(bundleQueueProjection), id))?.doc;
+}
+
+export async function liveBundleIds(service: RunningService): Promise<string[]> {
+  return (await service.readStore.scan<LiveBundle>(collectionOf(liveBundlesProjection), { limit: 1000 })).map((b) => b.id);
+}
+
+/** As bundling.test.ts: each item's offsets point at its own bytes in the bundle arlocal serves. */
+export async function expectOffsetsInBundle(service: RunningService, arlocal: Arlocal, items: readonly DataItem[], bundleId: string): Promise<void> {
+  const bundle = await arlocal.data(bundleId);
+  for (const item of items) {
+    const offsets = await (await fetch(`${service.url}/tx/${item.id}/offsets`)).json();
+    expect(offsets.rootBundleId).to.equal(bundleId);
+    const raw = bundle.subarray(offsets.startOffsetInRootBundle, offsets.startOffsetInRootBundle + offsets.rawContentLength);
+    const parsed = new DataItem(raw);
+    expect(parsed.id).to.equal(item.id);
+    expect(await parsed.isValid()).to.equal(true);
+    expect(Buffer.compare(raw.subarray(offsets.payloadDataStart), item.rawData)).to.equal(0);
+  }
+}

@@ -1,0 +1,65 @@
+import { rm } from 'node:fs/promises';
+import { expect } from 'chai';
+import { planBundles } from '../../src/app/bundler/plan.js';
+import { startGatewayInfo } from '../support/gatewayInfo.js';
+import { bundleEvents, ofType, plansOf, queued, startBundlerNode, statusesOf, uploadItems, type BundlerNode } from './harness.js';
+
+/**
+ * The planning half of a pass, on the real service: an item is never in two live plans, whatever
+ * the read models' lag or the passes' overlap, and an item out of attempts is failed, not planned.
+ * The gateway only knows `/info`: no bundle here gets past "planned", which is all these need.
+ */
+describe('bundle planning', function () {
+  this.timeout(30_000);
+  let gateway: Awaited<ReturnType<typeof startGatewayInfo>>;
+  let node: BundlerNode;
+
+  beforeEach(async () => {
+    gateway = await startGatewayInfo(1_000);
+  });
+  afterEach(async () => {
+    await node?.stop();
+    await rm(node.dataDir, { recursive: true, force: true });
+    await gateway.close();
+  });
+
+  it('plans nothing while the read models are behind the event store', async () => {
+    node = await startBundlerNode({ gatewayUrl: gateway.url });
+    const items = await uploadItems(node.service, [1_000, 2_000]);
+    // the projector did not reach the head in time: the queue may not show plans already recorded
+    expect(await planBundles({ ...node.deps, awaitProjection: async () => false })).to.deep.equal([]);
+    expect(ofType(await bundleEvents(node.service), 'BundlePlanned')).to.deep.equal([]);
+    expect(await statusesOf(node.service, items)).to.deep.equal([
+      { status: 'CONFIRMED', info: 'new' },
+      { status: 'CONFIRMED', info: 'new' },
+    ]);
+
+    const [planId] = await planBundles(node.deps);
+    expect(await planBundles(node.deps)).to.deep.equal([]);
+    for (const item of items) expect(await plansOf(node.service, item.id)).to.deep.equal([planId]);
+  });
+
+  it('never runs two passes at once: passes asked for together plan each item once', async () => {
+    node = await startBundlerNode({ gatewayUrl: gateway.url });
+    const items = await uploadItems(node.service, [1_000, 2_000, 3_000]);
+    await Promise.all([node.bundler.runOnce(), node.bundler.runOnce(), node.bundler.runOnce()]);
+    const planned = ofType(await bundleEvents(node.service), 'BundlePlanned');
+    expect(planned).to.have.length(1);
+    expect(planned[0]!.data.items.map((i) => i.id).sort()).to.deep.equal(items.map((i) => i.id).sort());
+  });
+
+  it('fails, rather than plans again, an item whose last allowed bundle was dropped by a process that stopped before failing it', async () => {
+    node = await startBundlerNode({ gatewayUrl: gateway.url, env: { MAX_BUNDLE_ATTEMPTS: '1' } });
+    const items = await uploadItems(node.service, [1_000]);
+    const [planId] = await planBundles(node.deps);
+    // the drop recorded as a process would, which then stopped before recording DataItemFailed
+    const { position } = await node.deps.bundles.execute({ type: 'Drop', data: { planId: planId!, reason: 'test', now: Date.now() } }, { correlationId: 'test' });
+    await node.service.projections.waitFor(position!, 5_000);
+    expect(await queued(node.service, items[0]!.id)).to.include({ attempts: 1 });
+
+    await node.bundler.runOnce();
+    expect(await statusesOf(node.service, items)).to.deep.equal([{ status: 'FAILED', info: 'failed' }]);
+    expect(await queued(node.service, items[0]!.id)).to.equal(undefined);
+    expect(await plansOf(node.service, items[0]!.id)).to.deep.equal([planId]);
+  });
+});
