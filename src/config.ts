@@ -36,6 +36,7 @@ const ConfigSchema = z.object({
   RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000),
   UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000).default(86_400_000),
   FINALIZE_CONCURRENCY: int(1, 64).default(2),
+  GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000),
   BUNDLER_ENABLED: z.enum(['true', 'false']).default('true'),
   BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000),
   BUNDLE_MAX_ITEMS: int(1, 10_000).default(10_000),
@@ -94,6 +95,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     reconcileIntervalMs: c.RECONCILE_INTERVAL_MS,
     uploadLifetimeMs: c.UPLOAD_LIFETIME_MS,
     finalizeConcurrency: c.FINALIZE_CONCURRENCY,
+    gatewayTimeoutMs: c.GATEWAY_TIMEOUT_MS,
     bundler: {
       enabled: c.BUNDLER_ENABLED === 'true',
       intervalMs: c.BUNDLER_INTERVAL_MS,

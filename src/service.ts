@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -158,14 +159,17 @@ export async function startService(config: Config, log: Logger): Promise<Running
     (message, error) => log.error(message, error),
   );
 
+  // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
+  const instanceId = randomUUID();
   const bundler = createBundler({
     eventStore,
     readStore,
     blobStore,
-    gateway: createArweaveGateway({ gatewayUrl: config.gatewayUrl }),
+    gateway: createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs }),
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
+    holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(30_000, 3 * config.bundler.intervalMs), Date.now()),
     awaitProjection: acceptDeps.awaitProjection,
     log: (message, error) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
   });

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { planBundles } from '../../src/app/bundler/plan.js';
+import { createBundler } from '../../src/app/bundler/bundler.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { bundleEvents, ofType, plansOf, queued, startBundlerNode, statusesOf, uploadItems, type BundlerNode } from './harness.js';
 
@@ -46,6 +47,25 @@ describe('bundle planning', function () {
     const planned = ofType(await bundleEvents(node.service), 'BundlePlanned');
     expect(planned).to.have.length(1);
     expect(planned[0]!.data.items.map((i) => i.id).sort()).to.deep.equal(items.map((i) => i.id).sort());
+  });
+
+  it('lets only the holder of the bundler lease plan, until its lease runs out', async () => {
+    node = await startBundlerNode({ gatewayUrl: gateway.url });
+    const items = await uploadItems(node.service, [1_000]);
+    const lease = (holder: string, now: number) => () => node.service.readStore.tryLease('bundler', holder, 30_000, now);
+    const first = createBundler({ ...node.deps, holdLease: lease('first', 0) });
+    const second = createBundler({ ...node.deps, holdLease: lease('second', 1_000) });
+    await first.runOnce();
+    const planned = ofType(await bundleEvents(node.service), 'BundlePlanned');
+    expect(planned).to.have.length(1);
+    await uploadItems(node.service, [2_000]);
+    await second.runOnce();
+    expect(ofType(await bundleEvents(node.service), 'BundlePlanned')).to.have.length(1);
+    const takeover = createBundler({ ...node.deps, holdLease: lease('second', 30_001) });
+    await takeover.runOnce();
+    expect(ofType(await bundleEvents(node.service), 'BundlePlanned')).to.have.length(2);
+    for (const b of [first, second, takeover]) await b.stop();
+    expect(planned[0]!.data.items.map((i) => i.id)).to.deep.equal([items[0]!.id]);
   });
 
   it('fails, rather than plans again, an item whose last allowed bundle was dropped by a process that stopped before failing it', async () => {

@@ -73,6 +73,8 @@ export function createBundler(given: BundlerDeps) {
 
   async function pass(): Promise<void> {
     if (stopping.signal.aborted) return;
+    // one active bundler across processes: the others wait until its lease runs out
+    if (deps.holdLease && !(await deps.holdLease())) return;
     reflect ??= await deps.eventStore.headPosition();
     await planBundles(deps, reflect);
     for (const planId of await liveBundles()) {

@@ -24,6 +24,8 @@ export interface BundlerDeps {
   jwk: RsaPrivateJwk;
   bundles: BundleRepository;
   settings: BundlerSettings;
+  /** takes or renews the bundler's lease; false: another instance is the active one (absent: always active) */
+  holdLease?: () => Promise<boolean>;
   /**
    * single-process mode: resolves once the read models reflect `position`, or with `false` when it
    * gave up waiting (bounded): the planner then skips the pass rather than plan from a stale queue
