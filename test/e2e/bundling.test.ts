@@ -1,12 +1,9 @@
 import { expect } from 'chai';
 import { DataItem } from 'arbundles';
-import { startArlocal } from '../support/arlocal.js';
-import { startTestService, type TestService } from '../support/testService.js';
+import { withArlocalService } from '../support/arlocalService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunks } from '../support/multipart.js';
-
-type Arlocal = Awaited<ReturnType<typeof startArlocal>>;
 
 /**
  * End to end with arlocal as the gateway: items uploaded (single and multi-part, several signature
@@ -15,18 +12,7 @@ type Arlocal = Awaited<ReturnType<typeof startArlocal>>;
  */
 describe('bundling to an Arweave gateway (arlocal)', function () {
   this.timeout(120_000);
-  let arlocal: Arlocal;
-  let service: TestService;
-
-  before(async () => {
-    arlocal = await startArlocal();
-    service = await startTestService({ GATEWAY_URL: arlocal.url, BUNDLE_MAX_WAIT_MS: '0' });
-    await arlocal.mint(service.walletAddress, '100000000000000000');
-  });
-  after(async () => {
-    await service?.close();
-    await arlocal?.stop();
-  });
+  const env = withArlocalService();
 
   it('takes every item to FINALIZED/permanent, and each offset points at that item in the bundle', async () => {
     const items = [
@@ -36,26 +22,26 @@ describe('bundling to an Arweave gateway (arlocal)', function () {
       await itemOfSize(signers.ethereum(), 70_000),
     ];
     for (const item of items.slice(0, 3)) {
-      expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+      expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
     }
     const multipart = items[3]!;
-    const uploadId = await createUpload(service.url);
-    await postChunks(service.url, uploadId, multipart.getRaw(), 30_000);
-    expect((await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' })).status).to.equal(200);
+    const uploadId = await createUpload(env.service.url);
+    await postChunks(env.service.url, uploadId, multipart.getRaw(), 30_000);
+    expect((await fetch(`${env.service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' })).status).to.equal(200);
 
-    await service.bundler.runOnce();
-    const pending = await Promise.all(items.map(async (i) => (await fetch(`${service.url}/tx/${i.id}/status`)).json()));
+    await env.service.bundler.runOnce();
+    const pending = await Promise.all(items.map(async (i) => (await fetch(`${env.service.url}/tx/${i.id}/status`)).json()));
     const bundleId = pending[0].bundleId as string;
     expect(bundleId).to.match(/^[A-Za-z0-9_-]{43}$/);
     for (const status of pending) expect(status).to.include({ status: 'CONFIRMED', info: 'pending', bundleId });
 
-    await arlocal.mine(20);
-    await service.bundler.runOnce();
-    const bundle = Buffer.from(await arlocal.data(bundleId));
+    await env.arlocal.mine(20);
+    await env.service.bundler.runOnce();
+    const bundle = Buffer.from(await env.arlocal.data(bundleId));
     for (const item of items) {
-      const status = await (await fetch(`${service.url}/tx/${item.id}/status`)).json();
+      const status = await (await fetch(`${env.service.url}/tx/${item.id}/status`)).json();
       expect(status).to.include({ status: 'FINALIZED', info: 'permanent', bundleId });
-      const res = await fetch(`${service.url}/tx/${item.id}/offsets`);
+      const res = await fetch(`${env.service.url}/tx/${item.id}/offsets`);
       expect(res.status).to.equal(200);
       const offsets = await res.json();
       expect(offsets.rootBundleId).to.equal(bundleId);

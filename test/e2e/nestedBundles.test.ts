@@ -1,11 +1,8 @@
 import { expect } from 'chai';
 import { DataItem } from 'arbundles';
-import { startArlocal } from '../support/arlocal.js';
-import { startTestService, type TestService } from '../support/testService.js';
+import { withArlocalService } from '../support/arlocalService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
-
-type Arlocal = Awaited<ReturnType<typeof startArlocal>>;
 
 /**
  * End to end with arlocal as the gateway: an uploaded item whose payload is a bundle holding an item
@@ -15,36 +12,25 @@ type Arlocal = Awaited<ReturnType<typeof startArlocal>>;
  */
 describe('nested bundles to an Arweave gateway (arlocal)', function () {
   this.timeout(120_000);
-  let arlocal: Arlocal;
-  let service: TestService;
-
-  before(async () => {
-    arlocal = await startArlocal();
-    service = await startTestService({ GATEWAY_URL: arlocal.url, BUNDLE_MAX_WAIT_MS: '0' });
-    await arlocal.mint(service.walletAddress, '100000000000000000');
-  });
-  after(async () => {
-    await service?.close();
-    await arlocal?.stop();
-  });
+  const env = withArlocalService();
 
   it('gives every nested item offsets into the root bundle and into its parent', async () => {
     const nested = await twoLevels();
     const plain = await signedItem(signers.ethereum(), 'a plain item bundled beside the nested one');
     for (const item of [plain, nested.root]) {
-      expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+      expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
     }
 
-    await service.bundler.runOnce();
-    await arlocal.mine(20);
-    await service.bundler.runOnce();
-    const rootStatus = await (await fetch(`${service.url}/tx/${nested.root.id}/status`)).json();
+    await env.service.bundler.runOnce();
+    await env.arlocal.mine(20);
+    await env.service.bundler.runOnce();
+    const rootStatus = await (await fetch(`${env.service.url}/tx/${nested.root.id}/status`)).json();
     expect(rootStatus).to.include({ status: 'FINALIZED', info: 'permanent' });
     const bundleId = rootStatus.bundleId as string;
-    const bundle = Buffer.from(await arlocal.data(bundleId));
+    const bundle = Buffer.from(await env.arlocal.data(bundleId));
 
     const offsetsOf = async (id: string) => {
-      const res = await fetch(`${service.url}/tx/${id}/offsets`);
+      const res = await fetch(`${env.service.url}/tx/${id}/offsets`);
       expect(res.status, id).to.equal(200);
       return res.json();
     };
