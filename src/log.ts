@@ -24,3 +24,9 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     error: (m, e, f) => at('error', m, { ...describe(e), ...f }),
   };
 }
+
+/** `(message, error?)` callbacks of the adapters and process managers, logged as warnings */
+export const warningsTo =
+  (log: Logger) =>
+  (message: string, error?: unknown): void =>
+    log.warn(message, error === undefined ? undefined : { error: error instanceof Error ? error.message : String(error) });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import type { Logger } from './log.js';
+import { warningsTo, type Logger } from './log.js';
 import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
@@ -77,7 +77,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
     refreshMs: config.blockHeightRefreshMs,
-    log: (message: string, error?: unknown) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
+    log: warningsTo(log),
   });
   await blockHeight.start();
   const signer = createReceiptSigner({
@@ -113,7 +113,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     ...config.pricing,
     gatewayUrl: config.gatewayUrl,
     freeUploadLimitBytes: config.freeUploadLimitBytes,
-    log: (message: string, error?: unknown) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
+    log: warningsTo(log),
   });
   const acceptDeps: AcceptDeps = {
     eventStore,
@@ -171,7 +171,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     settings: config.bundler,
     holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(30_000, 3 * config.bundler.intervalMs), Date.now()),
     awaitProjection: acceptDeps.awaitProjection,
-    log: (message, error) => log.warn(message, error === undefined ? undefined : { error: String(error) }),
+    log: warningsTo(log),
   });
   if (config.bundler.enabled) bundler.start(config.bundler.intervalMs);
 
