@@ -20,6 +20,13 @@ interface Options {
   projections: readonly AnyProjection[];
   batchSize?: number;
   retryDelayMs?: number;
+  /**
+   * Takes or renews the projector's lease (one active runner across processes); false: another
+   * runner is active, so this one waits and tries again. Absent: always active.
+   */
+  holdLease?: () => Promise<boolean>;
+  /** how often the lease is renewed while running, and asked for while waiting (default 2 s) */
+  leaseRenewMs?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -29,7 +36,7 @@ interface Options {
  * an event seen twice (a replay after a crash) changes nothing.
  */
 export function createProjectionRunner(options: Options): ProjectionRunner {
-  const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, log = () => {} } = options;
+  const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
   const checkpoints = new Map<string, bigint | undefined>();
   const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
   let subscription: Subscription | undefined;
@@ -79,9 +86,32 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
     notify();
   }
 
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+  async function loadCheckpoints() {
+    for (const p of projections) checkpoints.set(checkpointOf(p), await readStore.getCheckpoint(checkpointOf(p)));
+    notify();
+  }
+
   async function run() {
     while (running) {
+      let heartbeat: NodeJS.Timeout | undefined;
       try {
+        if (holdLease) {
+          if (!(await holdLease())) {
+            // another runner is active: follow its checkpoints, so waitFor still answers here
+            await loadCheckpoints();
+            await sleep(leaseRenewMs);
+            continue;
+          }
+          // it may have moved on while this one waited
+          await loadCheckpoints();
+          heartbeat = setInterval(() => {
+            holdLease()
+              .then((held) => (held ? undefined : subscription?.close()))
+              .catch(() => subscription?.close());
+          }, leaseRenewMs);
+        }
         const low = lowest();
         subscription = eventStore.subscribeToAll(low === undefined ? {} : { after: low });
         for await (const batch of batched(subscription, batchSize)) {
@@ -91,8 +121,9 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
       } catch (error) {
         if (!running) break;
         log('projection runner failed; retrying', error);
-        await new Promise((r) => setTimeout(r, retryDelayMs));
+        await sleep(retryDelayMs);
       } finally {
+        clearInterval(heartbeat);
         await subscription?.close().catch(() => {});
       }
     }
@@ -100,7 +131,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
 
   return {
     async start() {
-      for (const p of projections) checkpoints.set(checkpointOf(p), await readStore.getCheckpoint(checkpointOf(p)));
+      await loadCheckpoints();
       running = true;
       loop = run();
     },

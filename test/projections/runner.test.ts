@@ -80,6 +80,22 @@ describe('projection runner', () => {
     expect((await reads.get(collectionOf(txStatusProjection), itemId(2)))?.position).to.equal(await events.headPosition());
   });
 
+  it('runs one of two runners holding a lease, and the other takes over when the first stops', async () => {
+    const lease = (holder: string) => () => reads.tryLease('projector', holder, 300, Date.now());
+    const first = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections, holdLease: lease('first'), leaseRenewMs: 50 });
+    await first.start();
+    const second = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections, holdLease: lease('second'), leaseRenewMs: 50 });
+    await second.start();
+    const { position: p1 } = await accept(events, 1);
+    expect(await first.waitFor(p1, 5000)).to.equal(true);
+    expect(await second.waitFor(p1, 5000)).to.equal(true);
+    await first.stop();
+    const { position: p2 } = await accept(events, 2);
+    expect(await second.waitFor(p2, 10_000)).to.equal(true);
+    await second.stop();
+    expect((await reads.get(collectionOf(txStatusProjection), itemId(2)))?.position).to.equal(p2);
+  });
+
   it('answers false when asked to wait for a position it does not reach in time', async () => {
     const runner = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });
     await runner.start();
