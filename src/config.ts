@@ -11,6 +11,8 @@ const hostList = z
   .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h.length > 0));
 
 const ConfigSchema = z.object({
+  /** which parts this process runs: all of them, or one role of a split deployment */
+  ROLE: z.enum(['all', 'commands', 'queries', 'projector', 'bundler']).default('all'),
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
@@ -75,6 +77,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   }
   const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
   return {
+    role: c.ROLE,
     port: c.PORT,
     host: c.HOST,
     dataDir: c.DATA_DIR,

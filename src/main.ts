@@ -16,7 +16,11 @@ async function main() {
   }
   const log = createLogger(config.logLevel);
   const service = await startService(config, log);
-  process.stdout.write(`upload service listening on ${service.url} (data in ${config.dataDir})\n`);
+  process.stdout.write(
+    service.url
+      ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
+      : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
+  );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -43,13 +43,16 @@ import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createReconciler } from './app/reconciler.js';
-import { createApp } from './http/app.js';
+import { createApp, type AppOptions } from './http/app.js';
+import { rolesOf } from './roles.js';
+import { unavailableSigner } from './receipts/receiptSigner.js';
 import { serviceVersion } from './version.js';
 
 export interface RunningService {
   url: string;
+  /** 0 and '' (url) for the roles that serve no HTTP (projector, bundler) */
   port: number;
-  server: Server;
+  server: Server | undefined;
   eventStore: EventStore;
   readStore: ReadStore;
   blobStore: BlobStore;
@@ -69,6 +72,9 @@ export interface RunningService {
  */
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   await mkdir(config.dataDir, { recursive: true });
+  const roles = rolesOf(config.role);
+  // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
+  const instanceId = randomUUID();
   const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
   const eventStore = await openEventStoreFromConfig(config);
   const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
@@ -80,23 +86,29 @@ export async function startService(config: Config, log: Logger): Promise<Running
     log: warningsTo(log),
   });
   await blockHeight.start();
-  const signer = createReceiptSigner({
-    jwk: wallet.jwk,
-    workers: config.receiptSignerWorkers,
-    log: (message: string) => log.warn(message),
-  });
+  // receipts are signed where commands run; elsewhere no signing thread is started
+  const signer = roles.commands
+    ? createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) })
+    : unavailableSigner;
   const runner = createProjectionRunner({
     eventStore,
     readStore,
     projections: allProjections,
+    // renewed every second: a runner that died is replaced within about five seconds
+    holdLease: () => readStore.tryLease('projector', instanceId, 5_000, Date.now()),
+    leaseRenewMs: 1_000,
     log: (message, error) => log.error(message, error),
   });
-  await runner.start();
-  // Answer queries from up-to-date read models: catch up with what was written before a restart
-  // (bounded, so a large backlog delays start-up by at most startupCatchUpMs).
-  const head = await eventStore.headPosition();
-  if (head > 0n && !(await runner.waitFor(head, config.startupCatchUpMs))) {
-    log.warn('read models still catching up at start-up', { head: head.toString() });
+  // In one process, a command answers once the read models show it; split, nobody waits here.
+  const awaitProjection = roles.projector && roles.commands ? (position: bigint) => runner.waitFor(position, config.projectionWaitMs) : undefined;
+  if (roles.projector) {
+    await runner.start();
+    // Answer queries from up-to-date read models: catch up with what was written before a restart
+    // (bounded, so a large backlog delays start-up by at most startupCatchUpMs).
+    const head = await eventStore.headPosition();
+    if (head > 0n && !(await runner.waitFor(head, config.startupCatchUpMs))) {
+      log.warn('read models still catching up at start-up', { head: head.toString() });
+    }
   }
 
   const accounts = new AccountRepository(eventStore);
@@ -106,9 +118,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
     accounts,
     reservationTimeoutMs: config.reservationTimeoutMs,
     intervalMs: config.reconcileIntervalMs,
+    holdLease: () => readStore.tryLease('reconciler', instanceId, 3 * config.reconcileIntervalMs, Date.now()),
     log: (message, error) => log.error(message, error),
   });
-  reconciler.start();
+  if (roles.commands) reconciler.start();
   const pricing = createPricingFromConfig({
     ...config.pricing,
     gatewayUrl: config.gatewayUrl,
@@ -129,7 +142,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       publicModulus: wallet.publicModulus,
       deadlineHeightOffset: config.deadlineHeightOffset,
     },
-    awaitProjection: (position) => runner.waitFor(position, config.projectionWaitMs),
+    ...(awaitProjection ? { awaitProjection } : {}),
   };
 
   const uploads = new UploadRepository(eventStore);
@@ -141,7 +154,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
     ownerOf: createOwnerLookup(blobStore),
-    awaitProjection: acceptDeps.awaitProjection,
+    ...(awaitProjection ? { awaitProjection } : {}),
   };
   const finalizer = createFinalizer({
     deps: multipart,
@@ -149,18 +162,18 @@ export async function startService(config: Config, log: Logger): Promise<Running
     concurrency: config.finalizeConcurrency,
     log: (message, error) => log.error(message, error),
   });
-  await finalizer.resume();
-  const maintenance = every(
-    60_000,
-    async () => {
-      await finalizer.resume();
-      await expireUploads(multipart, readStore, config.uploadLifetimeMs);
-    },
-    (message, error) => log.error(message, error),
-  );
+  const maintenance = roles.commands
+    ? every(
+        60_000,
+        async () => {
+          await finalizer.resume();
+          await expireUploads(multipart, readStore, config.uploadLifetimeMs);
+        },
+        (message, error) => log.error(message, error),
+      )
+    : undefined;
+  if (roles.commands) await finalizer.resume();
 
-  // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
-  const instanceId = randomUUID();
   const bundler = createBundler({
     eventStore,
     readStore,
@@ -170,10 +183,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
     holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(30_000, 3 * config.bundler.intervalMs), Date.now()),
-    awaitProjection: acceptDeps.awaitProjection,
+    ...(awaitProjection ? { awaitProjection } : {}),
     log: warningsTo(log),
   });
-  if (config.bundler.enabled) bundler.start(config.bundler.intervalMs);
+  if (roles.bundler && config.bundler.enabled) bundler.start(config.bundler.intervalMs);
 
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
@@ -182,49 +195,53 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const app = createApp({
     limits: { maxDataItemSize: config.maxDataItemSize },
     log: (message, error) => log.error(message, error),
-    commands: {
-      uploadDataItem: createSingleUploadHandler({ ...acceptDeps, maxDataItemSize: config.maxDataItemSize }),
-    },
-    ...(config.adminToken
-      ? {
-          admin: {
-            token: config.adminToken,
-            accounts,
-            eventStore,
-            awaitProjection: acceptDeps.awaitProjection,
-          },
-        }
-      : {}),
-    multipartCommands: {
-      create: (input) => createUpload(multipart, input),
-      receiveChunk: (input) => receiveChunk(multipart, input),
-      finalize: (input) => requestFinalize(multipart, finalizer, input),
-    },
-    multipartQueries: {
-      upload: async (id) => (await readStore.get<UploadDocument>(collectionOf(uploadsProjection), id))?.doc,
-    },
-    queries: {
-      info: () => info,
-      txStatus: async (id) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc,
-      txOffsets: createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs }),
-      accountBalance: async (address) =>
-        (await readStore.get<SerializedAccount>(collectionOf(accountBalanceProjection), address))?.doc,
-    },
+    ...(roles.commands ? commandHandlers() : {}),
+    ...(roles.queries ? queryHandlers() : {}),
   });
 
-  const server = app.listen(config.port, config.host);
-  // A 2 GiB body over a slow link takes longer than Node's default 5 minutes for a whole request;
-  // an idle connection is what gets cut instead (no byte for two minutes), and headers must come fast.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.setTimeout(120_000);
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
+  function commandHandlers(): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands'> {
+    return {
+      commands: { uploadDataItem: createSingleUploadHandler({ ...acceptDeps, maxDataItemSize: config.maxDataItemSize }) },
+      ...(config.adminToken
+        ? { admin: { token: config.adminToken, accounts, eventStore, ...(awaitProjection ? { awaitProjection } : {}) } }
+        : {}),
+      multipartCommands: {
+        create: (input) => createUpload(multipart, input),
+        receiveChunk: (input) => receiveChunk(multipart, input),
+        finalize: (input) => requestFinalize(multipart, finalizer, input),
+      },
+    };
+  }
+
+  function queryHandlers(): Pick<AppOptions, 'queries' | 'multipartQueries'> {
+    const doc = async <T>(projection: { name: string; version: number }, id: string) =>
+      (await readStore.get<T>(collectionOf(projection), id))?.doc;
+    return {
+      multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id) },
+      queries: {
+        info: () => info,
+        txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
+        txOffsets: createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs }),
+        accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
+      },
+    };
+  }
+
+  const server = roles.http ? app.listen(config.port, config.host) : undefined;
+  if (server) {
+    // A 2 GiB body over a slow link takes longer than Node's default 5 minutes for a whole request;
+    // an idle connection is what gets cut instead (no byte for two minutes), and headers must come fast.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    server.setTimeout(120_000);
+    await once(server, 'listening');
+  }
+  const port = server ? (server.address() as AddressInfo).port : 0;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  log.info('service started', { port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
+  log.info('service started', { role: config.role, port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
 
   return {
-    url: `http://${host}:${port}`,
+    url: server ? `http://${host}:${port}` : '',
     port,
     server,
     eventStore,
@@ -238,14 +255,18 @@ export async function startService(config: Config, log: Logger): Promise<Running
     finalizer,
     bundler,
     async stop() {
-      server.close();
-      server.closeAllConnections();
-      await once(server, 'close').catch(() => {});
+      if (server) {
+        server.close();
+        server.closeAllConnections();
+        await once(server, 'close').catch(() => {});
+      }
       await bundler.stop();
-      await maintenance.stop();
+      await maintenance?.stop();
       await finalizer.idle();
       await reconciler.stop();
       await runner.stop();
+      // handed back at once (expired now), so a successor need not wait them out
+      for (const lease of ['projector', 'bundler', 'reconciler']) await readStore.tryLease(lease, instanceId, 0, Date.now());
       blockHeight.stop();
       await signer.close();
       await eventStore.close();

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServiceProcess {
+  /** '' for a role that serves no HTTP */
   url: string;
   process: ChildProcess;
   /** SIGKILL, and wait until the process is gone */
@@ -28,6 +29,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       out += d;
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (m) resolve(m[1]!);
+      // the roles that serve no HTTP (projector, bundler) say they run instead
+      else if (/upload service running/.test(out)) resolve('');
     });
     child.once('exit', (code) => reject(new Error(`service exited with ${code} before listening: ${stderr}`)));
   });

@@ -13,6 +13,8 @@ export interface ReconcilerOptions {
   /** a reservation older than this with no settlement is looked at */
   reservationTimeoutMs: number;
   intervalMs: number;
+  /** one active reconciler across processes (absent: always active) */
+  holdLease?: () => Promise<boolean>;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
@@ -52,7 +54,10 @@ export function createReconciler(options: ReconcilerOptions) {
   return {
     runOnce,
     start() {
-      periodic = every(intervalMs, runOnce, (message, error) => log(`reconciler: ${message}`, error));
+      const pass = async () => {
+        if (!options.holdLease || (await options.holdLease())) await runOnce();
+      };
+      periodic = every(intervalMs, pass, (message, error) => log(`reconciler: ${message}`, error));
     },
     async stop() {
       await periodic?.stop();

@@ -141,3 +141,9 @@ function invalidField({ id, deadlineHeight, timestamp }: UnsignedReceipt): strin
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) return 'timestamp must be a non-negative integer';
   return undefined;
 }
+
+/** The signer of a process that serves no commands: nothing there signs receipts. */
+export const unavailableSigner: ReceiptSigner = {
+  sign: () => Promise.reject(new ReceiptSigningError('this process does not sign receipts (its role serves no commands)')),
+  close: async () => {},
+};

@@ -48,7 +48,7 @@ describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', fu
 
   before(async () => {
     service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(64 * MiB) });
-    requests = recordRequests(service.server);
+    requests = recordRequests(service.server!);
     foreign = recordForeignConnections([service.url, service.gatewayUrl]);
     irys = await Uploader(Ethereum).withWallet(randomBytes(32).toString('hex')).bundlerUrl(service.url);
     builtWith = requests.entries;

@@ -27,7 +27,7 @@ describe('turbo-sdk 1.43 against the service', function () {
 
   before(async () => {
     service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(64 * MiB) });
-    requests = recordRequests(service.server);
+    requests = recordRequests(service.server!);
     // the service's own gateway is its business; anything else the client reaches is not
     foreign = recordForeignConnections([service.url, service.gatewayUrl]);
     turbo = TurboFactory.authenticated({ privateKey: arweaveJwk, token: 'arweave', uploadServiceConfig: { url: service.url } });
@@ -108,7 +108,7 @@ describe('turbo-sdk 1.43 against the service', function () {
     }
 
     it('surfaces 402 Insufficient balance on a single upload without retrying', async () => {
-      const log = recordRequests(unfunded.server);
+      const log = recordRequests(unfunded.server!);
       const outcome = await refusal(() => client.upload({ data: randomBytes(MiB), chunkingMode: 'disabled' }));
       log.stop();
       expect(outcome).to.deep.equal({ status: 402, message: 'Failed request (Status 402): Insufficient balance' });
@@ -116,7 +116,7 @@ describe('turbo-sdk 1.43 against the service', function () {
     });
 
     it('surfaces 402 Insufficient balance on the header chunk of a multi-part upload and stops there', async () => {
-      const log = recordRequests(unfunded.server);
+      const log = recordRequests(unfunded.server!);
       const outcome = await refusal(() => client.upload({ data: randomBytes(MiB), chunkingMode: 'force' }));
       log.stop();
       expect(outcome).to.deep.equal({ status: 402, message: 'Failed request (Status 402): Insufficient balance' });
