@@ -21,11 +21,14 @@ async function main() {
       ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
       : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
   );
+  // a role that serves no HTTP has only background timers, which do not keep a process alive
+  const keepAlive = setInterval(() => {}, 60_000);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
+    clearInterval(keepAlive);
     await service.stop();
     process.exit(0);
   };

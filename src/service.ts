@@ -17,6 +17,7 @@ import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
+import { createCheckpointWaiter } from '../projections/checkpointWaiter.js';
 import {
   accountBalanceProjection,
   allProjections,
@@ -74,7 +75,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   await mkdir(config.dataDir, { recursive: true });
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
-  const instanceId = randomUUID();
+  const instanceId = `${process.pid}-${randomUUID()}`;
   const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
   const eventStore = await openEventStoreFromConfig(config);
   const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
@@ -174,6 +175,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     : undefined;
   if (roles.commands) await finalizer.resume();
 
+  const checkpoints = createCheckpointWaiter(readStore, allProjections);
   const bundler = createBundler({
     eventStore,
     readStore,
@@ -182,8 +184,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
-    holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(30_000, 3 * config.bundler.intervalMs), Date.now()),
-    ...(awaitProjection ? { awaitProjection } : {}),
+    // renewed each pass and every second during one: a bundler that died is replaced within seconds
+    holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(5_000, 2 * config.bundler.intervalMs), Date.now()),
+    // planning must see its own plans in the queue read model: waited for here or across processes
+    awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),
   });
   if (roles.bundler && config.bundler.enabled) bundler.start(config.bundler.intervalMs);

@@ -8,6 +8,8 @@ export interface ServiceProcess {
   /** '' for a role that serves no HTTP */
   url: string;
   process: ChildProcess;
+  /** what it logged on stderr so far (for a failing test's message) */
+  stderr(): string;
   /** SIGKILL, and wait until the process is gone */
   kill(): Promise<void>;
   /** SIGTERM, and wait for a clean exit */
@@ -38,6 +40,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   return {
     url,
     process: child,
+    stderr: () => stderr,
     async kill() {
       child.kill('SIGKILL');
       await exited;

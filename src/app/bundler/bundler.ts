@@ -75,6 +75,16 @@ export function createBundler(given: BundlerDeps) {
     if (stopping.signal.aborted) return;
     // one active bundler across processes: the others wait until its lease runs out
     if (deps.holdLease && !(await deps.holdLease())) return;
+    // renewed while a long step runs (preparing or posting a large bundle takes minutes)
+    const heartbeat = deps.holdLease && setInterval(() => void deps.holdLease!().catch(() => {}), 1_000);
+    try {
+      await passHoldingLease();
+    } finally {
+      clearInterval(heartbeat || undefined);
+    }
+  }
+
+  async function passHoldingLease(): Promise<void> {
     reflect ??= await deps.eventStore.headPosition();
     await planBundles(deps, reflect);
     for (const planId of await liveBundles()) {
