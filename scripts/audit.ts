@@ -1,0 +1,54 @@
+/**
+ * `npm run audit [-- --json] [--concurrency N]`: re-reads every event of the configured stores and
+ * checks the invariants of DESIGN.md section 6 (blobs, signatures, receipts, balances, bundle
+ * layout, live bundles, settlements). One line per finding, then a summary; exits 1 on any finding.
+ * It only reads, so it may run while the service runs (it audits the log up to its head at start).
+ */
+import { runAudit } from '../src/audit/audit.js';
+import { findingLine, jsonClosing, jsonFinding, jsonOpening, summaryText } from '../src/audit/report.js';
+import { readServicePublicModulus } from '../src/audit/serviceKey.js';
+import { withAuditorStores } from './lib/auditorStores.js';
+import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
+import { runCli } from './lib/runCli.js';
+import { writeStdout } from './lib/stdoutLines.js';
+import { z } from 'zod';
+
+const USAGE = `usage: npm run audit -- [--json] [--concurrency N]
+  checks: every accepted item's blob (present, size, sha256), its bytes (signature, id) and receipt;
+          every account's read model against its events, and no negative balance or approval;
+          every bundle plan's offsets; no item in two live bundles; every paid item settled once
+  --json         print {"findings": [...], "head", "checked", "findingCount", "receiptKeyChecked"}
+  --concurrency  blobs read at once (default: the number of cores)
+exit: 0 no findings, 1 findings (or the audit could not run), 2 bad command line or configuration`;
+
+/** findings were reported: runCli exits 1 and names how many on stderr */
+class AuditFindings extends Error {
+  override readonly name = 'AuditFindings';
+}
+
+await runCli(USAGE, async () => {
+  const { values, positionals } = parseCliArgs(process.argv.slice(2), { json: { type: 'boolean' }, concurrency: { type: 'string' } });
+  if (values.help) return undefined;
+  if (positionals.length !== 0) throw new UsageError(`expected no arguments, got ${positionals.length}`);
+  const concurrency =
+    values.concurrency === undefined ? undefined : argOf(z.coerce.number().int().min(1).max(256), values.concurrency, '--concurrency (1 to 256)');
+  const json = values.json ?? false;
+
+  return withAuditorStores({ readStore: 'required', blobStore: true }, async ({ config, eventStore, readStore, blobStore }) => {
+    const servicePublicModulus = await readServicePublicModulus(config);
+    let first = true;
+    if (json) await writeStdout(jsonOpening);
+    const summary = await runAudit(
+      { eventStore, readStore: readStore!, blobStore: blobStore!, servicePublicModulus, ...(concurrency !== undefined ? { concurrency } : {}) },
+      (finding) => {
+        // findings come from a synchronous callback: written without waiting, stdout buffers them
+        process.stdout.write(json ? jsonFinding(finding, first) : `${findingLine(finding)}\n`);
+        first = false;
+      },
+    );
+    const closing = json ? jsonClosing(summary) : summaryText(summary);
+    if (summary.findings === 0) return closing;
+    await writeStdout(`${closing}\n`);
+    throw new AuditFindings(`the audit found ${summary.findings} finding${summary.findings === 1 ? '' : 's'}`);
+  });
+});

@@ -1,0 +1,87 @@
+import type { BlobStore } from '../ports/blobStore.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { checkBalances } from './checks/balances.js';
+import { checkBundleLayout } from './checks/bundleLayout.js';
+import { checkItemBytes } from './checks/itemBytes.js';
+import { checkLiveBundles } from './checks/liveBundles.js';
+import { checkReceipts } from './checks/receipts.js';
+import { checkSettlements } from './checks/settlements.js';
+import { fanOut } from './fanOut.js';
+import { parseRecorded } from './parse.js';
+import type { AuditEvent, AuditSink, Check, Counted, Finding } from './types.js';
+
+export interface AuditStores {
+  eventStore: Pick<EventStore, 'readAll' | 'readStream' | 'headPosition'>;
+  readStore: Pick<ReadStore, 'getMany' | 'scan' | 'getCheckpoint'>;
+  blobStore: Pick<BlobStore, 'read'>;
+  /** the service wallet's modulus; without it the receipts' signer is not compared with it */
+  servicePublicModulus?: string | undefined;
+  /** blobs checked at once */
+  concurrency?: number;
+}
+
+export interface AuditSummary {
+  /** the audit read `$all` up to this position (the head when it started) */
+  head: bigint;
+  checked: Record<Counted, number>;
+  findings: number;
+  receiptKeyChecked: boolean;
+}
+
+/** every check of DESIGN.md section 6, each reading the same single pass over `$all` */
+export const checksOf = (stores: AuditStores): Check[] => [
+  (events, sink) => checkItemBytes(events, stores, sink),
+  (events, sink) => checkReceipts(events, stores, sink),
+  (events, sink) => checkBalances(events, stores, sink),
+  (events, sink) => checkBundleLayout(events, stores, sink),
+  checkLiveBundles,
+  checkSettlements,
+];
+
+/**
+ * Reads `$all` once, in order, up to the head at the start (so a running service's later writes do
+ * not move the goal), and hands each event to every check. Findings go to `onFinding` as they are
+ * found; nothing grows with the number of events but what each check must remember.
+ */
+export async function runAudit(stores: AuditStores, onFinding: (finding: Finding) => void, checks = checksOf(stores)): Promise<AuditSummary> {
+  const checked = Object.fromEntries(COUNTED.map((c) => [c, 0])) as Record<Counted, number>;
+  let findings = 0;
+  const sink: AuditSink = {
+    finding(finding) {
+      findings += 1;
+      onFinding(finding);
+    },
+    count(what, n = 1) {
+      checked[what] += n;
+    },
+  };
+  const head = await stores.eventStore.headPosition();
+  await fanOut(eventsUpTo(stores.eventStore, head, sink), checks.map((check) => (events: AsyncIterable<AuditEvent>) => check(events, sink)));
+  return { head, checked, findings, receiptKeyChecked: stores.servicePublicModulus !== undefined };
+}
+
+const COUNTED: readonly Counted[] = [
+  'events',
+  'itemBlobs',
+  'receipts',
+  'accounts',
+  'accountsNotProjectedYet',
+  'bundlePlans',
+  'plannedItems',
+  'paidItems',
+  'awaitingSettlement',
+];
+
+async function* eventsUpTo(eventStore: AuditStores['eventStore'], head: bigint, sink: AuditSink): AsyncGenerator<AuditEvent> {
+  if (head === 0n) return;
+  for await (const recorded of eventStore.readAll()) {
+    if (recorded.position > head) return;
+    sink.count('events');
+    const parsed = parseRecorded(recorded);
+    if (parsed.event) yield { event: parsed.event, recorded };
+    else if (parsed.invalid !== undefined) {
+      sink.finding({ kind: 'event-invalid', id: `${recorded.streamName}@${recorded.revision}`, detail: `${recorded.type}: ${parsed.invalid}` });
+    }
+  }
+}

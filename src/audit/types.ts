@@ -1,0 +1,62 @@
+import type { StoredEvent } from '../domain/events.js';
+
+/**
+ * What the audit reports. Each kind names one broken invariant of DESIGN.md section 6; `id` is what
+ * an auditor passes to `npm run history` next (an item id, an account address, a plan id).
+ */
+export type FindingKind =
+  /** an event of a known type whose data its schema refuses */
+  | 'event-invalid'
+  | 'blob-missing'
+  | 'blob-unreadable'
+  | 'blob-size'
+  | 'blob-digest'
+  | 'item-signature'
+  | 'item-id'
+  | 'item-header'
+  | 'receipt-signature'
+  | 'receipt-fields'
+  | 'receipt-key'
+  | 'balance-mismatch'
+  | 'balance-missing'
+  | 'balance-negative'
+  | 'approval-negative'
+  | 'bundle-layout'
+  | 'bundle-item-size'
+  | 'bundle-item-unknown'
+  | 'item-in-two-bundles'
+  | 'settlement-missing'
+  | 'settlement-mismatch'
+  | 'settlement-orphan';
+
+export interface Finding {
+  kind: FindingKind;
+  id: string;
+  /** what differs, in one line */
+  detail: string;
+}
+
+/** What was checked, counted, so a clean report says how much it vouches for. */
+export type Counted =
+  | 'events'
+  | 'itemBlobs'
+  | 'receipts'
+  | 'accounts'
+  | 'accountsNotProjectedYet'
+  | 'bundlePlans'
+  | 'plannedItems'
+  | 'paidItems'
+  | 'awaitingSettlement';
+
+export interface AuditSink {
+  finding(finding: Finding): void;
+  count(what: Counted, n?: number): void;
+}
+
+/** every event of `$all` the service knows, parsed, in position order */
+export type AuditEvent = StoredEvent;
+
+/** One invariant: reads the events once, in order, and reports to the sink. */
+export type Check = (events: AsyncIterable<AuditEvent>, sink: AuditSink) => Promise<void>;
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

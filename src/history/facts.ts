@@ -1,0 +1,88 @@
+import { match } from 'ts-pattern';
+import type { DomainEvent } from '../domain/events.js';
+
+/** At most this many items of a plan are named in its line; `--json` has them all. */
+const PLAN_ITEMS_SHOWN = 5;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The key facts of an event in one line: amounts, sizes, offsets, statuses, transaction ids. Never
+ * bytes (events carry none) nor the signed transaction or receipt signatures (noise to a reader).
+ */
+export const factsOf = (event: DomainEvent): string =>
+  match(event)
+    .returnType<string>()
+    .with({ type: 'DataItemAccepted' }, ({ data: d }) =>
+      [
+        `${d.rawContentLength} bytes (payload at ${d.payloadDataStart}, ${d.payloadContentType})`,
+        `signature type ${d.signatureType}, owner ${d.nativeAddress}, token ${d.token}`,
+        d.payer !== undefined ? `${d.winc} winc paid by ${d.payer} (reservation ${d.reservationId ?? '?'})` : `${d.winc} winc (free)`,
+        `sha256 ${d.sha256}`,
+        `blob ${d.blobKey}`,
+        `deadline height ${d.deadlineHeight}`,
+        ...(d.uploadId !== undefined ? [`upload ${d.uploadId}`] : []),
+      ].join('; '),
+    )
+    .with({ type: 'NestedItemsIndexed' }, ({ data: d }) => {
+      const depth = d.items.reduce((max, i) => Math.max(max, i.depth), 0);
+      const left = d.unindexed ?? [];
+      return [
+        `${d.items.length} nested items${d.items.length > 0 ? ` (depth up to ${depth})` : ''}`,
+        ...(left.length > 0 ? [`not indexed: ${left.map((u) => `${u.id} (${u.reason})`).join(', ')}`] : []),
+      ].join('; ');
+    })
+    .with({ type: 'DataItemFailed' }, ({ data: d }) => `failed after ${d.attempts} bundle attempts: ${d.reason}`)
+    .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
+    .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
+    .with({ type: 'UploadFinalizeRequested' }, ({ data: d }) => `${d.mode} finalize${d.paidBy.length > 0 ? `, paid by ${d.paidBy.join(', ')}` : ''}`)
+    .with({ type: 'UploadValidated' }, ({ data: d }) => `item ${d.dataItemId}, ${d.size} bytes`)
+    .with(
+      { type: 'UploadFinalized' },
+      ({ data: d }) =>
+        `item ${d.dataItemId}, receipt for ${d.receipt.winc} winc, deadline height ${d.receipt.deadlineHeight}${d.existed ? ' (already stored before)' : ''}`,
+    )
+    .with({ type: 'UploadInvalid' }, ({ data: d }) => `invalid: ${d.reason}`)
+    .with({ type: 'UploadUnderfunded' }, ({ data: d }) => `item ${d.dataItemId}: nobody could pay`)
+    .with({ type: 'UploadExpired' }, () => 'expired before it was finalized')
+    .with({ type: 'AccountCredited' }, ({ data: d }) => `+${d.winc} winc (credit ${d.creditId}${d.reason !== undefined ? `: ${d.reason}` : ''})`)
+    .with(
+      { type: 'BalanceReserved' },
+      ({ data: d }) =>
+        `${d.winc} winc reserved for item ${d.dataItemId} (reservation ${d.reservationId}${d.onBehalfOf !== undefined ? `, on behalf of ${d.onBehalfOf}` : ''})`,
+    )
+    .with({ type: 'ReservationSettled' }, ({ data: d }) => `${d.winc} winc spent on item ${d.dataItemId} (reservation ${d.reservationId})`)
+    .with(
+      { type: 'ReservationReleased' },
+      ({ data: d }) => `${d.winc} winc released for item ${d.dataItemId} (reservation ${d.reservationId}): ${d.reason}`,
+    )
+    .with(
+      { type: 'PaymentApproved' },
+      ({ data: d }) => `${d.approvedAddress} may spend up to ${d.winc} winc${d.expiresAt !== undefined ? ` until ${iso(d.expiresAt)}` : ''}`,
+    )
+    .with({ type: 'PaymentApprovalRevoked' }, ({ data: d }) => `approval of ${d.approvedAddress} revoked`)
+    .with({ type: 'BundlePlanned' }, ({ data: d }) => {
+      const shown = d.items.slice(0, PLAN_ITEMS_SHOWN).map((i) => `${i.id} at ${i.offset} (${i.size} bytes)`);
+      const more = d.items.length - shown.length;
+      return [
+        `${d.items.length} items, header ${d.headerSize} bytes, ${d.totalSize} bytes in all`,
+        `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`,
+      ].join('; ');
+    })
+    .with(
+      { type: 'BundlePrepared' },
+      ({ data: d }) =>
+        `tx ${d.txId}, ${d.dataSize} bytes, data root ${d.dataRoot}, reward ${d.reward} winston, anchor height ${d.anchorHeight}`,
+    )
+    .with({ type: 'BundlePosted' }, ({ data: d }) => `tx ${d.txId} posted`)
+    .with({ type: 'BundleSeeded' }, ({ data: d }) => `tx ${d.txId} chunks seeded`)
+    .with({ type: 'BundleConfirmed' }, ({ data: d }) => `tx ${d.txId} in block ${d.blockHeight}, ${d.confirmations} confirmations`)
+    .with(
+      { type: 'BundlePermanent' },
+      ({ data: d }) => `tx ${d.txId} permanent in block ${d.blockHeight}, ${d.confirmations} confirmations, ${d.itemIds.length} items`,
+    )
+    .with(
+      { type: 'BundleDropped' },
+      ({ data: d }) => `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${d.itemIds.length} items back to the queue`,
+    )
+    .exhaustive();

@@ -1,0 +1,65 @@
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { collectionOf, nestedOffsetsProjection, txStatusProjection, type NestedOffsetsDocument, type TxStatusDocument } from '../../projections/index.js';
+import { jsonEntry, itemStatusLine, plain, timelineLine, type Dim } from './lines.js';
+import { candidateTargets, resolveTarget, type HistoryTarget } from './resolve.js';
+
+export interface HistoryStores {
+  eventStore: Pick<EventStore, 'readStream'>;
+  /** for where an item is now; without it that line is left out */
+  readStore?: Pick<ReadStore, 'get'> | undefined;
+}
+
+/** Nothing in the store under that name: the CLI says so and exits 1. */
+export class UnknownHistoryId extends Error {
+  override readonly name = 'UnknownHistoryId';
+}
+
+/** The argument cannot name any stream at all (a usage error). */
+export class NotAnId extends Error {
+  override readonly name = 'NotAnId';
+}
+
+export interface HistoryOptions {
+  json?: boolean;
+  dim?: Dim;
+}
+
+/**
+ * The history of whatever `argument` names, as output text in pieces, streamed: a heading and one
+ * line per event (and, for a data item, where it is now), or with `json` one JSON array of the
+ * recorded events. Throws UnknownHistoryId when no stream matches.
+ */
+export async function* history(stores: HistoryStores, argument: string, options: HistoryOptions = {}): AsyncGenerator<string> {
+  if (candidateTargets(argument).length === 0) throw new NotAnId(`not an item id, upload id, address or plan id: ${JSON.stringify(argument)}`);
+  const target = await resolveTarget(stores.eventStore, argument);
+  if (!target) throw new UnknownHistoryId(await unknownMessage(stores, argument));
+  if (options.json) {
+    yield* jsonArray(stores, target);
+    return;
+  }
+  yield `${target.stream}`;
+  for await (const recorded of stores.eventStore.readStream(target.stream)) yield timelineLine(recorded, options.dim ?? plain);
+  if (target.kind === 'dataItem' && stores.readStore) {
+    const stored = await stores.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), target.id);
+    yield itemStatusLine(stored?.doc);
+  }
+}
+
+async function* jsonArray(stores: HistoryStores, target: HistoryTarget): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const recorded of stores.eventStore.readStream(target.stream)) {
+    yield `${first ? '' : ','}${JSON.stringify(jsonEntry(recorded), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
+    first = false;
+  }
+  yield ']';
+}
+
+/** an item nested in an uploaded bundle has no stream of its own: point at its root */
+async function unknownMessage(stores: HistoryStores, argument: string): Promise<string> {
+  const id = argument.trim();
+  const nested = await stores.readStore?.get<NestedOffsetsDocument>(collectionOf(nestedOffsetsProjection), id);
+  if (nested) return `${id} has no stream of its own: it is nested in item ${nested.doc.rootId} (npm run history -- ${nested.doc.rootId})`;
+  return `no item, upload, account or bundle plan named ${JSON.stringify(id)}`;
+}

@@ -1,0 +1,41 @@
+import { accountStream, parseAccountAddress } from '../domain/account/ids.js';
+import { bundleStream } from '../domain/bundle/ids.js';
+import { dataItemStream, DataItemId } from '../domain/ids.js';
+import { uploadStream, UploadId } from '../domain/upload/ids.js';
+import type { EventStore, StreamName } from '../ports/eventStore.js';
+
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle';
+
+export interface HistoryTarget {
+  kind: HistoryKind;
+  /** the id as its stream is named (an ethereum address in its EIP-55 form) */
+  id: string;
+  stream: StreamName;
+}
+
+/** plan ids are base64url (newPlanId); anything else cannot name a bundle stream */
+const PLAN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The streams an argument could name, in the order they are tried: a 43-character id is both a
+ * possible data item id and a possible arweave address, a 22-character one both an upload id and a
+ * plan id; the first stream that exists wins.
+ */
+export function candidateTargets(argument: string): HistoryTarget[] {
+  const input = argument.trim();
+  const out: HistoryTarget[] = [];
+  if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
+  if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });
+  const address = parseAccountAddress(input);
+  if (address !== undefined) out.push({ kind: 'account', id: address, stream: accountStream(address) });
+  if (PLAN_ID.test(input)) out.push({ kind: 'bundle', id: input, stream: bundleStream(input) });
+  return out;
+}
+
+/** the first candidate stream that has an event; undefined when none does */
+export async function resolveTarget(eventStore: Pick<EventStore, 'readStream'>, argument: string): Promise<HistoryTarget | undefined> {
+  for (const target of candidateTargets(argument)) {
+    for await (const _ of eventStore.readStream(target.stream, { maxCount: 1 })) return target;
+  }
+  return undefined;
+}
