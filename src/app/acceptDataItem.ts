@@ -24,7 +24,6 @@ export interface AcceptDeps {
   receiptSettings: { dataCaches: string[]; fastFinalityIndexes: string[]; publicModulus: string; deadlineHeightOffset: number };
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
-  /** where accepted items' bytes are: needed to index the items nested in a bundle payload (skipped without it) */
   /** where nested bundles are read from to index their items */
   blobStore: BlobStore;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -96,7 +95,10 @@ export async function acceptDataItem(
   } catch (error) {
     // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
     if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
-    if (!(error instanceof WrongExpectedRevision)) throw error;
+    if (!(error instanceof WrongExpectedRevision)) {
+      await received.discard().catch(() => {});
+      throw error;
+    }
     const winner = await loadDataItem(deps.eventStore, id);
     if (winner.status !== 'accepted') throw error;
     return existsOutcome(winner);
