@@ -1,9 +1,8 @@
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/eventStore.js';
-import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
-import { fromRecorded, type DomainEvent } from '../src/domain/events.js';
-import { applyEvents, type PositionedDocument } from './apply.js';
+import { CheckpointConflict, type ReadStore } from '../src/ports/readStore.js';
 import { batched } from './batched.js';
 import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
+import { advanced, projectBatch } from './projectBatch.js';
 
 export interface ProjectionRunner {
   start(): Promise<void>;
@@ -33,7 +32,8 @@ interface Options {
 /**
  * Reads `$all` from the lowest checkpoint, applies each batch to every projection and writes the
  * documents with the checkpoints in one commit. Documents remember the position they reflect, so
- * an event seen twice (a replay after a crash) changes nothing.
+ * an event seen twice (a replay after a crash) changes nothing. Each commit expects the checkpoints
+ * this runner last saw, so a read model promoted meanwhile by a rebuild is never overwritten.
  */
 export function createProjectionRunner(options: Options): ProjectionRunner {
   const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
@@ -60,29 +60,14 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
   };
 
   async function apply(batch: RecordedEvent[]) {
-    const last = batch[batch.length - 1]!.position;
-    const parsed = batch.map((recorded) => ({ recorded, event: fromRecorded(recorded) }));
-    const writes: DocumentWrite[] = [];
-    for (const p of projections) {
-      const after = checkpoints.get(checkpointOf(p));
-      const relevant = parsed.filter(
-        (e): e is { recorded: RecordedEvent; event: DomainEvent } =>
-          e.event !== undefined && (after === undefined || e.recorded.position > after) && p.handles.includes(e.event.type),
-      );
-      if (relevant.length === 0) continue;
-      const collection = collectionOf(p);
-      const ids = relevant.flatMap((e) => p.documentIds(e.event));
-      const docs: Map<string, PositionedDocument<unknown>> = await readStore.getMany(collection, ids);
-      for (const id of applyEvents(p, relevant, docs)) {
-        const d = docs.get(id)!;
-        writes.push({ collection, id, doc: d.doc, position: d.position });
-      }
-    }
-    await readStore.commit(
-      writes,
-      projections.map((p) => ({ name: checkpointOf(p), position: last })),
-    );
-    for (const p of projections) checkpoints.set(checkpointOf(p), last);
+    const targets = projections.map((p) => ({
+      projection: p,
+      collection: collectionOf(p),
+      checkpoint: checkpointOf(p),
+      after: checkpoints.get(checkpointOf(p)),
+    }));
+    const last = await projectBatch(readStore, targets, batch);
+    for (const t of targets) checkpoints.set(t.checkpoint, advanced(t.after, last));
     notify();
   }
 
@@ -94,9 +79,14 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
   }
 
   async function run() {
+    let reload = false;
     while (running) {
       let heartbeat: NodeJS.Timeout | undefined;
       try {
+        if (reload) {
+          await loadCheckpoints();
+          reload = false;
+        }
         if (holdLease) {
           if (!(await holdLease())) {
             // another runner is active: follow its checkpoints, so waitFor still answers here
@@ -113,13 +103,29 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
           }, leaseRenewMs);
         }
         const low = lowest();
-        subscription = eventStore.subscribeToAll(low === undefined ? {} : { after: low });
-        for await (const batch of batched(subscription, batchSize)) {
-          await apply(batch);
+        const current = (subscription = eventStore.subscribeToAll(low === undefined ? {} : { after: low }));
+        // stopped while the checkpoints were read: stop() closed the previous subscription, not this one
+        if (!running) break;
+        for await (const batch of batched(current, batchSize)) {
+          try {
+            await apply(batch);
+          } catch (error) {
+            // closed before leaving the loop: leaving waits for the read the batching has pending,
+            // which only a close (or the next event appended) ends
+            await current.close().catch(() => {});
+            throw error;
+          }
           if (!running) break;
         }
       } catch (error) {
         if (!running) break;
+        if (error instanceof CheckpointConflict) {
+          // another writer (a rebuild's promote) replaced the documents this batch was computed
+          // from: the batch is discarded, and projecting resumes from the checkpoints it left
+          log('projection checkpoint moved by another writer; resuming from the stored checkpoints', error);
+          reload = true;
+          continue;
+        }
         log('projection runner failed; retrying', error);
         await sleep(retryDelayMs);
       } finally {

@@ -50,6 +50,12 @@ const ConfigSchema = z.object({
   OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365),
   EVENT_STORE: z.enum(['sqlite', 'esdb']).default('sqlite'),
   EVENTSTORE_URL: z.string().optional(),
+  /** where read models live: SQLite under DATA_DIR, or a MongoDB replica set (MONGO_URL) */
+  READ_STORE: z.enum(['sqlite', 'mongo']).default('sqlite'),
+  /** where blobs live: files under DATA_DIR, or GridFS in MongoDB (MONGO_URL), shared by every replica */
+  BLOB_STORE: z.enum(['fs', 'gridfs']).default('fs'),
+  MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string').optional(),
+  MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and -, at most 63').default('upload_service'),
   ADDRESS_ETHEREUM: z.string().optional(),
   ADDRESS_SOLANA: z.string().optional(),
   ADDRESS_MATIC: z.string().optional(),
@@ -74,6 +80,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   const c = parsed.data;
   if (c.EVENT_STORE === 'esdb' && !c.EVENTSTORE_URL) {
     throw new ConfigError('invalid configuration:\n  EVENTSTORE_URL: required when EVENT_STORE=esdb');
+  }
+  if ((c.READ_STORE === 'mongo' || c.BLOB_STORE === 'gridfs') && !c.MONGO_URL) {
+    throw new ConfigError('invalid configuration:\n  MONGO_URL: required when READ_STORE=mongo or BLOB_STORE=gridfs');
   }
   const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
   return {
@@ -110,6 +119,10 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     offsetsRetentionMs: c.OFFSETS_RETENTION_DAYS * 86_400_000,
     eventStore: c.EVENT_STORE,
     eventStoreUrl: c.EVENTSTORE_URL,
+    readStore: c.READ_STORE,
+    blobStore: c.BLOB_STORE,
+    mongoUrl: c.MONGO_URL,
+    mongoDatabase: c.MONGO_DATABASE,
     addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },
     logLevel: c.LOG_LEVEL,
   };

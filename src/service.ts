@@ -10,9 +10,8 @@ import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
 import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
-import { openSqliteReadStore } from './adapters/sqlite/readStore.js';
 import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
-import { openFsBlobStore } from './adapters/fs/blobStore.js';
+import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/storesFromConfig.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
@@ -78,8 +77,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const instanceId = `${process.pid}-${randomUUID()}`;
   const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
   const eventStore = await openEventStoreFromConfig(config);
-  const readStore = openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
-  const blobStore = await openFsBlobStore({ root: join(config.dataDir, 'blobs') });
+  // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
+  const readStore = await openReadStoreFromConfig(config);
+  const blobStore = await openBlobStoreFromConfig(config, { log: warningsTo(log) });
   const blockHeight = createBlockHeightSource({
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),

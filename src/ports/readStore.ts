@@ -21,6 +21,18 @@ export interface DocumentWrite {
 export interface CheckpointWrite {
   name: string;
   position: bigint;
+  /**
+   * Compare-and-set: `null`, the checkpoint must not exist yet; a bigint, it must equal that; absent,
+   * unconditional. A writer that computed its batch from the documents as of its checkpoint passes it
+   * here, so a batch computed from documents replaced meanwhile (a rebuild promoted) is refused.
+   */
+  expected?: bigint | null;
+}
+
+/** A collection and the checkpoint that says which position its documents reflect. */
+export interface ReadModelRef {
+  collection: string;
+  checkpoint: string;
 }
 
 export interface ReadStore {
@@ -28,7 +40,10 @@ export interface ReadStore {
   getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>>;
   /** documents of a collection in id order, a page at a time (for process managers and tools) */
   scan<T>(collection: string, page: { afterId?: string; limit: number }): Promise<(StoredDocument<T> & { id: string })[]>;
-  /** documents and checkpoints in one atomic write */
+  /**
+   * Documents and checkpoints in one atomic write. When a checkpoint's `expected` does not hold,
+   * throws CheckpointConflict and writes nothing.
+   */
   commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void>;
   getCheckpoint(name: string): Promise<bigint | undefined>;
   dropCollection(collection: string): Promise<void>;
@@ -38,7 +53,28 @@ export interface ReadStore {
    */
   tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
   deleteCheckpoint(name: string): Promise<void>;
+  /**
+   * Switches a read model built beside the live one, atomically: when `from`'s checkpoint is at or
+   * beyond `to`'s (or `to` has none), deletes `to`'s documents, moves `from`'s documents into
+   * `to.collection`, sets `to`'s checkpoint to `from`'s position, deletes `from`'s checkpoint, and
+   * answers true. Otherwise changes nothing and answers false (`to` moved on: catch up, try again).
+   * Throws, changing nothing, when `from` has no checkpoint (nothing was built).
+   */
+  promote(from: ReadModelRef, to: ReadModelRef): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** A commit's expected checkpoint did not hold: nothing of that commit was written. */
+export class CheckpointConflict extends Error {
+  override readonly name = 'CheckpointConflict';
+  constructor(
+    readonly checkpoint: string,
+    readonly expected: bigint | null,
+    /** undefined: the checkpoint does not exist */
+    readonly actual: bigint | undefined,
+  ) {
+    super(`checkpoint ${checkpoint} is ${actual === undefined ? 'absent' : String(actual)}, expected ${expected === null ? 'absent' : String(expected)}`);
+  }
 }
 
 export class ReadStoreUnavailable extends Error {

@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import type { ReadStore } from '../../src/ports/readStore.js';
+import { CheckpointConflict, type ReadStore } from '../../src/ports/readStore.js';
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
 
 /** One suite for every read store adapter (SQLite now, MongoDB when MONGO_URL is set). */
 export function readStoreContract(name: string, open: () => Promise<{ store: ReadStore; cleanup(): Promise<void> }>) {
@@ -93,6 +102,117 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       await store.commit([{ collection: 'c', id: 'a', doc: {}, position: big }], [{ name: 'p', position: big }]);
       expect((await store.get('c', 'a'))?.position).to.equal(big);
       expect(await store.getCheckpoint('p')).to.equal(big);
+    });
+
+    describe('checkpoint compare-and-set', () => {
+      it('writes documents and checkpoint when the expected checkpoint holds, null meaning absent', async () => {
+        await store.commit([{ collection: 'c', id: 'a', doc: 1, position: 3n }], [{ name: 'p', position: 3n, expected: null }]);
+        await store.commit([{ collection: 'c', id: 'a', doc: 2, position: 8n }], [{ name: 'p', position: 8n, expected: 3n }]);
+        expect(await store.get('c', 'a')).to.deep.equal({ doc: 2, position: 8n });
+        expect(await store.getCheckpoint('p')).to.equal(8n);
+      });
+
+      it('refuses a commit whose expected checkpoint differs and writes none of it', async () => {
+        await store.commit([{ collection: 'c', id: 'a', doc: 1, position: 5n }], [{ name: 'p', position: 5n }]);
+        const error = await rejectionOf(
+          store.commit(
+            [
+              { collection: 'c', id: 'a', doc: 2, position: 9n },
+              { collection: 'c', id: 'b', doc: 3, position: 9n },
+            ],
+            [
+              { name: 'q', position: 9n },
+              { name: 'p', position: 9n, expected: 4n },
+            ],
+          ),
+        );
+        expect(error).to.be.instanceOf(CheckpointConflict);
+        expect(error).to.include({ checkpoint: 'p', expected: 4n, actual: 5n });
+        expect(await store.get('c', 'a')).to.deep.equal({ doc: 1, position: 5n });
+        expect(await store.get('c', 'b')).to.equal(undefined);
+        expect(await store.getCheckpoint('p')).to.equal(5n);
+        expect(await store.getCheckpoint('q')).to.equal(undefined);
+      });
+
+      it('refuses null when the checkpoint exists, and a position when it does not', async () => {
+        await store.commit([], [{ name: 'p', position: 5n }]);
+        expect(await rejectionOf(store.commit([], [{ name: 'p', position: 6n, expected: null }]))).to.include({
+          checkpoint: 'p',
+          expected: null,
+          actual: 5n,
+        });
+        expect(await rejectionOf(store.commit([], [{ name: 'absent', position: 6n, expected: 5n }]))).to.include({
+          checkpoint: 'absent',
+          expected: 5n,
+          actual: undefined,
+        });
+        expect(await store.getCheckpoint('p')).to.equal(5n);
+        expect(await store.getCheckpoint('absent')).to.equal(undefined);
+      });
+    });
+
+    describe('promote', () => {
+      const live = { collection: 'm_v1', checkpoint: 'm_v1' };
+      const built = { collection: 'm_v1~rebuild', checkpoint: 'm_v1~rebuild' };
+      const all = (collection: string) => store.scan(collection, { limit: 100 });
+
+      beforeEach(async () => {
+        await store.commit(
+          [
+            { collection: 'm_v1', id: 'a', doc: { old: 'a' }, position: 2n },
+            { collection: 'm_v1', id: 'b', doc: { old: 'b' }, position: 4n },
+          ],
+          [{ name: 'm_v1', position: 5n }],
+        );
+      });
+
+      it('replaces the live documents and checkpoint with the ones built beside them', async () => {
+        await store.commit(
+          [
+            { collection: 'm_v1~rebuild', id: 'b', doc: { new: 'b' }, position: 4n },
+            { collection: 'm_v1~rebuild', id: 'c', doc: { new: 'c' }, position: 7n },
+          ],
+          [{ name: 'm_v1~rebuild', position: 7n }],
+        );
+        expect(await store.promote(built, live)).to.equal(true);
+        expect(await all('m_v1')).to.deep.equal([
+          { id: 'b', doc: { new: 'b' }, position: 4n },
+          { id: 'c', doc: { new: 'c' }, position: 7n },
+        ]);
+        expect(await all('m_v1~rebuild')).to.deep.equal([]);
+        expect(await store.getCheckpoint('m_v1')).to.equal(7n);
+        expect(await store.getCheckpoint('m_v1~rebuild')).to.equal(undefined);
+      });
+
+      it('promotes at the same position as the live checkpoint, and where there is no live checkpoint', async () => {
+        await store.commit([{ collection: 'm_v1~rebuild', id: 'x', doc: 1, position: 5n }], [{ name: 'm_v1~rebuild', position: 5n }]);
+        expect(await store.promote(built, live)).to.equal(true);
+        expect(await all('m_v1')).to.deep.equal([{ id: 'x', doc: 1, position: 5n }]);
+        await store.commit([{ collection: 'n~rebuild', id: 'y', doc: 2, position: 1n }], [{ name: 'n~rebuild', position: 1n }]);
+        expect(await store.promote({ collection: 'n~rebuild', checkpoint: 'n~rebuild' }, { collection: 'n', checkpoint: 'n' })).to.equal(true);
+        expect(await all('n')).to.deep.equal([{ id: 'y', doc: 2, position: 1n }]);
+        expect(await store.getCheckpoint('n')).to.equal(1n);
+      });
+
+      it('refuses, changing nothing, when the built model is behind the live checkpoint', async () => {
+        await store.commit([{ collection: 'm_v1~rebuild', id: 'c', doc: { new: 'c' }, position: 3n }], [{ name: 'm_v1~rebuild', position: 4n }]);
+        expect(await store.promote(built, live)).to.equal(false);
+        expect(await all('m_v1')).to.deep.equal([
+          { id: 'a', doc: { old: 'a' }, position: 2n },
+          { id: 'b', doc: { old: 'b' }, position: 4n },
+        ]);
+        expect(await all('m_v1~rebuild')).to.deep.equal([{ id: 'c', doc: { new: 'c' }, position: 3n }]);
+        expect(await store.getCheckpoint('m_v1')).to.equal(5n);
+        expect(await store.getCheckpoint('m_v1~rebuild')).to.equal(4n);
+      });
+
+      it('refuses to promote a model that has no checkpoint, changing nothing', async () => {
+        await store.commit([{ collection: 'm_v1~rebuild', id: 'c', doc: 1, position: 9n }], []);
+        const error = await rejectionOf(store.promote(built, live));
+        expect((error as Error).message).to.equal('cannot promote m_v1~rebuild: checkpoint m_v1~rebuild does not exist');
+        expect((await all('m_v1')).map((d) => d.id)).to.deep.equal(['a', 'b']);
+        expect(await store.getCheckpoint('m_v1')).to.equal(5n);
+      });
     });
   });
 }

@@ -1,0 +1,56 @@
+import type { RecordedEvent } from '../src/ports/eventStore.js';
+import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
+import { fromRecorded, type DomainEvent } from '../src/domain/events.js';
+import { applyEvents, type PositionedDocument } from './apply.js';
+import type { AnyProjection } from './definition.js';
+
+/** Where one projection's documents and checkpoint live, and the position they reflect. */
+export interface ProjectionTarget {
+  projection: AnyProjection;
+  collection: string;
+  checkpoint: string;
+  /** the checkpoint as this writer last wrote or read it; undefined: none yet */
+  after: bigint | undefined;
+}
+
+/**
+ * Applies a batch of `$all` to each target and commits the changed documents with every target's
+ * checkpoint moved to the batch's last position (never backwards), in one commit. Each checkpoint is written on the
+ * condition that it is still `after` (CheckpointConflict otherwise, with nothing written): the batch
+ * was computed from the documents as of `after`, and is worthless if another writer moved them.
+ * The live runner and the rebuild both go through here. Answers the batch's last position.
+ */
+export async function projectBatch(readStore: ReadStore, targets: readonly ProjectionTarget[], batch: readonly RecordedEvent[]): Promise<bigint> {
+  const last = batch[batch.length - 1];
+  if (last === undefined) throw new Error('projectBatch needs at least one event');
+  // parsed once for every projection: validation is the costly part of a replay
+  const parsed: { recorded: RecordedEvent; event: DomainEvent | undefined }[] = batch.map((recorded) => ({ recorded, event: fromRecorded(recorded) }));
+  const writes: DocumentWrite[] = [];
+  for (const { projection: p, collection, after } of targets) {
+    const relevant = parsed.filter(
+      (e): e is { recorded: RecordedEvent; event: DomainEvent } =>
+        e.event !== undefined && (after === undefined || e.recorded.position > after) && p.handles.includes(e.event.type),
+    );
+    if (relevant.length === 0) continue;
+    const ids = relevant.flatMap((e) => p.documentIds(e.event));
+    const docs: Map<string, PositionedDocument<unknown>> = await readStore.getMany(collection, ids);
+    const stored = new Set(docs.keys());
+    for (const id of applyEvents(p, relevant, docs)) {
+      const d = docs.get(id)!;
+      // created and deleted within the batch (a reservation settled at once): nothing to write
+      if (d.doc === undefined && !stored.has(id)) continue;
+      writes.push({ collection, id, doc: d.doc, position: d.position });
+    }
+  }
+  await readStore.commit(
+    writes,
+    targets.map((t) => ({ name: t.checkpoint, position: advanced(t.after, last.position), expected: t.after ?? null })),
+  );
+  return last.position;
+}
+
+/**
+ * A checkpoint after a batch ending at `last`: never backwards, since a projection promoted ahead of
+ * the others sees batches it already reflects while they catch up.
+ */
+export const advanced = (after: bigint | undefined, last: bigint): bigint => (after !== undefined && after > last ? after : last);

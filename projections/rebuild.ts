@@ -1,0 +1,121 @@
+import type { EventStore, RecordedEvent } from '../src/ports/eventStore.js';
+import { CheckpointConflict, type ReadModelRef, type ReadStore } from '../src/ports/readStore.js';
+import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
+import { projectBatch, type ProjectionTarget } from './projectBatch.js';
+import { progressCounter, type RebuildProgressListener } from './rebuildProgress.js';
+
+export interface RebuildOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: readonly AnyProjection[];
+  /** events read and committed at a time (default 5000): large, since nothing waits on a rebuild */
+  batchSize?: number;
+  /** afterwards, drop the collections and checkpoints of the older versions of these projections */
+  dropOld?: boolean;
+  onProgress?: RebuildProgressListener;
+  now?: () => number;
+}
+
+export interface RebuildResult {
+  /** events read, counting those appended while the rebuild ran */
+  events: number;
+  /** each read model switched, and the position it reflected when switched; empty when $all is */
+  promoted: { collection: string; position: bigint }[];
+  /** collections (and checkpoints of the same names) of older versions dropped */
+  dropped: string[];
+}
+
+/** Where a projection is rebuilt: beside the live collection, under names the service never reads. */
+export const rebuildRefOf = (p: AnyProjection): ReadModelRef => ({
+  collection: `${collectionOf(p)}~rebuild`,
+  checkpoint: `${checkpointOf(p)}~rebuild`,
+});
+
+/** `name_v1` .. `name_v(N-1)`: the read models earlier versions of the service read. */
+export const olderVersionsOf = (p: AnyProjection): ReadModelRef[] =>
+  Array.from({ length: p.version - 1 }, (_, i) => {
+    const older = { name: p.name, version: i + 1 };
+    return { collection: collectionOf(older), checkpoint: checkpointOf(older) };
+  });
+
+/**
+ * Builds the projections again from position 0 beside the live read models, then switches each in
+ * one atomic promote, while the service keeps answering from (and its runner keeps writing to) the
+ * live ones. A promote is refused while the live runner is ahead of the rebuild; the rebuild then
+ * reads what was appended meanwhile and tries again. The live runner's next commit meets the
+ * promoted checkpoint, is refused, and resumes from there (see projectBatch).
+ */
+export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
+  const { eventStore, readStore, batchSize = 5000, now = Date.now } = options;
+  const pending: (ProjectionTarget & { live: ReadModelRef })[] = options.projections.map((p) => ({
+    projection: p,
+    ...rebuildRefOf(p),
+    after: undefined,
+    live: { collection: collectionOf(p), checkpoint: checkpointOf(p) },
+  }));
+  // what an interrupted rebuild left is of unknown age: start afresh
+  for (const t of pending) {
+    await readStore.dropCollection(t.collection);
+    await readStore.deleteCheckpoint(t.checkpoint);
+  }
+  const progress = progressCounter(options.onProgress, () => eventStore.headPosition(), now);
+  const promoted: RebuildResult['promoted'] = [];
+  let after: bigint | undefined;
+
+  while (pending.length > 0) {
+    const read = await catchUp();
+    if (after === undefined) return { events: 0, promoted, dropped: [] };
+    const before = pending.length;
+    for (const t of [...pending]) {
+      if (!(await readStore.promote({ collection: t.collection, checkpoint: t.checkpoint }, t.live))) continue;
+      pending.splice(pending.indexOf(t), 1);
+      promoted.push({ collection: t.live.collection, position: after });
+    }
+    // refused with nothing new to read: the live checkpoint is beyond every event, which no rebuild fixes
+    if (pending.length === before && read === 0) {
+      throw new Error(`the live checkpoints of ${pending.map((t) => t.live.checkpoint).join(', ')} are beyond the last event (${after})`);
+    }
+  }
+  const dropped = options.dropOld ? await dropOlderVersions(readStore, options.projections) : [];
+  return { events: progress.done(), promoted, dropped };
+
+  /** reads and projects until $all has nothing more; answers how many events it read */
+  async function catchUp(): Promise<number> {
+    let read = 0;
+    for (;;) {
+      const batch = await readBatch(eventStore, after, batchSize);
+      if (batch.length === 0) return read;
+      after = await projectRebuilt(readStore, pending, batch);
+      for (const t of pending) t.after = after;
+      read += batch.length;
+      await progress.read(batch.length, batch[0]!.position, after);
+      if (batch.length < batchSize) return read;
+    }
+  }
+}
+
+async function readBatch(eventStore: EventStore, after: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
+  const batch: RecordedEvent[] = [];
+  for await (const e of eventStore.readAll(after === undefined ? { maxCount } : { after, maxCount })) batch.push(e);
+  return batch;
+}
+
+/** the rebuild's checkpoints move only under it, unless another rebuild of the same projection runs */
+async function projectRebuilt(readStore: ReadStore, targets: readonly ProjectionTarget[], batch: RecordedEvent[]): Promise<bigint> {
+  try {
+    return await projectBatch(readStore, targets, batch);
+  } catch (error) {
+    if (!(error instanceof CheckpointConflict)) throw error;
+    throw new Error(`${error.checkpoint} was moved by another writer: is another rebuild of the same projection running?`, { cause: error });
+  }
+}
+
+async function dropOlderVersions(readStore: ReadStore, projections: readonly AnyProjection[]): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const older of projections.flatMap(olderVersionsOf)) {
+    await readStore.dropCollection(older.collection);
+    await readStore.deleteCheckpoint(older.checkpoint);
+    dropped.push(older.collection);
+  }
+  return dropped;
+}

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import type { MongoClient } from 'mongodb';
+import type { BlobStore } from '../ports/blobStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { openFsBlobStore } from './fs/blobStore.js';
+import { openSqliteReadStore } from './sqlite/readStore.js';
+
+/** What picking the read and blob stores needs: a plain object, so it works with any config shape. */
+export interface StoresConfig {
+  readStore: 'sqlite' | 'mongo';
+  blobStore: 'fs' | 'gridfs';
+  mongoUrl?: string | undefined;
+  mongoDatabase?: string | undefined;
+  dataDir: string;
+}
+
+export const DEFAULT_MONGO_DATABASE = 'upload_service';
+
+/**
+ * The configured read store, opened the same way by the service and the operator CLIs (SQLite:
+ * `<DATA_DIR>/read.db`; MongoDB: a replica set, since its commits are transactions). The MongoDB
+ * driver and adapters are loaded only when configured, so the embedded default never loads them.
+ * A MongoDB store gets a client of its own, and closes it when it closes.
+ */
+export async function openReadStoreFromConfig(config: StoresConfig): Promise<ReadStore> {
+  if (config.readStore === 'mongo') {
+    const { openMongoReadStore } = await import('./mongo/readStore.js');
+    return withClient(config, 'READ_STORE=mongo', (client, database) => openMongoReadStore({ client, database, ownsClient: true }));
+  }
+  return openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
+}
+
+export interface BlobStoreOpenOptions {
+  /** housekeeping failures (GridFS: files left behind), as warnings */
+  log?: (message: string, error?: unknown) => void;
+  /** leftovers of crashed writes older than this are removed at open; Infinity removes none (read-only tools) */
+  staleTempAfterMs?: number;
+}
+
+/** The configured blob store (fs: `<DATA_DIR>/blobs`; GridFS: bucket `blobs` in the MongoDB database). */
+export async function openBlobStoreFromConfig(config: StoresConfig, options: BlobStoreOpenOptions = {}): Promise<BlobStore> {
+  if (config.blobStore === 'gridfs') {
+    const { openGridFsBlobStore } = await import('./mongo/gridfsBlobStore.js');
+    return withClient(config, 'BLOB_STORE=gridfs', (client, database) => openGridFsBlobStore({ client, database, ownsClient: true, ...options }));
+  }
+  return openFsBlobStore({ root: join(config.dataDir, 'blobs'), ...(options.staleTempAfterMs !== undefined ? { staleTempAfterMs: options.staleTempAfterMs } : {}) });
+}
+
+/** A new client for one store; closed again when the store fails to open. */
+async function withClient<T>(config: StoresConfig, setting: string, open: (client: MongoClient, database: string) => Promise<T>): Promise<T> {
+  if (!config.mongoUrl) throw new Error(`MONGO_URL is required when ${setting}`);
+  const { MongoClient } = await import('mongodb');
+  // the driver connects on first use, not here
+  const client = new MongoClient(config.mongoUrl, { appName: 'permaweb-upload-service' });
+  try {
+    return await open(client, config.mongoDatabase ?? DEFAULT_MONGO_DATABASE);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
