@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { runAudit, type AuditSummary } from '../../src/audit/audit.js';
@@ -11,7 +9,6 @@ import { SERVICE_WALLET_FILE, startTestService, type TestService } from '../supp
 import { asBody } from '../support/items.js';
 import { collectionOf, liveBundlesProjection } from '../../projections/index.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export const FREE = 1500;
 export const RATE = 10n;
@@ -71,25 +68,5 @@ export async function auditOf(service: TestService, { wallet = true } = {}): Pro
 /** kind and id of each finding: what the corruption tests assert (details are checked where they matter) */
 export const kindsAndIds = (findings: readonly Finding[]) => findings.map(({ kind, id }) => ({ kind, id }));
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** An auditor CLI as `npm run` runs it (tsx), in another process, with only the given configuration. */
-export function runScript(script: 'audit' | 'history', args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export { runScript, type CliResult } from '../support/runScript.js';

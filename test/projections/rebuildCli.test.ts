@@ -1,29 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runScript } from '../support/runScript.js';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { allProjections, collectionOf } from '../../projections/index.js';
 import { freshReadModels, readModelsOf } from './readModels.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `npm run rebuild` as tsx runs it, in another process, with only the given configuration; stderr is a pipe, not a terminal */
-function runRebuild(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/rebuild.ts', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const names = allProjections.map((p) => p.name).join(', ');
 
@@ -46,7 +29,7 @@ describe('npm run rebuild', function () {
     }
     const head = await service.eventStore.headPosition();
 
-    const result = await runRebuild(['--batch-size', '2'], { DATA_DIR: service.dataDir });
+    const result = await runScript('rebuild', ['--batch-size', '2'], { DATA_DIR: service.dataDir });
 
     expect(result.code, result.stderr).to.equal(0);
     const out = result.stdout.trimEnd().split('\n');
@@ -65,7 +48,7 @@ describe('npm run rebuild', function () {
   });
 
   it('exits 2 naming the known projections when asked for an unknown one', async () => {
-    const result = await runRebuild(['tx-status', 'nope'], { DATA_DIR: service.dataDir });
+    const result = await runScript('rebuild', ['tx-status', 'nope'], { DATA_DIR: service.dataDir });
     expect(result.code).to.equal(2);
     expect(result.stdout).to.equal('');
     expect(result.stderr.split('\n')[0]).to.equal(`unknown projection: nope (known: ${names})`);
