@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from './config.js';
@@ -44,6 +42,7 @@ import { BundleRepository } from './app/bundles.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp, type AppOptions } from './http/app.js';
+import { close, listen } from './http/listen.js';
 import { rolesOf } from './roles.js';
 import { unavailableSigner } from './receipts/receiptSigner.js';
 import { serviceVersion } from './version.js';
@@ -231,23 +230,14 @@ export async function startService(config: Config, log: Logger): Promise<Running
     };
   }
 
-  const server = roles.http ? app.listen(config.port, config.host) : undefined;
-  if (server) {
-    // A 2 GiB body over a slow link takes longer than Node's default 5 minutes for a whole request;
-    // an idle connection is what gets cut instead (no byte for two minutes), and headers must come fast.
-    server.requestTimeout = 0;
-    server.headersTimeout = 60_000;
-    server.setTimeout(120_000);
-    await once(server, 'listening');
-  }
-  const port = server ? (server.address() as AddressInfo).port : 0;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const http = roles.http ? await listen(app, config.port, config.host) : undefined;
+  const port = http?.port ?? 0;
   log.info('service started', { role: config.role, port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
 
   return {
-    url: server ? `http://${host}:${port}` : '',
+    url: http?.url ?? '',
     port,
-    server,
+    server: http?.server,
     eventStore,
     readStore,
     blobStore,
@@ -259,11 +249,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     finalizer,
     bundler,
     async stop() {
-      if (server) {
-        server.close();
-        server.closeAllConnections();
-        await once(server, 'close').catch(() => {});
-      }
+      if (http) await close(http.server);
       await bundler.stop();
       await maintenance?.stop();
       await finalizer.idle();
