@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { startTestService, type TestService } from '../support/testService.js';
-import { asBody, signedItem, signers } from '../support/items.js';
+import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { nativeAddress, toChecksumAddress } from '../../src/verify/index.js';
 

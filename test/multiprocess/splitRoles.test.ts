@@ -31,7 +31,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
     if (done(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${what}: still ${JSON.stringify(last)}`);
+  throw new Error(`${what}: still ${JSON.stringify(last)}${diagnostics()}`);
 }
 
 /**
