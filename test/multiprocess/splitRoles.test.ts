@@ -102,9 +102,15 @@ describe('split roles in separate processes on the embedded stores', function ()
       expect(roles[started.indexOf(active)]).to.equal(lease);
       await active.kill();
     }
-    await arlocal.mine(4);
+    // blocks keep coming while the waiting bundler takes over: a bundle it posts after some block is
+    // still mined (one block every fifth poll, well inside the 50 blocks after which a bundle is dropped)
+    let polls = 0;
+    const minedStatusOf = async (id: string) => {
+      if (polls++ % 5 === 0) await arlocal.mine(1);
+      return statusOf(id);
+    };
     for (const item of items) {
-      const status = await eventually(() => statusOf(item.id), (s) => s.status === 'FINALIZED', `status of ${item.id}`);
+      const status = await eventually(() => minedStatusOf(item.id), (s) => s.status === 'FINALIZED', `status of ${item.id}`, 600);
       expect(status.info).to.equal('permanent');
       const stored = await readFile(join(dataDir, 'blobs', 'items', item.id));
       expect(Buffer.compare(stored, item.getRaw()), item.id).to.equal(0);
