@@ -1,6 +1,7 @@
 import { WrongExpectedRevision, type EventMetadata, type EventStore, type StreamName } from '../ports/eventStore.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { fromRecorded, toNewEvent, type DomainEvent } from '../domain/events.js';
+import { newEventId } from '../domain/ids.js';
 import { KeyedLock } from './keyedLock.js';
 
 /** An aggregate as plain functions (the decider pattern). */
@@ -9,9 +10,9 @@ export interface Decider<S, C, E extends DomainEvent> {
   evolve(state: S, event: E): S;
   decide(command: C, state: S): E[];
   isEvent(event: DomainEvent): event is E;
+  /** the aggregate a command is for (its stream key) */
+  keyOf(command: C): string;
   stream(key: string): StreamName;
-  /** the event id of an appended event: deterministic when a retry may re-append it */
-  eventId(event: E): string;
 }
 
 interface Cached<S> {
@@ -49,7 +50,8 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
   }
 
   /** decides `command` on the current state and appends what it decided (nothing when it decides nothing) */
-  execute(key: string, command: C, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<CommandResult<S, E>> {
+  execute(command: C, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<CommandResult<S, E>> {
+    const key = this.decider.keyOf(command);
     return this.lock.run(key, async () => {
       const attempts = (this.options.maxRetries ?? 10) + 1;
       for (let attempt = 0; attempt < attempts; attempt++) {
@@ -59,7 +61,9 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
         try {
           const { position } = await this.eventStore.append(
             this.decider.stream(key),
-            events.map((e) => toNewEvent(e, this.decider.eventId(e), metadata)),
+            // random event ids: a decider makes a repeated command decide nothing, and a derived id
+            // appended again at a later revision is refused by the stores as a conflict, not deduplicated
+            events.map((e) => toNewEvent(e, newEventId(), metadata)),
             current.revision < 0n ? 'no_stream' : current.revision,
           );
           const state = events.reduce(this.decider.evolve, current.state);

@@ -1,32 +1,20 @@
-import type { EventMetadata, EventStore } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
 import { decideBundle, type BundleCommand } from '../domain/bundle/decider.js';
 import { isBundleEvent, type BundleEvent } from '../domain/bundle/events.js';
 import { evolveBundle, type BundleState } from '../domain/bundle/state.js';
 import { bundleStream } from '../domain/bundle/ids.js';
-import { newEventId } from '../domain/ids.js';
-import { AggregateRepository, type CommandResult } from './aggregateRepository.js';
+import { AggregateRepository } from './aggregateRepository.js';
 
 /** Bundle plans by id; see AggregateRepository for caching, locking and retries. */
-export class BundleRepository {
-  private readonly repository: AggregateRepository<BundleState, BundleCommand, BundleEvent>;
-
+export class BundleRepository extends AggregateRepository<BundleState, BundleCommand, BundleEvent> {
   constructor(eventStore: EventStore) {
-    this.repository = new AggregateRepository(eventStore, {
+    super(eventStore, {
       initialState: undefined,
       evolve: evolveBundle,
       decide: decideBundle,
       isEvent: isBundleEvent,
+      keyOf: (command) => command.data.planId,
       stream: bundleStream,
-      // the decider makes a step taken twice decide nothing
-      eventId: newEventId,
     });
-  }
-
-  read(planId: string): Promise<BundleState> {
-    return this.repository.read(planId);
-  }
-
-  execute(command: BundleCommand, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<CommandResult<BundleState, BundleEvent>> {
-    return this.repository.execute(command.data.planId, command, metadata);
   }
 }
