@@ -8,6 +8,7 @@ import { unfinishedUploadsProjection } from './unfinishedUploads.js';
 import { bundleQueueProjection } from './bundleQueue.js';
 import { liveBundlesProjection } from './liveBundles.js';
 import { nestedOffsetsProjection } from './nestedOffsets.js';
+import { pendingNestedIndexProjection } from './pendingNestedIndex.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -19,6 +20,7 @@ export const allProjections: readonly AnyProjection[] = [
   bundleQueueProjection,
   liveBundlesProjection,
   nestedOffsetsProjection,
+  pendingNestedIndexProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -30,3 +32,4 @@ export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinished
 export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
 export { liveBundlesProjection, type LiveBundle } from './liveBundles.js';
 export { nestedOffsetsProjection, type NestedOffsetsDocument } from './nestedOffsets.js';
+export { pendingNestedIndexProjection, type PendingNestedIndex } from './pendingNestedIndex.js';

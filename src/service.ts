@@ -35,6 +35,7 @@ import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
 import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
+import { recoverNestedIndexes } from './app/nested/recoverNested.js';
 import { every } from './app/periodic.js';
 import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
@@ -168,6 +169,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
         async () => {
           await finalizer.resume();
           await expireUploads(multipart, readStore, config.uploadLifetimeMs);
+          await recoverNestedIndexes(
+            { eventStore, blobStore, readStore, log: (message, fields) => log.warn(message, fields) },
+            { now: Date.now(), graceMs: 60_000 },
+          );
         },
         (message, error) => log.error(message, error),
       )

@@ -14,6 +14,7 @@ import type { AccountRepository } from './accounts.js';
 import { releasePayment, reservePayment, settlePayment, type Payment } from './payments.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
+import { isBundle } from './nested/bundleTags.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -186,6 +187,7 @@ async function appendAcceptance(
         deadlineHeight,
         receipt,
         ...(input.uploadId ? { uploadId: input.uploadId } : {}),
+        ...(isBundle(verified.tags) ? { nestedBundle: true as const } : {}),
       },
     },
     initialState,

@@ -28,6 +28,11 @@ export const DataItemAccepted = z.object({
     /** the whole receipt, so a duplicate gets the original back byte for byte */
     receipt: Receipt,
     uploadId: z.string().optional(),
+    /**
+     * the payload is an ANS-104 bundle, so `NestedItemsIndexed` follows; until it does (a crash in
+     * between), the nested-index recovery finds the item in the pending-nested-index read model
+     */
+    nestedBundle: z.literal(true).optional(),
   }),
 });
 export type DataItemAccepted = z.infer<typeof DataItemAccepted>;
@@ -37,6 +42,7 @@ export const DataItemFailed = z.object({
   type: z.literal('DataItemFailed'),
   data: z.object({ id: z.string(), attempts: z.number().int().positive(), reason: z.string(), timestamp: z.number().int() }),
 });
+export type DataItemFailed = z.infer<typeof DataItemFailed>;
 
 /**
  * Where an item nested in this (root) item's payload sits, at any depth. Offsets are from raw
