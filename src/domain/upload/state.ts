@@ -68,6 +68,9 @@ export function tileChunks(chunks: ReadonlyMap<number, Chunk>): Tiling {
   if (ordered.length === 0) return { ok: false, reason: 'no chunks' };
   let end = 0;
   for (const c of ordered) {
+    // never recorded (the HTTP layer and the event schema refuse them), but an empty chunk would
+    // otherwise pass as a tiling of nothing: an upload of zero bytes
+    if (!(c.length > 0)) return { ok: false, reason: `empty chunk at ${c.offset}` };
     if (c.offset > end) return { ok: false, reason: `gap at ${end}` };
     if (c.offset < end) return { ok: false, reason: `overlap at ${c.offset}` };
     end = c.offset + c.length;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { indexToType, SIG_CONFIG, SignatureConfig } from 'arbundles';
 import { settles, type SignatureScheme } from './scheme.js';
+import { isSmallOrderEd25519Key } from './smallOrder.js';
 
 /**
  * Types 2 (ed25519), 4 (solana, signing the hex of the message) and 5 (injected aptos, signing an
@@ -19,7 +20,8 @@ function ed25519Family(signatureType: SignatureConfig, nativeAddress: (owner: Bu
     signatureType,
     signatureLength: SIG_CONFIG[signatureType].sigLength,
     ownerLength: SIG_CONFIG[signatureType].pubLength,
-    checkHeader: () => undefined,
+    // a small-order owner verifies a forged signature on any content (smallOrder.ts)
+    checkHeader: (_signature, owner) => (isSmallOrderEd25519Key(owner) ? 'ed25519 owner is a small-order point' : undefined),
     verify: (owner, message, signature) => settles(() => library.verify(owner, message, signature)),
     nativeAddress,
   };

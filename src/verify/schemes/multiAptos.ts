@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { indexToType, SIG_CONFIG, SignatureConfig } from 'arbundles';
 import { settles, type SignatureScheme } from './scheme.js';
+import { isSmallOrderEd25519Key } from './smallOrder.js';
 
 /**
  * Type 6, Aptos multi-ed25519 as the Irys client lays it out. Owner (1025 bytes): up to 32
@@ -9,8 +10,8 @@ import { settles, type SignatureScheme } from './scheme.js';
  * 4-byte bitmap, most significant bit first, marking the slots that hold a signature.
  *
  * arbundles checks only the slots the bitmap marks. An empty bitmap therefore "verifies" with no
- * signature at all, a zero key slot (a small-order point) can be forged for, and the unmarked slots
- * are free bytes. Any of these would let anyone upload, and charge, as any type-6 owner, or mint
+ * signature at all, a zero key slot (or any small-order point) can be forged for, and the unmarked
+ * slots are free bytes. Any of these would let anyone upload, and charge, as any type-6 owner, or mint
  * new ids for someone else's item. So: at least `threshold` marked slots, each over a real key,
  * and every unmarked slot all zero; the marked signatures are then checked by arbundles.
  */
@@ -36,9 +37,10 @@ function shapeProblem(signature: Buffer, owner: Buffer): string | undefined {
       if (!isZero(signatureSlot)) return `multi-aptos signature slot ${slot} is unmarked but not empty`;
       continue;
     }
-    if (isZero(owner.subarray(slot * KEY_BYTES, (slot + 1) * KEY_BYTES))) {
-      return `multi-aptos signature slot ${slot} is marked but has no key`;
-    }
+    const key = owner.subarray(slot * KEY_BYTES, (slot + 1) * KEY_BYTES);
+    if (isZero(key)) return `multi-aptos signature slot ${slot} is marked but has no key`;
+    // the zero key is one of them: any small-order key is forged for just as easily (smallOrder.ts)
+    if (isSmallOrderEd25519Key(key)) return `multi-aptos signature slot ${slot} is marked but its key is a small-order point`;
     signatures += 1;
   }
   return signatures < threshold ? `multi-aptos has ${signatures} signatures, threshold ${threshold}` : undefined;

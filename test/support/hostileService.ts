@@ -1,0 +1,75 @@
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { expect } from 'chai';
+import type { RawResponse } from './hostileHttp.js';
+
+/**
+ * What the bad-input corpus checks around its requests: each answer is the contract's exact error
+ * (CONTRACT.md section 1), and after the run nothing partial is left on disk.
+ */
+
+export const ERROR_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
+export interface Answer {
+  status: number;
+  reason: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+export async function answerOf(res: Response | RawResponse): Promise<Answer> {
+  if (res instanceof Response) {
+    return { status: res.status, reason: res.statusText, contentType: res.headers.get('content-type') ?? undefined, body: await res.text() };
+  }
+  return { status: res.status, reason: res.reason, contentType: res.headers['content-type'], body: res.body.toString('utf8') };
+}
+
+/** `undefined` when the answer is exactly the contract's error, else what differs (for one list of all misses) */
+export function mismatchOf(answer: Answer, status: number, message: string): string | undefined {
+  const expected: Answer = { status, reason: message, contentType: ERROR_CONTENT_TYPE, body: message };
+  const same =
+    answer.status === status && answer.reason === message && answer.contentType === ERROR_CONTENT_TYPE && answer.body === message;
+  return same ? undefined : `got ${JSON.stringify(answer).slice(0, 300)}, expected ${JSON.stringify(expected)}`;
+}
+
+export async function expectContractError(res: Response | RawResponse, status: number, message: string): Promise<void> {
+  expect(mismatchOf(await answerOf(res), status, message)).to.equal(undefined);
+}
+
+/** Runs `tasks` at most `concurrency` at a time; returns every non-undefined result, in task order. */
+export async function collect<T>(tasks: readonly (() => Promise<T | undefined>)[], concurrency = 4): Promise<T[]> {
+  const results: (T | undefined)[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return results.filter((r): r is T => r !== undefined);
+}
+
+/** every file under `dir`, as paths relative to it with `/` separators, sorted */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort();
+}
+
+const TEMPORARY = /(^|\/)\.tmp\/|\.(tmp|part|partial|deleted)$/;
+
+/**
+ * A service's data directory after hostile requests: its blob store holds exactly the blobs of the
+ * accepted items (no temp file, no upload bytes, no blob for a refused item), and nothing else in
+ * the directory looks like a leftover of an interrupted write.
+ */
+export async function expectOnlyAcceptedBlobs(dataDir: string, acceptedIds: Iterable<string>): Promise<void> {
+  const expected = [...new Set(acceptedIds)].map((id) => `items/${id}`).sort();
+  expect(await filesUnder(join(dataDir, 'blobs'))).to.deep.equal(expected);
+  expect((await filesUnder(dataDir)).filter((path) => TEMPORARY.test(path))).to.deep.equal([]);
+}
+
+export const MiB = 1024 * 1024;
