@@ -60,6 +60,21 @@ const ConfigSchema = z.object({
   ADDRESS_SOLANA: z.string().optional(),
   ADDRESS_MATIC: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** /ready answers 503 while the slowest read model is more than this many events behind */
+  READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(10_000),
+  /** on SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut */
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(25_000),
+  /** limits against abuse (src/http/listen.ts, src/http/limits.ts) */
+  HEADERS_TIMEOUT_MS: int(10, 3_600_000).default(60_000),
+  BODY_IDLE_TIMEOUT_MS: int(10, 3_600_000).default(120_000),
+  MIN_BODY_BYTES_PER_SECOND: int(0, 1_000_000_000).default(1024),
+  BODY_RATE_GRACE_MS: int(0, 3_600_000).default(10_000),
+  BODY_RATE_WINDOW_MS: int(10, 3_600_000).default(30_000),
+  MAX_CONNECTIONS: int(0, 1_000_000).default(4096),
+  MAX_CONNECTIONS_PER_CLIENT: int(0, 1_000_000).default(256),
+  MAX_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(64),
+  TEMP_SPACE_BYTES: int(1, Number.MAX_SAFE_INTEGER).default(64 * 2 ** 30),
+  MIN_FREE_DISK_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(2 ** 30),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -125,5 +140,17 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     mongoDatabase: c.MONGO_DATABASE,
     addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },
     logLevel: c.LOG_LEVEL,
+    readyMaxLag: c.READY_MAX_LAG,
+    shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
+    abuse: {
+      headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: c.BODY_IDLE_TIMEOUT_MS,
+      maxConnections: c.MAX_CONNECTIONS,
+      maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
+      maxUploadsPerClient: c.MAX_UPLOADS_PER_CLIENT,
+      bodyRate: { minBytesPerSecond: c.MIN_BODY_BYTES_PER_SECOND, graceMs: c.BODY_RATE_GRACE_MS, windowMs: c.BODY_RATE_WINDOW_MS },
+      tempSpaceBytes: c.TEMP_SPACE_BYTES,
+      minFreeDiskBytes: c.MIN_FREE_DISK_BYTES,
+    },
   };
 }

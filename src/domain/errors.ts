@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'INVALID_ADDRESS'
   | 'UNAUTHORIZED'
   | 'INVALID_REQUEST'
+  | 'TOO_MANY_REQUESTS'
+  | 'REQUEST_TIMEOUT'
   | 'SERVICE_UNAVAILABLE';
 
 export abstract class ServiceError extends Error {
@@ -67,4 +69,12 @@ export class Unauthorized extends ServiceError {
 /** a malformed operator request (admin API) */
 export class InvalidRequest extends ServiceError {
   readonly code = 'INVALID_REQUEST';
+}
+/** a client already has the configured number of uploads in flight (src/http/limits.ts) */
+export class TooManyRequests extends ServiceError {
+  readonly code = 'TOO_MANY_REQUESTS';
+}
+/** a request body too slow to be a real upload: cut (src/http/bodyRate.ts) */
+export class RequestTimeout extends ServiceError {
+  readonly code = 'REQUEST_TIMEOUT';
 }

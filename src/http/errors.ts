@@ -22,6 +22,8 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('INVALID_ADDRESS', () => [400, 'Invalid address'])
     .with('UNAUTHORIZED', () => [401, 'Unauthorized'])
     .with('INVALID_REQUEST', () => [400, 'Invalid request'])
+    .with('TOO_MANY_REQUESTS', () => [429, 'Too Many Requests'])
+    .with('REQUEST_TIMEOUT', () => [408, 'Request Timeout'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */
@@ -35,6 +37,9 @@ function statusOf(error: unknown): [number, string] {
   if (error instanceof EventStoreUnavailable || error instanceof ReadStoreUnavailable) {
     return httpErrorOf('SERVICE_UNAVAILABLE');
   }
+  // The router could not percent-decode a path parameter (`/tx/%ZZ/status`): such a path names no
+  // resource of any route, so it is an unknown route, not a failure of ours.
+  if (error instanceof URIError && (error as { status?: unknown }).status === 400) return [404, 'Not Found'];
   return [500, 'Internal server error'];
 }
 

@@ -1,0 +1,99 @@
+import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { once } from 'node:events';
+
+/** Another loopback address: a second client, as far as the service's per-client limits go. */
+export const OTHER_CLIENT = '127.0.0.2';
+
+export interface Answer {
+  status: number;
+  statusText: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** A POST from a chosen local address (fetch cannot choose one); the body sent whole. */
+export async function post(url: string, path: string, body: Uint8Array, options: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const target = new URL(path, url);
+  const req = request(target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length), ...options.headers },
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    agent: false,
+  });
+  req.end(body);
+  return answerOf(req);
+}
+
+/** Sends only the headers of a POST and waits for the answer (an upload refused before its body). */
+export async function postHeadersOnly(url: string, path: string, headers: Record<string, string>): Promise<Answer> {
+  const req = request(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...headers }, agent: false });
+  req.flushHeaders();
+  const answer = await answerOf(req);
+  req.destroy();
+  return answer;
+}
+
+async function answerOf(req: ReturnType<typeof request>): Promise<Answer> {
+  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  let body = '';
+  res.setEncoding('utf8');
+  for await (const chunk of res) body += chunk;
+  return { status: res.statusCode!, statusText: res.statusMessage!, contentType: res.headers['content-type'], body };
+}
+
+/** A raw connection and everything the server sends on it until it closes. */
+export interface RawConnection {
+  socket: Socket;
+  /** resolves with all bytes received once the server closed the connection (or it was reset) */
+  closed: Promise<string>;
+  received(): string;
+}
+
+export async function rawConnection(url: string, localAddress?: string): Promise<RawConnection> {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port), ...(localAddress ? { localAddress } : {}) });
+  let data = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (data += chunk));
+  socket.on('error', () => {});
+  const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(data)));
+  await once(socket, 'connect');
+  return { socket, closed, received: () => data };
+}
+
+/** Sends `bytes` one at a time every `everyMs` until the connection closes. */
+export function trickle(socket: Socket, bytes: Uint8Array, everyMs: number): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || socket.writableEnded || i >= bytes.length) {
+      clearInterval(timer);
+      return;
+    }
+    socket.write(bytes.subarray(i, i + 1));
+    i++;
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+/** The request line and headers of an upload, as bytes on the wire. */
+export const uploadHead = (path: string, headers: Record<string, string>): string =>
+  `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
+
+/** Files in the blob store's temp directory: an upload cut or refused must leave none. */
+export async function tempFiles(dataDir: string): Promise<string[]> {
+  return readdir(join(dataDir, 'blobs', '.tmp')).catch(() => []);
+}
+
+/** Polls `check` until it holds (a server-side effect that follows an event the test cannot await). */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
