@@ -1,6 +1,11 @@
-/** Minimal structured logger: one JSON line per entry on stderr. Never given payload bytes or secrets. */
+import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+
+/**
+ * Structured logger on pino: one JSON line per entry (stderr by default), `level` as a word, `time`
+ * ISO 8601, `message`. Never given payload bytes; secrets that reach it by mistake (an
+ * `authorization` header, the admin token) are redacted by path.
+ */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -9,19 +14,46 @@ export interface Logger {
   error(message: string, error?: unknown, fields?: Record<string, unknown>): void;
 }
 
+/** field paths whose values are replaced by `[redacted]` wherever they appear (one level of nesting) */
+const REDACTED = [
+  'authorization',
+  'Authorization',
+  'adminToken',
+  'ADMIN_TOKEN',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.authorization',
+  '*.adminToken',
+  '*.ADMIN_TOKEN',
+];
+
 const describe = (error: unknown) =>
   error instanceof Error ? { error: error.message, name: error.name, stack: error.stack } : error === undefined ? {} : { error: String(error) };
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
-  const at = (l: LogLevel, message: string, fields?: Record<string, unknown>) => {
-    if (rank[l] < rank[level]) return;
-    write(JSON.stringify({ level: l, time: new Date().toISOString(), message, ...fields }));
-  };
+/**
+ * `write` receives each line without its newline (tests capture them); the default writes to
+ * stderr synchronously, as `process.stderr` does for files and pipes, so nothing is lost at exit.
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const destination: DestinationStream = write
+    ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) }
+    : pino.destination({ dest: 2, sync: true });
+  const logger = pino(
+    {
+      level,
+      messageKey: 'message',
+      base: undefined,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED, censor: '[redacted]' },
+    },
+    destination,
+  );
   return {
-    debug: (m, f) => at('debug', m, f),
-    info: (m, f) => at('info', m, f),
-    warn: (m, f) => at('warn', m, f),
-    error: (m, e, f) => at('error', m, { ...describe(e), ...f }),
+    debug: (m, f) => logger.debug(f ?? {}, m),
+    info: (m, f) => logger.info(f ?? {}, m),
+    warn: (m, f) => logger.warn(f ?? {}, m),
+    error: (m, e, f) => logger.error({ ...describe(e), ...f }, m),
   };
 }
 

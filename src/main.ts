@@ -24,17 +24,39 @@ async function main() {
   // a role that serves no HTTP has only background timers, which do not keep a process alive
   const keepAlive = setInterval(() => {}, 60_000);
   let stopping = false;
+  /**
+   * SIGTERM/SIGINT: stop accepting, let requests in flight finish within SHUTDOWN_GRACE_MS, cut the
+   * rest, stop the background work at a checkpoint, flush and close the stores, exit 0. A second
+   * signal, or a stop that hangs well past the grace period, exits at once with 1: what got a
+   * receipt is durable already, so nothing answered is lost either way.
+   */
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log.warn('second signal while stopping: exiting now', { signal });
+      process.exit(1);
+    }
     stopping = true;
-    log.info('stopping', { signal });
+    log.info('stopping', { signal, graceMs: config.shutdownGraceMs });
     clearInterval(keepAlive);
-    await service.stop();
+    setTimeout(() => {
+      log.error('shutdown did not finish in time: exiting now', undefined, { graceMs: config.shutdownGraceMs });
+      process.exit(1);
+    }, config.shutdownGraceMs + HUNG_STOP_MS).unref();
+    try {
+      await service.stop();
+    } catch (error) {
+      log.error('shutdown failed', error);
+      process.exit(1);
+    }
+    log.info('stopped', { signal });
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
+
+/** past the grace period, how long closing the stores and background work may take */
+const HUNG_STOP_MS = 30_000;
 
 main().catch((error) => {
   process.stderr.write(`start-up failed: ${error instanceof Error ? error.stack : String(error)}\n`);

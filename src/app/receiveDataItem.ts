@@ -27,6 +27,8 @@ export async function receiveDataItem(
     maxSize: number;
     /** called once, as soon as the header is parsed: a chance to refuse before the payload arrives */
     onHeader?: (header: VerifiedHeader) => Promise<void>;
+    /** seconds the verification took after the last byte (the signature check; hashing ran meanwhile) */
+    observeVerify?: (seconds: number) => void;
   },
 ): Promise<ReceivedDataItem> {
   const verifier = createDataItemVerifier({ maxSize: deps.maxSize });
@@ -58,7 +60,9 @@ export async function receiveDataItem(
     }
     if (batched > 0) await flush();
     await inFlight;
+    const verifying = process.hrtime.bigint();
     const verified = await verifier.end();
+    deps.observeVerify?.(Number(process.hrtime.bigint() - verifying) / 1e9);
     return {
       verified,
       sha256: digest.digest('hex'),
@@ -81,7 +85,10 @@ export async function verifyStoredDataItem(
   key: string,
   size: number,
   maxSize: number,
+  /** seconds reading and verifying took */
+  observeVerify?: (seconds: number) => void,
 ): Promise<ReceivedDataItem> {
+  const started = process.hrtime.bigint();
   const verifier = createDataItemVerifier({ maxSize });
   const digest = createHash('sha256');
   if (size > 0) {
@@ -91,6 +98,7 @@ export async function verifyStoredDataItem(
     }
   }
   const verified = await verifier.end();
+  observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
   return {
     verified,
     sha256: digest.digest('hex'),

@@ -7,7 +7,7 @@ import { someoneCanPay } from './payments.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
-  deps: AcceptDeps & { maxDataItemSize: number },
+  deps: AcceptDeps & { maxDataItemSize: number; observeVerify?: (seconds: number) => void },
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // With a declared length, an owner nobody pays for is refused before the payload arrives.
@@ -21,7 +21,8 @@ export function createSingleUploadHandler(
               throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
             }
           };
-    const received = await receiveDataItem(body, { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize, onHeader });
+    const { blobStore, maxDataItemSize: maxSize, observeVerify } = deps;
+    const received = await receiveDataItem(body, { blobStore, maxSize, onHeader, ...(observeVerify ? { observeVerify } : {}) });
     return acceptDataItem(received, { token, paidBy, ctx }, deps);
   };
 }

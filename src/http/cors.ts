@@ -4,6 +4,8 @@ import type { RequestHandler } from 'express';
 export const cors: RequestHandler = (req, res, next) => {
   const origin = req.headers.origin;
   res.set('Access-Control-Allow-Origin', origin ?? '*');
+  // a browser client can read the request id it may quote to an operator (it is the events' correlation id)
+  res.set('Access-Control-Expose-Headers', 'x-request-id');
   if (origin) {
     res.set('Access-Control-Allow-Credentials', 'true');
     res.append('Vary', 'Origin');

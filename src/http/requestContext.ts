@@ -4,11 +4,24 @@ import type { RequestContext } from '../app/context.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** The request id (the caller's `x-request-id` when well-formed) becomes the events' correlation id. */
-export function requestContextOf(req: Request): RequestContext {
+/**
+ * The request's id: the caller's `x-request-id` when well-formed, else a new uuid. Computed once per
+ * request and kept in `res.locals`, so the request's log line, its `x-request-id` response header
+ * and the correlation id of the events it appends are one id.
+ */
+export function requestIdOf(req: Request): string {
+  const locals = req.res?.locals;
+  if (typeof locals?.requestId === 'string') return locals.requestId;
   const given = req.get('x-request-id');
+  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  if (locals) locals.requestId = requestId;
+  return requestId;
+}
+
+/** The request id becomes the events' correlation id. */
+export function requestContextOf(req: Request): RequestContext {
   return {
-    requestId: given && REQUEST_ID.test(given) ? given : randomUUID(),
+    requestId: requestIdOf(req),
     ...(req.ip ? { clientAddress: req.ip } : {}),
     ...(req.get('user-agent') ? { userAgent: req.get('user-agent')! } : {}),
   };

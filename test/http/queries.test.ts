@@ -37,6 +37,12 @@ describe('service information (GET / and /info)', () => {
     expect(res.headers.get('access-control-allow-credentials')).to.equal('true');
     expect(res.headers.get('access-control-allow-headers')).to.equal('content-type');
   });
+
+  it('lets a browser script read the x-request-id of an answer', async () => {
+    const res = await fetch(`${service.url}/info`, { headers: { origin: 'https://app.example', 'x-request-id': 'quote-me-1' } });
+    expect(res.headers.get('access-control-expose-headers')).to.equal('x-request-id');
+    expect(res.headers.get('x-request-id')).to.equal('quote-me-1');
+  });
 });
 
 describe('tx status (GET /tx/:id/status)', () => {

@@ -31,6 +31,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: 'silent',
     // tests that bundle turn it on, or run its passes themselves
     BUNDLER_ENABLED: 'false',
+    // close() cuts requests still in flight at once (test/ops/shutdown.test.ts covers the grace period)
+    SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
   const service = await startService(config, createLogger(config.logLevel));

@@ -13,6 +13,8 @@ export interface PricingConfig {
   gatewayUrl: string;
   freeUploadLimitBytes: number;
   log?: (message: string, error?: unknown) => void;
+  /** the gateway source's fetch (metrics count its failures) */
+  fetch?: typeof fetch;
 }
 
 /** The configured price source behind the free limit: what the upload path is given. */
@@ -20,7 +22,12 @@ export function createPricingFromConfig(config: PricingConfig): Pricing {
   const source = match(config.source)
     .with('fixed', () => createFixedPricing({ wincPerByte: config.wincPerByte }))
     .with('gateway', () =>
-      createGatewayPricing({ gatewayUrl: config.gatewayUrl, marginPercent: config.marginPercent, log: config.log }),
+      createGatewayPricing({
+        gatewayUrl: config.gatewayUrl,
+        marginPercent: config.marginPercent,
+        log: config.log,
+        ...(config.fetch ? { fetch: config.fetch } : {}),
+      }),
     )
     .exhaustive();
   return withFreeLimit(source, config.freeUploadLimitBytes);

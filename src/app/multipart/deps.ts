@@ -16,4 +16,6 @@ export interface MultipartDeps {
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
   now?: () => number;
+  /** seconds reading and verifying an assembled upload took (metrics) */
+  observeVerify?: (seconds: number) => void;
 }

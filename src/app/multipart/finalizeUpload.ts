@@ -35,7 +35,7 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
   if (upload.dataItemId && !(await deps.blobStore.stat(key))) key = `items/${upload.dataItemId}`;
   let received: ReceivedDataItem;
   try {
-    received = await verifyStoredDataItem(deps.blobStore, key, tiling.size, deps.maxDataItemSize);
+    received = await verifyStoredDataItem(deps.blobStore, key, tiling.size, deps.maxDataItemSize, deps.observeVerify);
   } catch (error) {
     if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) return invalid(error.detail ?? error.code);
     throw error;

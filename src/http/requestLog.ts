@@ -1,0 +1,80 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { secondsSince } from '../metrics/metrics.js';
+import { requestIdOf } from './requestContext.js';
+
+/** Routes polled by probes and scrapers: logged at debug, so they do not drown the access log. */
+const QUIET = new Set(['/health', '/ready', '/metrics']);
+
+/**
+ * The route pattern a request matched, never its raw path (ids would explode the metrics'
+ * cardinality). A router's mount path is gone from `req.baseUrl` once an error left the router, so
+ * the prefix is what precedes the pattern's segments in the path; patterns here have a fixed
+ * number of segments (a wildcard one falls back to `baseUrl`). `unmatched`: no route (404, preflight).
+ */
+export function routeOf(req: Request): string {
+  const declared: unknown = req.route?.path;
+  const patterns = (Array.isArray(declared) ? declared : [declared]).filter((p): p is string => typeof p === 'string');
+  if (patterns.length === 0) return 'unmatched';
+  const path = segmentsOf(req.originalUrl.split('?')[0] ?? '');
+  // a route declared with several paths: the one whose literal segments end the path
+  const pattern = patterns.find((p) => endsWith(path, segmentsOf(p))) ?? patterns[0]!;
+  if (/[*{(]/.test(pattern)) return `${req.baseUrl}${pattern}`;
+  const prefix = path.slice(0, Math.max(0, path.length - segmentsOf(pattern).length));
+  if (prefix.length === 0) return pattern;
+  // mount paths are literal (`/v1`, `/admin`) but matched whatever the case: one label per route
+  return `/${prefix.join('/').toLowerCase()}${pattern === '/' ? '' : pattern}`;
+}
+
+const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
+
+const endsWith = (path: string[], pattern: string[]) =>
+  pattern.length <= path.length &&
+  pattern.every((segment, i) => segment.startsWith(':') || segment === path[path.length - pattern.length + i]);
+
+/** Counts the body bytes that reach the request, whoever reads them (or nobody: a refused upload). */
+function meterBody(req: Request): { bytes: number } {
+  const meter = { bytes: 0 };
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (chunk && typeof (chunk as { length?: unknown }).length === 'number') meter.bytes += (chunk as { length: number }).length;
+    return push(chunk, encoding);
+  };
+  return meter;
+}
+
+/**
+ * One log line and one metrics sample per request, when its response finished or the client left:
+ * method, route pattern, status, duration, bytes in (body) and out (response, headers included),
+ * and the request id, the same id that becomes the correlation id of the events it appends and
+ * that the `x-request-id` response header echoes. No header values, no query, no payload.
+ */
+export function requestLog(log: Logger, metrics: Pick<Metrics, 'http'>): RequestHandler {
+  return (req: Request, res: Response, next) => {
+    const start = process.hrtime.bigint();
+    const requestId = requestIdOf(req);
+    res.set('x-request-id', requestId);
+    const body = meterBody(req);
+    const socket = req.socket;
+    const writtenBefore = socket.bytesWritten;
+    res.once('close', () => {
+      const seconds = secondsSince(start);
+      const route = routeOf(req);
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      metrics.http(req.method, route, status, seconds);
+      const fields = {
+        requestId,
+        method: req.method,
+        route,
+        status: res.writableFinished ? res.statusCode : 'aborted',
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        bytesIn: body.bytes,
+        bytesOut: socket.bytesWritten - writtenBefore,
+      };
+      if (QUIET.has(route) && res.statusCode < 500) log.debug('request', fields);
+      else log.info('request', fields);
+    });
+    next();
+  };
+}

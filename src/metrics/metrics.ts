@@ -1,0 +1,129 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ProjectorLag } from '../../projections/lag.js';
+
+/**
+ * The service's Prometheus metrics. One registry per service instance (never prom-client's global
+ * default), so several services in one process (tests) do not clash. Passed through deps; nothing
+ * imports a global. Gauges of state (projector lag, live bundles) are computed at scrape time.
+ */
+
+/** what the scrape-time gauges read; each is a cheap call on a store */
+export interface ScrapeSources {
+  projectorLag?: () => Promise<ProjectorLag>;
+  /** live bundles counted by state, from the live-bundles read model */
+  liveBundles?: () => Promise<Record<string, number>>;
+  /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
+  onError?: (message: string, error: unknown) => void;
+}
+
+export type UploadKind = 'single' | 'chunk';
+/** `stream`: the signature check once the last byte of a single upload arrived (the deep hash runs while
+ * the bytes stream); `stored`: reading and verifying an assembled multi-part upload from the blob store */
+export type VerifySource = 'stream' | 'stored';
+
+export const LIVE_BUNDLE_STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed'] as const;
+
+/** Seconds since `start` (a `process.hrtime.bigint()` reading). */
+export const secondsSince = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
+
+export function createMetrics(sources: ScrapeSources = {}) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const onError = sources.onError ?? (() => {});
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern (unmatched: no route) and status (aborted: the client left first)',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from a request arriving to its response finishing, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const uploadBytes = new Counter({
+    name: 'upload_bytes_received_total',
+    help: 'Bytes of data items received: single uploads (POST /tx) and multi-part chunks',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const verifyDuration = new Histogram({
+    name: 'data_item_verify_duration_seconds',
+    help: 'Data item verification: stream = signature check after the last byte of a single upload; stored = read and verify an assembled multi-part upload',
+    labelNames: ['source'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+    registers: [registry],
+  });
+  const signDuration = new Histogram({
+    name: 'receipt_sign_duration_seconds',
+    help: 'Receipt signing, queueing for a signing worker included',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const gatewayErrors = new Counter({
+    name: 'gateway_errors_total',
+    help: 'Failed calls to the Arweave gateway, by operation and kind (unreachable, timeout, status, answer, rejected, other)',
+    labelNames: ['operation', 'kind'] as const,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'projector_lag_events',
+    help: 'How far the slowest read model is behind the event store head (events; commit-position units with EventStoreDB)',
+    registers: [registry],
+    async collect() {
+      if (!sources.projectorLag) return;
+      try {
+        this.set(Number((await sources.projectorLag()).behind));
+      } catch (error) {
+        this.set(Number.NaN);
+        onError('projector lag not read for /metrics', error);
+      }
+    },
+  });
+  new Gauge({
+    name: 'live_bundles',
+    help: 'Bundles not yet permanent or dropped, by state (from the live-bundles read model)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      if (!sources.liveBundles) return;
+      this.reset();
+      try {
+        const counts = await sources.liveBundles();
+        for (const state of LIVE_BUNDLE_STATES) this.set({ state }, counts[state] ?? 0);
+      } catch (error) {
+        onError('live bundles not read for /metrics', error);
+      }
+    },
+  });
+
+  return {
+    registry,
+    http(method: string, route: string, status: string, seconds: number): void {
+      httpRequests.inc({ method, route, status });
+      httpDuration.observe({ method, route }, seconds);
+    },
+    uploadBytes(kind: UploadKind, bytes: number): void {
+      uploadBytes.inc({ kind }, bytes);
+    },
+    verified(source: VerifySource, seconds: number): void {
+      verifyDuration.observe({ source }, seconds);
+    },
+    signed(seconds: number): void {
+      signDuration.observe(seconds);
+    },
+    gatewayError(operation: string, kind: string): void {
+      gatewayErrors.inc({ operation, kind });
+    },
+    /** the Prometheus text exposition */
+    async text(): Promise<{ contentType: string; body: string }> {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/testService.js';
+import { newEventId } from '../../src/domain/ids.js';
+import { streamName } from '../../src/ports/eventStore.js';
+import { createReadiness } from '../../src/http/health.js';
+
+describe('health and readiness', function () {
+  this.timeout(30_000);
+
+  describe('a running service', () => {
+    let service: TestService;
+    before(async () => {
+      service = await startTestService();
+    });
+    after(() => service.close());
+
+    it('answers GET /health with 200 { status: ok }', async () => {
+      const res = await fetch(`${service.url}/health`);
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(await res.json()).to.deep.equal({ status: 'ok' });
+    });
+
+    it('answers GET /ready with 200 and every check passing when the stores answer and the read models are current', async () => {
+      const res = await fetch(`${service.url}/ready`);
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({
+        status: 'ready',
+        failed: [],
+        checks: {
+          eventStore: { ok: true },
+          readStore: { ok: true },
+          blobStore: { ok: true },
+          projectorLag: { ok: true, behind: 0, max: 10_000 },
+        },
+      });
+    });
+
+    it('reports shutdown first once stopping, while every store still answers', async () => {
+      const readiness = createReadiness({ ...service, maxLag: 10 });
+      expect((await readiness.check()).status).to.equal('ready');
+      readiness.stopping();
+      expect(await readiness.check()).to.deep.equal({
+        status: 'stopping',
+        failed: ['shutdown'],
+        checks: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } },
+      });
+    });
+
+    it('serves the operations routes at the root only, not under /v1', async () => {
+      for (const path of ['/v1/health', '/v1/ready', '/v1/metrics']) {
+        const res = await fetch(`${service.url}${path}`);
+        expect(res.status, path).to.equal(404);
+        expect(await res.text(), path).to.equal('Not Found');
+      }
+    });
+  });
+
+  it('answers 503 naming projectorLag when the read models are further behind than READY_MAX_LAG', async () => {
+    const service = await startTestService({ READY_MAX_LAG: '1' });
+    try {
+      await service.projections.stop();
+      for (let i = 0; i < 2; i++) {
+        const event = { id: newEventId(), type: 'OpsProbe', data: { i }, metadata: { correlationId: 'ops-test', schemaVersion: 1 } };
+        await service.eventStore.append(streamName(`opsProbe-${i}`), [event], 'no_stream');
+      }
+      const res = await fetch(`${service.url}/ready`);
+      expect(res.status).to.equal(503);
+      const body = await res.json();
+      expect(body.status).to.equal('unavailable');
+      expect(body.failed).to.deep.equal(['projectorLag']);
+      expect(body.checks.projectorLag).to.deep.equal({ ok: false, behind: 2, max: 1 });
+      expect(body.checks.eventStore).to.deep.equal({ ok: true });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('answers 503 naming readStore (and the lag it can no longer read) when the read store is closed', async () => {
+    const service = await startTestService();
+    try {
+      await service.projections.stop();
+      await service.readStore.close();
+      const res = await fetch(`${service.url}/ready`);
+      expect(res.status).to.equal(503);
+      const body = await res.json();
+      expect(body.status).to.equal('unavailable');
+      expect(body.failed).to.deep.equal(['readStore', 'projectorLag']);
+      // the error's class only: no message, no path
+      expect(body.checks.readStore).to.deep.equal({ ok: false, error: 'TypeError' });
+      expect(body.checks.eventStore).to.deep.equal({ ok: true });
+      expect(body.checks.blobStore).to.deep.equal({ ok: true });
+      // liveness is not readiness: the process still serves
+      expect((await fetch(`${service.url}/health`)).status).to.equal(200);
+    } finally {
+      await service.close();
+    }
+  });
+});
