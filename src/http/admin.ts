@@ -9,6 +9,8 @@ import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type
 import { ApprovalBody, CreditBody, parseOrInvalid } from './adminSchemas.js';
 import { balanceBody, creditBody } from './balanceBody.js';
 import { requestContextOf } from './requestContext.js';
+import { parseParams } from './openapi/route.js';
+import { accountHistoryRoute, accountRoute, approveRoute, creditRoute, revokeRoute } from './openapi/routes/admin.js';
 import type { EventStore } from '../ports/eventStore.js';
 
 export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
@@ -61,7 +63,7 @@ export function adminRouter(deps: AdminDeps): Router {
   router.use(express.json({ limit: '16kb' }));
 
   router.post('/accounts/:address/credit', async (req, res) => {
-    const address = addressOf(req.params.address);
+    const { address } = parseParams(creditRoute, req);
     const body = parseOrInvalid(CreditBody, req.body);
     const creditId = body.creditId ?? randomUUID();
     const input = { address, winc: body.winc, creditId, ...(body.reason !== undefined ? { reason: body.reason } : {}) };
@@ -70,7 +72,7 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   router.post('/accounts/:payer/approvals', async (req, res) => {
-    const payer = addressOf(req.params.payer);
+    const { payer } = parseParams(approveRoute, req);
     const body = parseOrInvalid(ApprovalBody, req.body);
     const approvedAddress = addressOf(body.approvedAddress);
     const input = { payer, approvedAddress, winc: body.winc, ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}) };
@@ -78,19 +80,18 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   router.delete('/accounts/:payer/approvals/:approvedAddress', async (req, res) => {
-    const payer = addressOf(req.params.payer);
-    const approvedAddress = addressOf(req.params.approvedAddress);
+    const { payer, approvedAddress } = parseParams(revokeRoute, req);
     res.json(balanceBody(payer, await settled(await operations.revoke({ payer, approvedAddress }, adminMetadata(req)))));
   });
 
   // From the account's own stream, not the read model: the operator sees what is stored right now.
   router.get('/accounts/:address', async (req, res) => {
-    const address = addressOf(req.params.address);
+    const { address } = parseParams(accountRoute, req);
     res.json(balanceBody(address, await deps.accounts.read(address)));
   });
 
   router.get('/accounts/:address/history', async (req, res) => {
-    res.json(await accountHistoryBody(deps.eventStore, addressOf(req.params.address)));
+    res.json(await accountHistoryBody(deps.eventStore, parseParams(accountHistoryRoute, req).address));
   });
 
   router.use(bodyErrorsAreInvalidRequests);

@@ -19,9 +19,13 @@ export const Reason = z.string().min(1).max(500);
 export const ExpiresAt = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s));
 
 // Strict: a misspelt field (`expires` for `expiresAt`) must fail, not be dropped silently.
-export const CreditBody = z.strictObject({ winc: PositiveWinc, creditId: CreditId.optional(), reason: Reason.optional() });
+export const CreditBody = z
+  .strictObject({ winc: PositiveWinc, creditId: CreditId.optional(), reason: Reason.optional() })
+  .meta({ id: 'CreditRequest', description: 'a credit: `winc` > 0; the same `creditId` credits once' });
 
-export const ApprovalBody = z.strictObject({ approvedAddress: z.string(), winc: PositiveWinc, expiresAt: ExpiresAt.optional() });
+export const ApprovalBody = z
+  .strictObject({ approvedAddress: z.string(), winc: PositiveWinc, expiresAt: ExpiresAt.optional() })
+  .meta({ id: 'ApprovalRequest', description: 'the payer pays up to `winc` for `approvedAddress`, until `expiresAt` (ISO 8601 with offset) if given' });
 
 /** The parsed value, or InvalidRequest (400 `Invalid request`) naming the first problem for the log. */
 export function parseOrInvalid<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

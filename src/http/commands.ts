@@ -1,10 +1,12 @@
 import { Router, type Request, type Response } from 'express';
-import { DataItemTooLarge, InvalidContentType, InvalidToken } from '../domain/errors.js';
-import { DEFAULT_TOKEN, Token } from '../domain/ids.js';
+import { DataItemTooLarge, InvalidContentType } from '../domain/errors.js';
+import { DEFAULT_TOKEN } from '../domain/ids.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { AcceptOutcome } from '../app/acceptDataItem.js';
 import type { RequestContext } from '../app/context.js';
 import { requestContextOf } from './requestContext.js';
+import { parseParams } from './openapi/route.js';
+import { uploadWithTokenRoute } from './openapi/routes/public.js';
 
 export interface CommandHandlers {
   uploadDataItem(input: {
@@ -50,9 +52,8 @@ export function sendAcceptOutcome(res: Response, outcome: AcceptOutcome, body: u
 export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemSize: number }): Router {
   const router = Router();
 
-  const upload = async (req: Request, res: Response, tokenParam: string | undefined) => {
-    const token = tokenParam === undefined ? DEFAULT_TOKEN : Token.safeParse(tokenParam).data;
-    if (token === undefined) throw new InvalidToken(tokenParam);
+  const upload = async (req: Request, res: Response, named: boolean) => {
+    const token = named ? parseParams(uploadWithTokenRoute, req).token : DEFAULT_TOKEN;
     checkUploadHeaders(req, limits.maxDataItemSize);
     const length = req.get('content-length');
     const outcome = await handlers.uploadDataItem({
@@ -65,7 +66,7 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
     sendAcceptOutcome(res, outcome);
   };
 
-  router.post('/tx', (req, res) => upload(req, res, undefined));
-  router.post('/tx/:token', (req, res) => upload(req, res, req.params.token));
+  router.post('/tx', (req, res) => upload(req, res, false));
+  router.post('/tx/:token', (req, res) => upload(req, res, true));
   return router;
 }

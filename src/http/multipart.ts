@@ -1,12 +1,20 @@
 import { Router, type Request, type Response } from 'express';
-import { InvalidToken, UploadNotFound } from '../domain/errors.js';
-import { Token } from '../domain/ids.js';
-import { UploadId, CHUNK_MAX, CHUNK_MIN, DEFAULT_VIEW_CHUNK_SIZE } from '../domain/upload/ids.js';
+import { UploadNotFound } from '../domain/errors.js';
+import { CHUNK_MAX, CHUNK_MIN, DEFAULT_VIEW_CHUNK_SIZE } from '../domain/upload/ids.js';
 import type { RequestContext } from '../app/context.js';
 import type { FinalizeOutcome } from '../app/multipart/commands.js';
 import type { UploadDocument } from '../../projections/uploads.js';
 import { paidByOf } from './commands.js';
 import { requestContextOf } from './requestContext.js';
+import { parseParams } from './openapi/route.js';
+import {
+  createUploadWithTokenRoute,
+  finalizeUploadAsyncRoute,
+  finalizeUploadRoute,
+  uploadChunkRoute,
+  uploadStatusRoute,
+  viewUploadRoute,
+} from './openapi/routes/multipart.js';
 
 export interface MultipartCommandHandlers {
   create(input: { token: string; chunkSize?: string; ctx: RequestContext }): Promise<object>;
@@ -25,18 +33,11 @@ export interface MultipartQueryHandlers {
   upload(uploadId: string): Promise<UploadDocument | undefined>;
 }
 
-const tokenOf = (req: Request): string => {
-  const token = Token.safeParse(req.params.token);
-  if (!token.success) throw new InvalidToken(String(req.params.token));
-  return token.data;
-};
-
-/** An id of another shape cannot be an upload: 404 like an unknown one (so `-1` never reads as an id). */
-const uploadIdOf = (req: Request): string => {
-  const id = UploadId.safeParse(req.params.uploadId);
-  if (!id.success) throw new UploadNotFound(String(req.params.uploadId));
-  return id.data;
-};
+/**
+ * A route with a token and an upload id, parsed in that order as its description says: an id of
+ * another shape cannot be an upload, so it is 404 like an unknown one (and `-1` never reads as an id).
+ */
+type UploadRoute = typeof finalizeUploadRoute;
 
 function sendFinalized(res: Response, outcome: FinalizeOutcome & { kind: 'finalized' }) {
   if (outcome.existed) res.statusMessage = 'Data Item Exists';
@@ -47,26 +48,28 @@ function sendFinalized(res: Response, outcome: FinalizeOutcome & { kind: 'finali
 export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Router {
   const router = Router();
   const create = async (req: Request, res: Response, token: string) => {
-    const chunkSize = typeof req.query.chunkSize === 'string' ? req.query.chunkSize : undefined;
+    // a repeated `?chunkSize=` (an array) is not a size either: it must fail as one, not be ignored
+    const given = req.query.chunkSize;
+    const chunkSize = given === undefined ? undefined : String(given);
     res.json(await handlers.create({ token, ...(chunkSize !== undefined ? { chunkSize } : {}), ctx: requestContextOf(req) }));
   };
   router.get('/chunks/-1/-1', (req, res) => create(req, res, 'arweave'));
-  router.get('/chunks/:token/-1/-1', (req, res) => create(req, res, tokenOf(req)));
+  router.get('/chunks/:token/-1/-1', (req, res) => create(req, res, parseParams(createUploadWithTokenRoute, req).token));
 
-  const finalize = async (req: Request, res: Response, mode: 'sync' | 'async') => {
-    tokenOf(req);
-    const outcome = await handlers.finalize({ uploadId: uploadIdOf(req), mode, paidBy: paidByOf(req), ctx: requestContextOf(req) });
+  const finalize = async (req: Request, res: Response, mode: 'sync' | 'async', route: UploadRoute) => {
+    const { uploadId } = parseParams(route, req);
+    const outcome = await handlers.finalize({ uploadId, mode, paidBy: paidByOf(req), ctx: requestContextOf(req) });
     if (outcome.kind === 'finalized') sendFinalized(res, outcome);
     else res.status(202).end();
   };
-  router.post('/chunks/:token/:uploadId/-1', (req, res) => finalize(req, res, 'sync'));
-  router.post('/chunks/:token/:uploadId/finalize', (req, res) => finalize(req, res, 'async'));
+  router.post('/chunks/:token/:uploadId/-1', (req, res) => finalize(req, res, 'sync', finalizeUploadRoute));
+  router.post('/chunks/:token/:uploadId/finalize', (req, res) => finalize(req, res, 'async', finalizeUploadAsyncRoute));
 
   router.post('/chunks/:token/:uploadId/:offset', async (req, res) => {
-    tokenOf(req);
+    const { uploadId, offset } = parseParams(uploadChunkRoute, req);
     await handlers.receiveChunk({
-      uploadId: uploadIdOf(req),
-      offset: req.params.offset as string,
+      uploadId,
+      offset,
       contentLength: req.get('content-length'),
       body: req,
       paidBy: paidByOf(req),
@@ -80,21 +83,20 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
 /** Endpoints 6 and 9, from the uploads read model. */
 export function multipartQueriesRouter(handlers: MultipartQueryHandlers): Router {
   const router = Router();
-  const live = async (req: Request) => {
-    tokenOf(req);
-    const id = uploadIdOf(req);
+  const live = async (req: Request, route: UploadRoute) => {
+    const id = parseParams(route, req).uploadId;
     const doc = await handlers.upload(id);
     if (!doc) throw new UploadNotFound(id);
     return { id, doc };
   };
   router.get('/chunks/:token/:uploadId/-1', async (req, res) => {
-    const { id, doc } = await live(req);
+    const { id, doc } = await live(req, viewUploadRoute);
     if (doc.status === 'EXPIRED') throw new UploadNotFound(id);
     const largest = doc.chunks.reduce((max, [, length]) => Math.max(max, length), 0);
     res.json({ id, min: CHUNK_MIN, max: CHUNK_MAX, size: doc.chunkSize ?? (largest || DEFAULT_VIEW_CHUNK_SIZE), chunks: doc.chunks });
   });
   router.get('/chunks/:token/:uploadId/status', async (req, res) => {
-    const { doc } = await live(req);
+    const { doc } = await live(req, uploadStatusRoute);
     res.json({ status: doc.status, timestamp: doc.statusChangedAt, ...(doc.receipt ? { receipt: doc.receipt } : {}) });
   });
   return router;

@@ -1,10 +1,11 @@
 import { Router } from 'express';
-import { InvalidAddress, TxNotFound } from '../domain/errors.js';
-import { parseAccountAddress } from '../domain/account/ids.js';
+import { TxNotFound } from '../domain/errors.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
-import { DataItemId } from '../domain/ids.js';
+import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import { balanceBodyOfDocument } from './balanceBody.js';
+import { parseParams } from './openapi/route.js';
+import { balanceRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
 
 export interface ServiceInfo {
   version: string;
@@ -50,24 +51,21 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.json(handlers.info());
   });
   router.get('/tx/:id/status', async (req, res) => {
-    const id = DataItemId.safeParse(req.params.id);
-    if (!id.success) throw new TxNotFound(req.params.id);
-    const doc = await handlers.txStatus(id.data);
-    if (!doc) throw new TxNotFound(id.data);
+    const { id } = parseParams(txStatusRoute, req);
+    const doc = await handlers.txStatus(id);
+    if (!doc) throw new TxNotFound(id);
     res.set('Cache-Control', `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`);
     res.json(statusBody(doc));
   });
   // Balances are public, like on-chain balances: no token needed.
   router.get('/tx/:id/offsets', async (req, res) => {
-    const id = DataItemId.safeParse(req.params.id);
-    if (!id.success) throw new TxNotFound(req.params.id);
-    const offsets = await handlers.txOffsets(id.data);
-    if (!offsets) throw new TxNotFound(id.data);
+    const { id } = parseParams(txOffsetsRoute, req);
+    const offsets = await handlers.txOffsets(id);
+    if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
   router.get('/account/balance/:address', async (req, res) => {
-    const address = parseAccountAddress(req.params.address);
-    if (!address) throw new InvalidAddress(req.params.address);
+    const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
   });

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { Receipt } from '../../domain/receipt.js';
+import { CHUNK_MAX, CHUNK_MIN } from '../../domain/upload/ids.js';
+import type { TxOffsets } from '../queries.js';
+import type { BalanceBody as BalanceBodyType } from '../balanceBody.js';
+import type { UploadDocument } from '../../../projections/uploads.js';
+
+/**
+ * The JSON bodies the service answers with, as the OpenAPI document's named schemas. The handlers
+ * build these bodies; the tests parse real answers with these schemas, so they cannot drift apart.
+ * Output objects are closed (`additionalProperties: false`): a new field is a documented change.
+ */
+
+const Winc = z.string().regex(/^\d+$/).meta({ description: 'winc (winston credits), a decimal string' });
+const Count = z.int().nonnegative();
+
+export const ReceiptBody = Receipt.meta({
+  id: 'Receipt',
+  description:
+    'the signed receipt: `signature` is RSA-PSS (SHA-256, salt 0) by the service wallet (`public`) over deepHash(["Bundlr", version, id, deadlineHeight, timestamp])',
+});
+
+export const ServiceInfoBody = z
+  .object({
+    version: z.string().meta({ description: "the service's version" }),
+    gateway: z.string().meta({ description: 'origin of the public gateway' }),
+    addresses: z
+      .object({ arweave: z.string().meta({ description: 'the service wallet that signs receipts and bundles' }) })
+      .catchall(z.string())
+      .meta({ description: 'by token: `arweave` always, `ethereum`, `solana`, `matic` when configured' }),
+    freeUploadLimitBytes: Count.meta({ description: 'items up to this size are free' }),
+  })
+  .meta({ id: 'ServiceInfo' });
+
+const PayloadFacts = {
+  rawContentLength: Count.meta({ description: 'bytes of the signed item' }),
+  payloadContentType: z.string().meta({ description: 'first `content-type` tag (any case), else application/octet-stream' }),
+  payloadDataStart: Count.meta({ description: 'where the payload starts in the signed item' }),
+  payloadContentLength: Count.meta({ description: 'rawContentLength - payloadDataStart' }),
+};
+
+export const TxStatusBody = z
+  .object({
+    status: z.enum(['CONFIRMED', 'FINALIZED', 'FAILED']),
+    info: z.enum(['new', 'pending', 'permanent', 'failed']),
+    winc: Winc,
+    bundleId: z.string().optional().meta({ description: "the bundle transaction's id, once prepared" }),
+    startOffsetInRootBundle: Count.optional().meta({ description: "the item's byte offset in the bundle's data, once planned" }),
+    ...PayloadFacts,
+  })
+  .meta({ id: 'TxStatus', description: 'CONFIRMED/new: accepted; CONFIRMED/pending: in a bundle; FINALIZED/permanent; FAILED/failed' });
+
+export const TxOffsetsBody = z
+  .object({
+    rootBundleId: z.string(),
+    startOffsetInRootBundle: Count,
+    ...PayloadFacts,
+    parentDataItemId: z.string().optional().meta({ description: 'for an item nested in an uploaded bundle item' }),
+    startOffsetInParentDataItemPayload: Count.optional(),
+  })
+  .meta({ id: 'TxOffsets' });
+
+export const BalanceBody = z
+  .object({
+    address: z.string(),
+    winc: Winc.meta({ description: 'available: credited - spent - reserved' }),
+    creditedWinc: Winc,
+    spentWinc: Winc,
+    reservedWinc: Winc,
+    givenApprovals: z.array(
+      z.object({ approvedAddress: z.string(), remainingWinc: Winc, expiresAt: z.iso.datetime().optional() }),
+    ),
+  })
+  .meta({ id: 'Balance', description: "an account's balance in winc" });
+
+export const CreditAnswerBody = BalanceBody.extend({
+  creditId: z.string().meta({ description: 'the credit id, generated when the request had none: a retry with it credits once' }),
+}).meta({ id: 'CreditAnswer' });
+
+export const AccountHistoryBody = z
+  .object({
+    address: z.string(),
+    events: z.array(
+      z.object({
+        id: z.string(),
+        revision: z.string().regex(/^\d+$/),
+        position: z.string().regex(/^\d+$/),
+        type: z.string(),
+        data: z.unknown(),
+        metadata: z.unknown(),
+        created: z.iso.datetime(),
+      }),
+    ),
+  })
+  .meta({ id: 'AccountHistory', description: "the account's events in stream order, as stored" });
+
+export const UploadCreatedBody = z
+  .object({
+    id: z.string().meta({ description: 'the upload id (144 random bits, base64url)' }),
+    min: z.literal(CHUNK_MIN),
+    max: z.literal(CHUNK_MAX),
+    chunkSize: z.int().min(CHUNK_MIN).max(CHUNK_MAX).optional().meta({ description: 'echoed when given' }),
+  })
+  .meta({ id: 'UploadCreated' });
+
+export const UploadViewBody = z
+  .object({
+    id: z.string(),
+    min: z.literal(CHUNK_MIN),
+    max: z.literal(CHUNK_MAX),
+    size: z.int().positive().meta({ description: 'the declared chunk size, else the largest chunk received, else 25000000' }),
+    chunks: z.array(z.tuple([Count, z.int().positive()])).meta({ description: '[offset, length] ascending by offset' }),
+  })
+  .meta({ id: 'UploadView' });
+
+export const UploadStatusBody = z
+  .object({
+    status: z.enum(['ASSEMBLING', 'VALIDATING', 'FINALIZING', 'FINALIZED', 'INVALID', 'UNDERFUNDED', 'EXPIRED']),
+    timestamp: Count.meta({ description: 'ms since the epoch of the last status change' }),
+    receipt: ReceiptBody.optional().meta({ description: 'when FINALIZED' }),
+  })
+  .meta({ id: 'UploadStatus' });
+
+export const FinalizedUploadBody = z
+  .object({ id: z.string().meta({ description: 'the data item id' }), data: ReceiptBody })
+  .meta({ id: 'FinalizedUpload' });
+
+/** What the handlers build is what these schemas describe: checked by the compiler, nothing at run time. */
+type Describes<Schema extends z.ZodType, _Built extends z.output<Schema>> = true;
+export type BodiesMatchHandlers = [
+  Describes<typeof TxOffsetsBody, TxOffsets>,
+  Describes<typeof BalanceBody, BalanceBodyType>,
+  Describes<typeof UploadViewBody, { id: string; min: typeof CHUNK_MIN; max: typeof CHUNK_MAX; size: number; chunks: UploadDocument['chunks'] }>,
+];

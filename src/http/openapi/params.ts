@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { InvalidAddress, InvalidChunk, InvalidToken, TxNotFound, UploadNotFound } from '../../domain/errors.js';
+import { DataItemId, Token } from '../../domain/ids.js';
+import { UploadId } from '../../domain/upload/ids.js';
+import { ADDRESS, parseAccountAddress } from '../../domain/account/ids.js';
+import type { NamedValue, PathParam } from './route.js';
+
+/** Path parameters shared by the routes, each with the contract's error for a segment of another shape. */
+
+export const tokenParam: PathParam<typeof Token> = {
+  schema: Token.meta({ id: 'Token', description: 'token name: `arweave`, `ethereum`, `solana`, `matic`, or any other client token name' }),
+  description: 'the payment token the client names (CONTRACT.md section 3); another shape is `Invalid token`',
+  invalid: (raw) => new InvalidToken(raw),
+};
+
+export const dataItemIdParam: PathParam<typeof DataItemId> = {
+  schema: DataItemId.meta({ id: 'DataItemId', description: 'base64url(sha256(signature)) of a data item: 43 characters' }),
+  description: "the data item id; another shape is `TX doesn't exist`",
+  invalid: (raw) => new TxNotFound(raw),
+};
+
+export const uploadIdParam: PathParam<typeof UploadId> = {
+  schema: UploadId.meta({ id: 'UploadId', description: 'a multi-part upload id, as created (base64url, 22 to 64 characters)' }),
+  description: 'the multi-part upload id; another shape is `Multi-part upload not found` (so `-1` never reads as an id)',
+  invalid: (raw) => new UploadNotFound(raw),
+};
+
+/** the same check as the chunk handler's: a decimal offset of at most 16 digits */
+export const ChunkOffset = z.string().regex(/^\d{1,16}$/).meta({ description: 'byte offset of the chunk in the signed item' });
+export const chunkOffsetParam: PathParam<typeof ChunkOffset> = {
+  schema: ChunkOffset,
+  description: 'where the chunk starts in the signed data item; another shape is `Invalid chunk`',
+  invalid: (raw) => new InvalidChunk(`offset ${raw}`),
+};
+
+/** A native address (CONTRACT.md section 5); parses to the account key (an ethereum address in EIP-55 form). */
+export const AccountAddress = z
+  .string()
+  .transform((s, ctx) => parseAccountAddress(s) ?? (ctx.addIssue({ code: 'custom', message: 'not an account address' }), z.NEVER))
+  .meta({
+    id: 'AccountAddress',
+    description: 'base64url (43 characters, arweave), 0x + 40 hex digits (ethereum, any case), or base58 (solana, ed25519)',
+    pattern: ADDRESS.source,
+  });
+
+export const addressParam = (description: string): PathParam<typeof AccountAddress> => ({
+  schema: AccountAddress,
+  description: `${description}; another shape is \`Invalid address\``,
+  invalid: (raw) => new InvalidAddress(raw),
+});
+
+export const paidByHeader: NamedValue = {
+  schema: z.string(),
+  description: 'comma-separated payer addresses tried first, in order (each must have approved the owner); anything else in the list is ignored',
+};

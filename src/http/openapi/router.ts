@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import type { ApiCatalog } from './catalog.js';
+import { openApiDocument, type OpenApiDocument } from './document.js';
+import { apiDocsPage } from './page.js';
+import { apiDocsRoute, openApiRoute } from './routes/docs.js';
+
+/**
+ * GET /openapi.json and GET /api-docs. Built at the first request, once every router of the app has
+ * been added to the catalog, and kept: the routes do not change while the process runs.
+ */
+export function openApiRouter(catalog: ApiCatalog, version: string): Router {
+  const router = Router();
+  let built: { doc: OpenApiDocument; json: string; page: string } | undefined;
+  const docs = () => {
+    if (!built) {
+      const doc = openApiDocument(catalog, version);
+      built = { doc, json: JSON.stringify(doc), page: apiDocsPage(doc) };
+    }
+    return built;
+  };
+  router.get(openApiRoute.path, (_req, res) => {
+    res.type('application/json; charset=utf-8').send(docs().json);
+  });
+  router.get(apiDocsRoute.path, (_req, res) => {
+    res.type('text/html; charset=utf-8').send(docs().page);
+  });
+  return router;
+}

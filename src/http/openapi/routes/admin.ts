@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import { ApprovalBody, CreditBody } from '../../adminSchemas.js';
+import { defineRoute } from '../route.js';
+import { addressParam } from '../params.js';
+import { AccountHistoryBody, BalanceBody, CreditAnswerBody } from '../bodies.js';
+
+/** The operator API (CONTRACT.md section 5): mounted only with ADMIN_TOKEN; every route needs the bearer token. */
+
+const json = (schema: z.ZodType) => ({ contentType: 'application/json', schema });
+const admin = { tag: 'admin', bearerAuth: true } as const;
+const balance = { 200: { description: 'the balance after the change', content: json(BalanceBody) } };
+
+export const creditRoute = defineRoute({
+  ...admin,
+  operationId: 'creditAccount',
+  method: 'post',
+  path: '/accounts/:address/credit',
+  summary: 'Credit an account',
+  description: 'Adds winc to the account. The same `creditId` credits once, so a retry is safe.',
+  params: { address: addressParam('the account to credit') },
+  requestBody: { ...json(CreditBody), description: 'the credit', required: true },
+  responses: { 200: { description: 'the balance after the credit, and its credit id', content: json(CreditAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
+});
+
+export const approveRoute = defineRoute({
+  ...admin,
+  operationId: 'approvePayments',
+  method: 'post',
+  path: '/accounts/:payer/approvals',
+  summary: 'Approve paying for another address',
+  description: "The payer pays up to `winc` for uploads of `approvedAddress` that name it in `x-paid-by`.",
+  params: { payer: addressParam('the paying account') },
+  requestBody: { ...json(ApprovalBody), description: 'the approval', required: true },
+  responses: balance,
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
+});
+
+export const revokeRoute = defineRoute({
+  ...admin,
+  operationId: 'revokeApproval',
+  method: 'delete',
+  path: '/accounts/:payer/approvals/:approvedAddress',
+  summary: 'Revoke an approval',
+  description: 'The payer no longer pays for that address.',
+  params: { payer: addressParam('the paying account'), approvedAddress: addressParam('the approved address') },
+  responses: balance,
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS'],
+});
+
+export const accountRoute = defineRoute({
+  ...admin,
+  operationId: 'getAccount',
+  method: 'get',
+  path: '/accounts/:address',
+  summary: 'Balance of an account, from its stream',
+  description: "Read from the account's events rather than the read model: what is stored right now.",
+  params: { address: addressParam('the account') },
+  responses: { 200: { description: 'the balance', content: json(BalanceBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS'],
+});
+
+export const accountHistoryRoute = defineRoute({
+  ...admin,
+  operationId: 'getAccountHistory',
+  method: 'get',
+  path: '/accounts/:address/history',
+  summary: "An account's events",
+  description: 'Every event of the account in order, as stored; revisions and positions as decimal strings.',
+  params: { address: addressParam('the account') },
+  responses: { 200: { description: 'the history', content: json(AccountHistoryBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS'],
+});
+
+export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute];

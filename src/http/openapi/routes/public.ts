@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { defineRoute, type NamedValue } from '../route.js';
+import { addressParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
+import { BalanceBody, ReceiptBody, ServiceInfoBody, TxOffsetsBody, TxStatusBody } from '../bodies.js';
+
+/** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
+
+const json = (schema: z.ZodType) => ({ contentType: 'application/json', schema });
+
+const info = {
+  tag: 'info',
+  summary: 'Service information',
+  description: 'Version, gateway, the addresses of the service (`arweave` signs receipts) and the free upload limit.',
+  responses: { 200: { description: 'service information', content: json(ServiceInfoBody) } },
+} as const;
+
+export const serviceIndexRoute = defineRoute({ ...info, operationId: 'getServiceIndex', method: 'get', path: '/' });
+export const serviceInfoRoute = defineRoute({ ...info, operationId: 'getServiceInfo', method: 'get', path: '/info' });
+
+const upload = {
+  method: 'post',
+  tag: 'uploads',
+  headers: {
+    'content-type': { schema: z.string(), description: 'absent, or application/octet-stream (parameters ignored); anything else is `Invalid Content Type`' },
+    'content-length': { schema: z.string().regex(/^\d+$/), description: 'optional; over the maximum item size is `Data item too large` before a byte is read' },
+    'x-paid-by': paidByHeader,
+  } satisfies Record<string, NamedValue>,
+  requestBody: {
+    contentType: 'application/octet-stream',
+    description: 'one signed ANS-104 data item (any signature type 1 to 7), streamed and verified as it arrives',
+    required: true,
+  },
+  responses: {
+    200: { description: 'accepted: the receipt, once the bytes and the acceptance are durable', content: json(ReceiptBody) },
+    202: { description: 'the item was already stored: its original receipt', reason: 'Data Item Exists', content: json(ReceiptBody) },
+  },
+} as const;
+
+export const uploadRoute = defineRoute({
+  ...upload,
+  operationId: 'uploadDataItem',
+  path: '/tx',
+  summary: 'Upload a data item (paid in arweave)',
+  description: 'Uploads one signed data item. Items above the free limit are charged to the payer (402 when it cannot pay).',
+  errors: ['INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE'],
+});
+
+export const uploadWithTokenRoute = defineRoute({
+  ...upload,
+  operationId: 'uploadDataItemWithToken',
+  path: '/tx/:token',
+  summary: 'Upload a data item, naming the token',
+  description: 'As `POST /tx`, for the token the client names (turbo-sdk and Irys name theirs).',
+  params: { token: tokenParam },
+  errors: ['INVALID_TOKEN', 'INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE'],
+});
+
+export const txStatusRoute = defineRoute({
+  operationId: 'getTxStatus',
+  method: 'get',
+  path: '/tx/:id/status',
+  tag: 'items',
+  summary: 'Status of a data item',
+  description: 'Where the item is on its way to permanence, its price and its sizes (CONTRACT.md section 6).',
+  params: { id: dataItemIdParam },
+  responses: {
+    200: {
+      description: 'the item is known',
+      content: json(TxStatusBody),
+      headers: { 'cache-control': { schema: z.string(), description: '`public, max-age=15`, or `public, max-age=86400` once FINALIZED' } },
+    },
+  },
+  errors: ['TX_NOT_FOUND'],
+});
+
+export const txOffsetsRoute = defineRoute({
+  operationId: 'getTxOffsets',
+  method: 'get',
+  path: '/tx/:id/offsets',
+  tag: 'items',
+  summary: 'Offsets of a data item in its bundle',
+  description:
+    "Where the item's bytes are in its root bundle transaction (and in its parent item, for nested items), once its bundle is planned; for items accepted within the retention.",
+  params: { id: dataItemIdParam },
+  responses: { 200: { description: 'the offsets', content: json(TxOffsetsBody) } },
+  errors: ['TX_NOT_FOUND'],
+});
+
+export const balanceRoute = defineRoute({
+  operationId: 'getAccountBalance',
+  method: 'get',
+  path: '/account/balance/:address',
+  tag: 'accounts',
+  summary: 'Balance of an account',
+  description: 'Public, like on-chain balances. An account never credited answers zeros.',
+  params: { address: addressParam('the payer\'s native address') },
+  responses: {
+    200: {
+      description: 'the balance',
+      content: json(BalanceBody),
+      headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
+    },
+  },
+  errors: ['INVALID_ADDRESS'],
+});
+
+export const commandRoutes = [uploadRoute, uploadWithTokenRoute];
+export const queryRoutes = [serviceIndexRoute, serviceInfoRoute, txStatusRoute, txOffsetsRoute, balanceRoute];
