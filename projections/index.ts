@@ -9,6 +9,10 @@ import { bundleQueueProjection } from './bundleQueue.js';
 import { liveBundlesProjection } from './liveBundles.js';
 import { nestedOffsetsProjection } from './nestedOffsets.js';
 import { pendingNestedIndexProjection } from './pendingNestedIndex.js';
+import { itemHistoryProjection } from './itemHistory.js';
+import { bundleHistoryProjection } from './bundleHistory.js';
+import { uploadHistoryProjection } from './uploadHistory.js';
+import { uploadStatsProjection } from './uploadStats.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -21,6 +25,10 @@ export const allProjections: readonly AnyProjection[] = [
   liveBundlesProjection,
   nestedOffsetsProjection,
   pendingNestedIndexProjection,
+  itemHistoryProjection,
+  bundleHistoryProjection,
+  uploadHistoryProjection,
+  uploadStatsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -33,3 +41,7 @@ export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
 export { liveBundlesProjection, type LiveBundle } from './liveBundles.js';
 export { nestedOffsetsProjection, type NestedOffsetsDocument } from './nestedOffsets.js';
 export { pendingNestedIndexProjection, type PendingNestedIndex } from './pendingNestedIndex.js';
+export { itemHistoryProjection, type ItemHistoryDocument, type HistoryEntry } from './itemHistory.js';
+export { bundleHistoryProjection, type BundleHistoryDocument } from './bundleHistory.js';
+export { uploadHistoryProjection, type UploadHistoryDocument } from './uploadHistory.js';
+export { uploadStatsProjection, UPLOAD_STATS_ID, type UploadStatsDocument } from './uploadStats.js';

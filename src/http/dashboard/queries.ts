@@ -1,0 +1,159 @@
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import type { DataItemId } from '../../domain/ids.js';
+import { LIVE, type BundleStatus } from '../../domain/bundle/state.js';
+import type { ServiceInfo, TxOffsets } from '../queries.js';
+import { projectorLag } from '../../../projections/lag.js';
+import {
+  allProjections,
+  bundleHistoryProjection,
+  collectionOf,
+  itemHistoryProjection,
+  liveBundlesProjection,
+  nestedOffsetsProjection,
+  txStatusProjection,
+  uploadHistoryProjection,
+  uploadStatsProjection,
+  UPLOAD_STATS_ID,
+  type BundleHistoryDocument,
+  type HistoryEntry,
+  type ItemHistoryDocument,
+  type LiveBundle,
+  type NestedOffsetsDocument,
+  type TxStatusDocument,
+  type UploadHistoryDocument,
+  type UploadStatsDocument,
+} from '../../../projections/index.js';
+import { emptyUploadStats, MINUTE_MS, RETAINED_MINUTES } from '../../../projections/uploadStats.js';
+
+/** `GET /dashboard/api/summary`: what the status page shows, every figure from a read model. */
+export interface DashboardSummary {
+  generatedAt: string;
+  info: ServiceInfo;
+  uploads: {
+    /** the last RETAINED_MINUTES minutes, oldest first, the current minute last (zeros included) */
+    perMinute: { minute: string; items: number; bytes: number }[];
+    lastHour: { items: number; bytes: number };
+    total: { items: number; bytes: number };
+    failedItems: number;
+  };
+  bundles: Record<BundleStatus, number>;
+  /** positions are decimal strings (bigints in the store) */
+  projector: { head: string; behind: string; byProjection: Record<string, string> };
+}
+
+/** `GET /dashboard/api/tx/:id`: what the item page shows. */
+export interface DashboardItem {
+  id: string;
+  /** from tx-status; null before the acceptance (or for an item nested in another) */
+  status: { status: TxStatusDocument['status']; info: TxStatusDocument['info'] } | null;
+  /** every event that concerns the item, oldest first */
+  timeline: { at: string; type: string; summary: string }[];
+  /** the latest bundle plan the item was put in */
+  bundle: { planId: string; txId: string | null; state: BundleStatus } | null;
+  offsets: TxOffsets | null;
+  /** the root item, for an item nested in an uploaded bundle */
+  nestedIn: string | null;
+}
+
+export interface DashboardQueries {
+  summary(): Promise<DashboardSummary>;
+  /** undefined: no read model knows the id */
+  item(id: DataItemId): Promise<DashboardItem | undefined>;
+}
+
+export interface DashboardDeps {
+  eventStore: Pick<EventStore, 'headPosition'>;
+  readStore: ReadStore;
+  info: () => ServiceInfo;
+  /** the `GET /tx/:id/offsets` query */
+  offsets: (id: DataItemId) => Promise<TxOffsets | undefined>;
+  now?: () => number;
+}
+
+/** a plan's steps whose events name no item: the item page takes them from bundle-history */
+const BUNDLE_ONLY: ReadonlySet<string> = new Set(['BundlePosted', 'BundleSeeded', 'BundleConfirmed']);
+
+/** live bundles are few (the bundler moves a handful at a time): read a page at a time */
+const SCAN_PAGE = 500;
+
+/** Reads the dashboard's JSON from the read models; never from the event store (but for its head position). */
+export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
+  const { eventStore, readStore, info, offsets, now = Date.now } = deps;
+  const get = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
+
+  async function liveBundleCounts(): Promise<Record<BundleStatus, number>> {
+    const counts = Object.fromEntries(LIVE.map((s) => [s, 0])) as Record<BundleStatus, number>;
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await readStore.scan<LiveBundle>(collectionOf(liveBundlesProjection), { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
+      for (const { doc } of page) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
+      if (page.length < SCAN_PAGE) return counts;
+      afterId = page[page.length - 1]!.id;
+    }
+  }
+
+  return {
+    async summary() {
+      const at = now();
+      const [stats, live, lag] = await Promise.all([
+        get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
+        liveBundleCounts(),
+        projectorLag(eventStore, readStore, allProjections),
+      ]);
+      const s = stats ?? emptyUploadStats();
+      const current = Math.floor(at / MINUTE_MS) * MINUTE_MS;
+      const byMinute = new Map(s.minutes.map(([m, items, bytes]) => [m, { items, bytes }]));
+      const perMinute = Array.from({ length: RETAINED_MINUTES }, (_, i) => {
+        const minute = current - (RETAINED_MINUTES - 1 - i) * MINUTE_MS;
+        return { minute: new Date(minute).toISOString(), ...(byMinute.get(minute) ?? { items: 0, bytes: 0 }) };
+      });
+      return {
+        generatedAt: new Date(at).toISOString(),
+        info: info(),
+        uploads: {
+          perMinute,
+          lastHour: perMinute.reduce((sum, m) => ({ items: sum.items + m.items, bytes: sum.bytes + m.bytes }), { items: 0, bytes: 0 }),
+          total: { items: s.items, bytes: s.bytes },
+          failedItems: s.failedItems,
+        },
+        bundles: { ...live, permanent: s.bundlesPermanent, dropped: s.bundlesDropped },
+        projector: {
+          head: lag.head.toString(),
+          behind: lag.behind.toString(),
+          byProjection: Object.fromEntries(Object.entries(lag.byProjection).map(([name, d]) => [name, d.toString()])),
+        },
+      };
+    },
+
+    async item(id) {
+      const [history, status, nested] = await Promise.all([
+        get<ItemHistoryDocument>(itemHistoryProjection, id),
+        get<TxStatusDocument>(txStatusProjection, id),
+        get<NestedOffsetsDocument>(nestedOffsetsProjection, id),
+      ]);
+      if (!history && !status && !nested) return undefined;
+      const planIds = history?.planIds ?? [];
+      const [plans, upload, itemOffsets] = await Promise.all([
+        readStore.getMany<BundleHistoryDocument>(collectionOf(bundleHistoryProjection), planIds),
+        history?.uploadId !== undefined ? get<UploadHistoryDocument>(uploadHistoryProjection, history.uploadId) : undefined,
+        offsets(id),
+      ]);
+      // the plans' own steps whose events name no item; the rest are in the item's history already
+      const bundleSteps = [...plans.values()].flatMap(({ doc }) => doc.entries.filter((e) => BUNDLE_ONLY.has(e.type)));
+      const entries: HistoryEntry[] = [...(upload?.entries ?? []), ...(history?.entries ?? []), ...bundleSteps];
+      // stable: entries of one position (one EventStoreDB commit) keep their order
+      entries.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
+      const lastPlan = planIds[planIds.length - 1];
+      const plan = lastPlan !== undefined ? plans.get(lastPlan)?.doc : undefined;
+      return {
+        id,
+        status: status ? { status: status.status, info: status.info } : null,
+        timeline: entries.map((e) => ({ at: new Date(e.at).toISOString(), type: e.type, summary: e.summary })),
+        bundle: lastPlan !== undefined && plan ? { planId: lastPlan, txId: plan.txId ?? null, state: plan.status } : null,
+        offsets: itemOffsets ?? null,
+        nestedIn: nested?.rootId ?? null,
+      };
+    },
+  };
+}

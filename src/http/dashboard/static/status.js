@@ -1,0 +1,78 @@
+import { byId, el, formatBytes, getJson, poll, setText, svg } from './common.js';
+
+const STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed', 'permanent', 'dropped'];
+
+byId('lookup').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const id = byId('lookup-id').value.trim();
+  if (id) window.location.assign(`/dashboard/tx/${encodeURIComponent(id)}`);
+});
+
+/** a bar per minute, scaled to the busiest minute; each bar carries its figures and a tooltip */
+function chart(perMinute) {
+  const width = 720;
+  const height = 160;
+  const pad = { left: 36, right: 8, top: 10, bottom: 22 };
+  const max = Math.max(1, ...perMinute.map((m) => m.items));
+  const slot = (width - pad.left - pad.right) / perMinute.length;
+  const plot = height - pad.top - pad.bottom;
+  const root = svg('svg', { id: 'uploads-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': 'items accepted per minute, last 60 minutes' });
+  root.append(
+    svg('line', { class: 'axis', x1: pad.left, y1: pad.top + plot, x2: width - pad.right, y2: pad.top + plot }),
+    svg('line', { class: 'grid', x1: pad.left, y1: pad.top, x2: width - pad.right, y2: pad.top }),
+    svg('text', { class: 'label', x: pad.left - 6, y: pad.top + 4, 'text-anchor': 'end' }, String(max)),
+    svg('text', { class: 'label', x: pad.left - 6, y: pad.top + plot + 4, 'text-anchor': 'end' }, '0'),
+    svg('text', { class: 'label', x: pad.left, y: height - 6 }, '60 min ago'),
+    svg('text', { class: 'label', x: width - pad.right, y: height - 6, 'text-anchor': 'end' }, 'now'),
+  );
+  perMinute.forEach((m, i) => {
+    const h = (m.items / max) * plot;
+    const bar = svg(
+      'rect',
+      {
+        class: m.items > 0 ? 'bar' : 'bar empty',
+        x: (pad.left + i * slot + 1).toFixed(1),
+        y: (pad.top + plot - h).toFixed(1),
+        width: Math.max(1, slot - 2).toFixed(1),
+        height: Math.max(h, 0).toFixed(1),
+        'data-minute': m.minute,
+        'data-items': m.items,
+        'data-bytes': m.bytes,
+      },
+      svg('title', {}, `${m.minute.slice(11, 16)} UTC: ${m.items} items, ${formatBytes(m.bytes)}`),
+    );
+    root.append(bar);
+  });
+  return root;
+}
+
+function rows(tbody, pairs) {
+  tbody.replaceChildren(...pairs.map(([name, value, attrs]) => el('tr', attrs ?? {}, el('th', {}, name), el('td', {}, value))));
+}
+
+poll(async () => {
+  const s = await getJson('/dashboard/api/summary');
+  if (s.notFound) throw new Error('the dashboard API is not served here');
+  setText('version', `v${s.info.version}`);
+  setText('info-version', s.info.version);
+  setText('wallet', s.info.addresses.arweave ?? '–');
+  setText('gateway', s.info.gateway);
+  setText('free-limit', formatBytes(s.info.freeUploadLimitBytes));
+  byId('chart').replaceChildren(chart(s.uploads.perMinute));
+  setText('uploads-last-hour', s.uploads.lastHour.items);
+  setText('bytes-last-hour', formatBytes(s.uploads.lastHour.bytes));
+  setText('uploads-total', s.uploads.total.items);
+  setText('bytes-total', formatBytes(s.uploads.total.bytes));
+  setText('items-failed', s.uploads.failedItems);
+  rows(
+    byId('bundles').tBodies[0],
+    STATES.map((state) => [state, s.bundles[state] ?? 0, { 'data-state': state, class: (s.bundles[state] ?? 0) > 0 ? 'some' : 'none' }]),
+  );
+  setText('lag-behind', s.projector.behind);
+  setText('lag-unit', s.projector.behind === '1' ? 'event behind' : 'events behind');
+  setText('lag-head', s.projector.head);
+  rows(
+    byId('lag-table').tBodies[0],
+    Object.entries(s.projector.byProjection).map(([name, behind]) => [name, behind, { 'data-projection': name }]),
+  );
+});

@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { DataItem } from 'arbundles';
+import { withArlocalService } from '../support/arlocalService.js';
+import { asBody, signedItem, signers } from '../support/items.js';
+import { itemOfSize } from '../support/sizedItem.js';
+import { createUpload, postChunks } from '../support/multipart.js';
+import { nativeAddress } from '../../src/verify/index.js';
+import { serviceVersion } from '../../src/version.js';
+import { bundleStream } from '../../src/domain/bundle/ids.js';
+import { collectionOf, txStatusProjection, type TxStatusDocument } from '../../projections/index.js';
+
+/** Debian's chromium (CI installs it): the test fails, not skips, without it */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const MINUTE = 60_000;
+const FREE = 5000;
+const RATE = 10;
+
+/**
+ * The status page and the item page in headless Chromium, against the whole service with arlocal
+ * as its gateway: three items bundled until permanent (one of them a paid multi-part upload), a
+ * fourth in a bundle still waiting to be mined.
+ */
+describe('dashboard pages in a browser', function () {
+  this.timeout(120_000);
+  const env = withArlocalService({ FREE_UPLOAD_LIMIT_BYTES: String(FREE), PRICE_WINC_PER_BYTE: String(RATE) });
+  let browser: Browser;
+  let page: Page;
+  let items: DataItem[];
+  let multipart: DataItem;
+  let uploadId: string;
+  let payer: string;
+
+  const upload = async (item: DataItem) =>
+    expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+  const statusOf = async (id: string) => (await env.service.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))!.doc;
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`these tests need headless Chromium at ${CHROMIUM} (Debian package "chromium")`);
+    items = [
+      await signedItem(signers.arweave(), 'a status page', [{ name: 'Content-Type', value: 'text/plain' }]),
+      await signedItem(signers.ethereum(), new Uint8Array(300).fill(7)),
+    ];
+    for (const item of items) await upload(item);
+    // above the free limit, paid by its owner: the timeline shows the reservation and its settlement
+    multipart = await itemOfSize(signers.ethereum(), 70_000);
+    payer = nativeAddress(3, multipart.rawOwner);
+    const credit = { type: 'Credit', data: { address: payer, winc: 1_000_000n, creditId: 'dashboard-test', now: Date.now() } } as const;
+    const { position } = await env.service.accounts.execute(credit, { correlationId: 'dashboard-test' });
+    expect(await env.service.projections.waitFor(position!, 5000)).to.equal(true);
+    uploadId = await createUpload(env.service.url);
+    await postChunks(env.service.url, uploadId, multipart.getRaw(), 30_000);
+    expect((await fetch(`${env.service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' })).status).to.equal(200);
+    await env.service.bundler.runOnce();
+    await env.arlocal.mine(20);
+    await env.service.bundler.runOnce();
+    // one more, posted and seeded but not mined yet
+    const late = await signedItem(signers.solana(), 'late', [{ name: 'Content-Type', value: 'text/plain' }]);
+    await upload(late);
+    await env.service.bundler.runOnce();
+    items.push(multipart, late);
+
+    // playwright gives the browser a fresh profile of its own (a temp directory it removes)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(() => browser?.close());
+  beforeEach(async () => {
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  });
+  afterEach(() => page?.close());
+
+  const text = async (selector: string) => (await page.textContent(selector))?.trim();
+
+  it('shows the version, the uploads per minute in its chart, the bundles by state and the projector lag', async () => {
+    await page.goto(`${env.service.url}/dashboard`);
+    await page.waitForSelector('#uploads-chart');
+    expect(await text('#version')).to.equal(`v${serviceVersion}`);
+    expect(await text('#info-version')).to.equal(serviceVersion);
+    expect(await text('#wallet')).to.equal(env.service.walletAddress);
+    expect(await text('#gateway')).to.equal(env.arlocal.url);
+
+    const expected = new Map<string, number>();
+    for (const item of items) {
+      const minute = new Date(Math.floor((await statusOf(item.id)).timestamp / MINUTE) * MINUTE).toISOString();
+      expected.set(minute, (expected.get(minute) ?? 0) + 1);
+    }
+    const bars = await page.$$eval('#uploads-chart rect', (rects) => rects.map((r) => [r.getAttribute('data-minute'), Number(r.getAttribute('data-items'))] as const));
+    expect(bars).to.have.length(60);
+    expect(bars.filter(([, n]) => n > 0)).to.deep.equal([...expected.entries()]);
+    expect(await text('#uploads-last-hour')).to.equal('4');
+    expect(await text('#uploads-total')).to.equal('4');
+
+    const states = await page.$$eval('#bundles tr', (rows) => rows.map((r) => [r.getAttribute('data-state'), r.querySelector('td')?.textContent]));
+    expect(states).to.deep.equal([
+      ['planned', '0'],
+      ['prepared', '0'],
+      ['posted', '0'],
+      ['seeded', '1'],
+      ['confirmed', '0'],
+      ['permanent', '1'],
+      ['dropped', '0'],
+    ]);
+    expect(await text('#lag-behind')).to.equal('0');
+    expect(await text('#lag-head')).to.equal((await env.service.eventStore.headPosition()).toString());
+    await page.screenshot({ path: join(tmpdir(), 'dashboard-status.png'), fullPage: true });
+
+    // it refreshes by itself: one more upload shows up without a reload
+    await upload(await signedItem(signers.arweave(), 'one more', [{ name: 'Content-Type', value: 'text/plain' }]));
+    await page.waitForFunction(() => document.getElementById('uploads-total')?.textContent === '5', undefined, { timeout: 15_000 });
+  });
+
+  it("shows an item's timeline in order, its bundle and its offsets", async () => {
+    const status = await statusOf(multipart.id);
+    const planId = status.planId!;
+    const txId = status.bundleId!;
+    let permanent: { blockHeight: number; confirmations: number } | undefined;
+    for await (const e of env.service.eventStore.readStream(bundleStream(planId))) {
+      if (e.type === 'BundlePermanent') permanent = e.data as typeof permanent;
+    }
+    const size = multipart.getRaw().length;
+    const winc = String(size * RATE);
+    // the first three items: a header of 32 + 64 bytes each, then their bytes
+    const bundleSize = 32 + 64 * 3 + items.slice(0, 3).reduce((n, i) => n + i.getRaw().length, 0);
+
+    await page.goto(`${env.service.url}/dashboard/tx/${multipart.id}`);
+    await page.waitForSelector('#timeline li');
+    expect(await text('#item-id')).to.equal(multipart.id);
+    expect(await text('#item-status')).to.equal('FINALIZED (permanent)');
+    const timeline = await page.$$eval('#timeline li', (lis) =>
+      lis.map((li) => [li.querySelector('.type')?.textContent, li.querySelector('.summary')?.textContent]),
+    );
+    expect(timeline).to.deep.equal([
+      ['UploadCreated', `multi-part upload ${uploadId} created (token arweave)`],
+      ['ChunkReceived', `3 chunks received: ${size} bytes`],
+      ['UploadFinalizeRequested', 'finalize requested'],
+      ['UploadValidated', `multi-part upload ${uploadId} verified: ${size} bytes`],
+      ['BalanceReserved', `${winc} winc reserved on ${payer}`],
+      ['DataItemAccepted', `accepted: ${size} bytes of application/octet-stream, ${winc} winc charged to ${payer}, through multi-part upload ${uploadId}`],
+      ['ReservationSettled', `${winc} winc settled: charged to ${payer}`],
+      ['UploadFinalized', `multi-part upload ${uploadId} finalized`],
+      ['BundlePlanned', `planned into bundle ${planId} at offset ${status.startOffsetInRootBundle} (3 items, ${bundleSize} bytes)`],
+      ['BundlePrepared', `bundle ${planId} signed as transaction ${txId}`],
+      ['BundlePosted', `bundle transaction ${txId} posted to the gateway`],
+      ['BundleSeeded', `bundle transaction ${txId}: every chunk seeded`],
+      ['BundlePermanent', `permanent: transaction ${txId} in block ${permanent!.blockHeight}, ${permanent!.confirmations} confirmations`],
+    ]);
+    const accepted = await page.getAttribute('#timeline li[data-type="DataItemAccepted"] time', 'datetime');
+    expect(accepted).to.equal(new Date(status.timestamp).toISOString());
+
+    expect(await text('#bundle-state')).to.equal('permanent');
+    expect(await text('#bundle-id')).to.equal(txId);
+    expect(await text('#plan-id')).to.equal(planId);
+    const offsets = await (await fetch(`${env.service.url}/tx/${multipart.id}/offsets`)).json();
+    const shown = await page.$$eval('#offsets dd', (dds) => dds.map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
+    expect(shown).to.deep.equal(Object.entries(offsets).map(([field, value]) => [field, String(value)]));
+    expect(offsets.rootBundleId).to.equal(txId);
+    await page.screenshot({ path: join(tmpdir(), 'dashboard-item.png'), fullPage: true });
+  });
+
+  it('says clearly that an unknown id is not known', async () => {
+    const unknown = 'x'.repeat(43);
+    await page.goto(`${env.service.url}/dashboard/tx/${unknown}`);
+    await page.waitForSelector('#not-found', { state: 'visible' });
+    expect(await text('#not-found-message')).to.equal(`No data item with id ${unknown} is known to this service.`);
+    expect(await page.isHidden('#found')).to.equal(true);
+    await page.screenshot({ path: join(tmpdir(), 'dashboard-unknown.png') });
+  });
+});

@@ -1,0 +1,175 @@
+import { expect } from 'chai';
+import type { RecordedEvent } from '../../src/ports/eventStore.js';
+import type { DomainEvent } from '../../src/domain/events.js';
+import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
+import type { ProjectionDefinition } from '../../projections/definition.js';
+import { itemHistoryProjection, type ItemHistoryDocument } from '../../projections/itemHistory.js';
+import { bundleHistoryProjection, type BundleHistoryDocument } from '../../projections/bundleHistory.js';
+import { uploadHistoryProjection, type UploadHistoryDocument } from '../../projections/uploadHistory.js';
+import { uploadStatsProjection, UPLOAD_STATS_ID, type UploadStatsDocument } from '../../projections/uploadStats.js';
+import { dataItemAccepted, itemId } from '../support/events.js';
+
+/** Applies events at positions 1, 2, 3... exactly as the runner does. */
+function project<D>(p: ProjectionDefinition<D>, events: DomainEvent[], start = new Map<string, PositionedDocument<D>>()) {
+  const docs = new Map(start);
+  applyEvents(p, events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })), docs);
+  return docs;
+}
+
+const T = 1_700_000_000_000;
+const MINUTE = 60_000;
+const minuteOf = (ms: number) => Math.floor(ms / MINUTE) * MINUTE;
+
+describe('upload-stats projection', () => {
+  it('counts items and bytes per minute of acceptance, and the totals', () => {
+    const docs = project(uploadStatsProjection, [
+      dataItemAccepted(itemId(1), { timestamp: T, rawContentLength: 100 }),
+      dataItemAccepted(itemId(2), { timestamp: T + 1, rawContentLength: 200 }),
+      dataItemAccepted(itemId(3), { timestamp: T + 2 * MINUTE, rawContentLength: 50 }),
+      // a late event of an earlier minute goes in its own minute, in order
+      dataItemAccepted(itemId(4), { timestamp: T + MINUTE, rawContentLength: 7 }),
+      { type: 'DataItemFailed', data: { id: itemId(1), attempts: 10, reason: 'dropped 10 times', timestamp: T + 3 * MINUTE } },
+      { type: 'BundlePermanent', data: { planId: 'p1', itemIds: [itemId(2)], txId: 'tx1', blockHeight: 5, confirmations: 18, timestamp: T } },
+      { type: 'BundleDropped', data: { planId: 'p2', itemIds: [itemId(3)], reason: 'not mined', timestamp: T } },
+      { type: 'BundleDropped', data: { planId: 'p3', itemIds: [itemId(4)], reason: 'not mined', timestamp: T } },
+    ]);
+    expect(docs.get(UPLOAD_STATS_ID)?.doc).to.deep.equal({
+      minutes: [
+        [minuteOf(T), 2, 300],
+        [minuteOf(T + MINUTE), 1, 7],
+        [minuteOf(T + 2 * MINUTE), 1, 50],
+      ],
+      items: 4,
+      bytes: 357,
+      failedItems: 1,
+      bundlesPermanent: 1,
+      bundlesDropped: 2,
+    } satisfies UploadStatsDocument);
+  });
+
+  it('keeps only the 60 minutes up to the newest acceptance, so its one document stays small', () => {
+    const events = Array.from({ length: 90 }, (_, i) => dataItemAccepted(itemId(i + 1), { timestamp: T + i * MINUTE, rawContentLength: 1 }));
+    const doc = project(uploadStatsProjection, events).get(UPLOAD_STATS_ID)?.doc;
+    expect(doc?.minutes.map(([m]) => m)).to.deep.equal(Array.from({ length: 60 }, (_, i) => minuteOf(T + (30 + i) * MINUTE)));
+    expect(doc?.items).to.equal(90);
+  });
+});
+
+describe('item-history projection', () => {
+  const planned = (planId: string, count: number): DomainEvent => ({
+    type: 'BundlePlanned',
+    data: {
+      planId,
+      timestamp: T + 10,
+      items: Array.from({ length: count }, (_, i) => ({ id: itemId(i + 1), size: 1100, offset: 32 + 64 * count + 1100 * i })),
+      headerSize: 32 + 64 * count,
+      totalSize: 32 + 64 * count + 1100 * count,
+    },
+  });
+
+  it('gives every item of a 10000-item bundle one entry of its own, with its own offset', () => {
+    const docs = project(itemHistoryProjection, [planned('plan-a', 10_000)]);
+    expect(docs.size).to.equal(10_000);
+    expect(docs.get(itemId(10_000))?.doc).to.deep.equal({
+      entries: [
+        {
+          position: '1',
+          at: T + 10,
+          type: 'BundlePlanned',
+          summary: `planned into bundle plan-a at offset ${32 + 640_000 + 1100 * 9_999} (10000 items, ${32 + 640_000 + 11_000_000} bytes)`,
+        },
+      ],
+      planIds: ['plan-a'],
+    } satisfies ItemHistoryDocument);
+  });
+
+  it('follows an item through payment, acceptance, a dropped bundle and a permanent one', () => {
+    const id = itemId(1);
+    const docs = project(itemHistoryProjection, [
+      { type: 'BalanceReserved', data: { address: 'payer', reservationId: 'r1', winc: '11', dataItemId: id, timestamp: T } },
+      dataItemAccepted(id, { timestamp: T + 1, winc: '11', payer: 'payer', reservationId: 'r1', uploadId: 'upload-1' }),
+      { type: 'ReservationSettled', data: { address: 'payer', reservationId: 'r1', winc: '11', dataItemId: id, timestamp: T + 2 } },
+      planned('plan-a', 2),
+      { type: 'BundleDropped', data: { planId: 'plan-a', itemIds: [id, itemId(2)], reason: 'not seen 50 blocks after its anchor', timestamp: T + 20 } },
+      planned('plan-b', 1),
+      {
+        type: 'BundlePrepared',
+        data: { planId: 'plan-b', itemIds: [id], txId: 'tx-b', reward: '9', anchor: 'a', dataRoot: 'r', dataSize: 1196, anchorHeight: 3, tx: {}, timestamp: T + 30 },
+      },
+      { type: 'BundlePermanent', data: { planId: 'plan-b', itemIds: [id], txId: 'tx-b', blockHeight: 4, confirmations: 18, timestamp: T + 40 } },
+    ]);
+    const doc = docs.get(id)?.doc;
+    expect(doc?.planIds).to.deep.equal(['plan-a', 'plan-b']);
+    expect(doc?.uploadId).to.equal('upload-1');
+    expect(doc?.entries.map((e) => [e.position, e.type, e.summary])).to.deep.equal([
+      ['1', 'BalanceReserved', '11 winc reserved on payer'],
+      ['2', 'DataItemAccepted', 'accepted: 1100 bytes of text/plain, 11 winc charged to payer, through multi-part upload upload-1'],
+      ['3', 'ReservationSettled', '11 winc settled: charged to payer'],
+      ['4', 'BundlePlanned', 'planned into bundle plan-a at offset 160 (2 items, 2360 bytes)'],
+      ['5', 'BundleDropped', 'bundle plan-a dropped: not seen 50 blocks after its anchor; back to the queue'],
+      ['6', 'BundlePlanned', 'planned into bundle plan-b at offset 96 (1 item, 1196 bytes)'],
+      ['7', 'BundlePrepared', 'bundle plan-b signed as transaction tx-b'],
+      ['8', 'BundlePermanent', 'permanent: transaction tx-b in block 4, 18 confirmations'],
+    ]);
+  });
+});
+
+describe('bundle-history projection', () => {
+  it('keeps a plan with its steps and state after it is permanent', () => {
+    const docs = project(bundleHistoryProjection, [
+      { type: 'BundlePlanned', data: { planId: 'p', timestamp: T, items: [{ id: itemId(1), size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196 } },
+      {
+        type: 'BundlePrepared',
+        data: { planId: 'p', itemIds: [itemId(1)], txId: 'tx', reward: '9', anchor: 'a', dataRoot: 'r', dataSize: 1196, anchorHeight: 3, tx: {}, timestamp: T + 1 },
+      },
+      { type: 'BundlePosted', data: { planId: 'p', txId: 'tx', timestamp: T + 2 } },
+      { type: 'BundleSeeded', data: { planId: 'p', txId: 'tx', timestamp: T + 3 } },
+      { type: 'BundleConfirmed', data: { planId: 'p', txId: 'tx', blockHeight: 4, confirmations: 2, timestamp: T + 4 } },
+      { type: 'BundlePermanent', data: { planId: 'p', itemIds: [itemId(1)], txId: 'tx', blockHeight: 4, confirmations: 18, timestamp: T + 5 } },
+    ]);
+    const doc = docs.get('p')?.doc;
+    expect({ ...doc, entries: doc?.entries.map((e) => e.summary) }).to.deep.equal({
+      status: 'permanent',
+      plannedAt: T,
+      itemCount: 1,
+      totalSize: 1196,
+      txId: 'tx',
+      blockHeight: 4,
+      confirmations: 18,
+      entries: [
+        'bundle p planned: 1 item, 1196 bytes',
+        'bundle p signed as transaction tx (reward 9 winston)',
+        'bundle transaction tx posted to the gateway',
+        'bundle transaction tx: every chunk seeded',
+        'bundle transaction tx mined in block 4, 2 confirmations',
+        'bundle transaction tx permanent in block 4, 18 confirmations',
+      ],
+    } satisfies Omit<BundleHistoryDocument, 'entries'> & { entries: string[] });
+  });
+});
+
+describe('upload-history projection', () => {
+  const chunk = (offset: number, length: number, timestamp: number): DomainEvent => ({
+    type: 'ChunkReceived',
+    data: { uploadId: 'u', offset, length, sha256: '0'.repeat(64), blobKey: 'uploads/u/data', timestamp },
+  });
+
+  it('tells the chunks between finalize requests as one entry each, at the first chunk and the time of the last', () => {
+    const docs = project(uploadHistoryProjection, [
+      { type: 'UploadCreated', data: { uploadId: 'u', token: 'arweave', chunkSize: 5000, timestamp: T } },
+      chunk(0, 5000, T + 1),
+      chunk(5000, 5000, T + 2),
+      chunk(10000, 100, T + 3),
+      { type: 'UploadFinalizeRequested', data: { uploadId: 'u', mode: 'async', paidBy: ['payer'], timestamp: T + 4 } },
+      // underfunded, then more chunks would be refused; a second request after a credit is its own entry
+      { type: 'UploadFinalizeRequested', data: { uploadId: 'u', mode: 'sync', paidBy: [], timestamp: T + 5 } },
+    ]);
+    const doc = docs.get('u')?.doc;
+    expect(doc?.entries).to.deep.equal([
+      { position: '1', at: T, type: 'UploadCreated', summary: 'multi-part upload u created (token arweave, chunk size 5000)' },
+      { position: '2', at: T + 3, type: 'ChunkReceived', summary: '3 chunks received: 10100 bytes' },
+      { position: '5', at: T + 4, type: 'UploadFinalizeRequested', summary: 'background finalize requested, paid by payer' },
+      { position: '6', at: T + 5, type: 'UploadFinalizeRequested', summary: 'finalize requested' },
+    ] satisfies UploadHistoryDocument['entries']);
+  });
+});
