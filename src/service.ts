@@ -43,7 +43,15 @@ import { BundleRepository } from './app/bundles.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp, type AppOptions } from './http/app.js';
-import { close, listen } from './http/listen.js';
+import { createDashboardQueries } from './http/dashboard/queries.js';
+import { listen } from './http/listen.js';
+import { createReadiness } from './http/health.js';
+import { closeGracefully, createInFlight, trackConnections } from './http/shutdown.js';
+import { createMetrics } from './metrics/metrics.js';
+import { countedBytes, countingFetch, instrumentGateway, liveBundlesByState, timedSigner } from './metrics/instrument.js';
+import { projectorLag } from '../projections/lag.js';
+import { createUploadGuard } from './http/limits.js';
+import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
 import { unavailableSigner } from './receipts/receiptSigner.js';
 import { serviceVersion } from './version.js';
@@ -80,16 +88,23 @@ export async function startService(config: Config, log: Logger): Promise<Running
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
   const readStore = await openReadStoreFromConfig(config);
   const blobStore = await openBlobStoreFromConfig(config, { log: warningsTo(log) });
+  // one registry per service instance (passed through deps); the scrape-time gauges read the stores
+  const metrics = createMetrics({
+    projectorLag: () => projectorLag(eventStore, readStore),
+    liveBundles: () => liveBundlesByState(readStore),
+    onError: warningsTo(log),
+  });
   const blockHeight = createBlockHeightSource({
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
     refreshMs: config.blockHeightRefreshMs,
+    fetch: countingFetch('blockHeight', metrics),
     log: warningsTo(log),
   });
   await blockHeight.start();
   // receipts are signed where commands run; elsewhere no signing thread is started
   const signer = roles.commands
-    ? createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) })
+    ? timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics)
     : unavailableSigner;
   const runner = createProjectionRunner({
     eventStore,
@@ -127,6 +142,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     ...config.pricing,
     gatewayUrl: config.gatewayUrl,
     freeUploadLimitBytes: config.freeUploadLimitBytes,
+    fetch: countingFetch('uploadPrice', metrics),
     log: warningsTo(log),
   });
   const acceptDeps: AcceptDeps = {
@@ -155,6 +171,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
     ownerOf: createOwnerLookup(blobStore),
+    observeVerify: (seconds) => metrics.verified('stored', seconds),
     ...(awaitProjection ? { awaitProjection } : {}),
   };
   const finalizer = createFinalizer({
@@ -184,7 +201,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     eventStore,
     readStore,
     blobStore,
-    gateway: createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs }),
+    gateway: instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs }), metrics),
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
@@ -200,42 +217,81 @@ export async function startService(config: Config, log: Logger): Promise<Running
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
 
+  // limits against abuse in front of the upload routes: uploads per client, temporary space, body rate
+  const tempSpace = createTempSpace({
+    budgetBytes: config.abuse.tempSpaceBytes,
+    minFreeDiskBytes: config.abuse.minFreeDiskBytes,
+    dataDir: config.dataDir,
+    readStore,
+    log: (message, error) => log.error(message, error),
+  });
+  const uploadGuard = roles.commands
+    ? createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace)
+    : undefined;
+  if (uploadGuard) await tempSpace.start();
+
+  const readiness = createReadiness({
+    eventStore,
+    readStore,
+    blobStore,
+    // a commands-only replica answers from its own streams: read-model lag does not make it unready
+    ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore) } : {}),
+    maxLag: config.readyMaxLag,
+    log: (message, fields) => log.warn(message, fields),
+  });
+  // command handlers at work: the stores close only once they have settled (see stop)
+  const inFlight = createInFlight();
   const app = createApp({
+    observe: { log, metrics },
+    ops: { readiness, metrics },
     limits: { maxDataItemSize: config.maxDataItemSize },
+    ...(uploadGuard ? { uploadGuard: uploadGuard.router } : {}),
     log: (message, error) => log.error(message, error),
     ...(roles.commands ? commandHandlers() : {}),
     ...(roles.queries ? queryHandlers() : {}),
   });
 
   function commandHandlers(): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands'> {
+    const singleUpload = createSingleUploadHandler({
+      ...acceptDeps,
+      maxDataItemSize: config.maxDataItemSize,
+      observeVerify: (seconds) => metrics.verified('stream', seconds),
+    });
     return {
-      commands: { uploadDataItem: createSingleUploadHandler({ ...acceptDeps, maxDataItemSize: config.maxDataItemSize }) },
+      commands: {
+        uploadDataItem: inFlight.track(async (input) =>
+          singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) }),
+        ),
+      },
       ...(config.adminToken
         ? { admin: { token: config.adminToken, accounts, eventStore, ...(awaitProjection ? { awaitProjection } : {}) } }
         : {}),
       multipartCommands: {
-        create: (input) => createUpload(multipart, input),
-        receiveChunk: (input) => receiveChunk(multipart, input),
-        finalize: (input) => requestFinalize(multipart, finalizer, input),
+        create: inFlight.track((input) => createUpload(multipart, input)),
+        receiveChunk: inFlight.track((input) => receiveChunk(multipart, { ...input, body: countedBytes(input.body, 'chunk', metrics) })),
+        finalize: inFlight.track((input) => requestFinalize(multipart, finalizer, input)),
       },
     };
   }
 
-  function queryHandlers(): Pick<AppOptions, 'queries' | 'multipartQueries'> {
+  function queryHandlers(): Pick<AppOptions, 'queries' | 'multipartQueries' | 'dashboard'> {
     const doc = async <T>(projection: { name: string; version: number }, id: string) =>
       (await readStore.get<T>(collectionOf(projection), id))?.doc;
+    const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs });
     return {
       multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id) },
       queries: {
         info: () => info,
         txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
-        txOffsets: createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs }),
+        txOffsets,
         accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       },
+      dashboard: createDashboardQueries({ eventStore, readStore, info: () => info, offsets: txOffsets }),
     };
   }
 
-  const http = roles.http ? await listen(app, config.port, config.host) : undefined;
+  const http = roles.http ? await listen(app, config.port, config.host, config.abuse) : undefined;
+  const connections = http ? trackConnections(http.server) : undefined;
   const port = http?.port ?? 0;
   log.info('service started', { role: config.role, port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
 
@@ -254,14 +310,26 @@ export async function startService(config: Config, log: Logger): Promise<Running
     finalizer,
     bundler,
     async stop() {
-      if (http) await close(http.server);
+      // not ready from now on; no new connection; requests in flight get the grace period, then are cut
+      readiness.stopping();
+      if (http) {
+        const { cut } = await closeGracefully(http.server, config.shutdownGraceMs, connections);
+        if (cut) log.warn('shutdown grace period over: open connections cut', { graceMs: config.shutdownGraceMs });
+      }
+      // a cut upload whose bytes were all in is still accepted (durably): wait for it before closing the stores
+      if (!(await inFlight.settled(10_000))) log.warn('command handlers still running at shutdown', { count: inFlight.count });
+      uploadGuard?.stop();
+      tempSpace.stop();
       await bundler.stop();
       await maintenance?.stop();
       await finalizer.idle();
       await reconciler.stop();
       await runner.stop();
       // handed back at once (expired now), so a successor need not wait them out
-      for (const lease of ['projector', 'bundler', 'reconciler']) await readStore.tryLease(lease, instanceId, 0, Date.now());
+      // a read store that is down must not keep the event store from being flushed and closed
+      for (const lease of ['projector', 'bundler', 'reconciler']) {
+        await readStore.tryLease(lease, instanceId, 0, Date.now()).catch((error: unknown) => log.warn('lease not handed back', { lease, error: String(error) }));
+      }
       blockHeight.stop();
       await signer.close();
       await eventStore.close();
