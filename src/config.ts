@@ -79,6 +79,9 @@ const ConfigSchema = z.object({
 
 export type Config = ReturnType<typeof parseConfig>;
 
+/** every environment variable the service reads (the README's configuration table lists each) */
+export const configVariables: readonly string[] = Object.keys(ConfigSchema.shape);
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
