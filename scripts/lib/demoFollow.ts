@@ -3,6 +3,7 @@ import { DataItem } from 'arbundles';
 import { transactionStatusIn } from '../../src/adapters/gateway/txStatus.js';
 import type { DemoEnvironment } from './demoEnvironment.js';
 import type { DemoItem } from './demoUploads.js';
+import type { TxOffsets } from '../../src/http/queries.js';
 
 /**
  * Follows the demo's items from acceptance to FINALIZED: polls `GET /tx/:id/status`, prints each
@@ -120,14 +121,8 @@ async function height(arlocalUrl: string): Promise<number> {
   return info.height;
 }
 
-export interface ItemOffsets {
-  rootBundleId: string;
-  startOffsetInRootBundle: number;
-  rawContentLength: number;
-  payloadContentType: string;
-  payloadDataStart: number;
-  payloadContentLength: number;
-}
+/** the body of `GET /tx/:id/offsets` (CONTRACT.md section 6) */
+export type ItemOffsets = TxOffsets;
 
 /**
  * `GET /tx/:id/offsets` of each item, checked against the bundle as arlocal serves it: the bytes

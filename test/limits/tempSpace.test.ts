@@ -4,11 +4,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
-import { SERVICE_WALLET_FILE, startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
+import { startTestService, TEST_BLOCK_HEIGHT, testServiceConfig, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { post, postHeadersOnly, tempFiles, type Answer } from './support.js';
 
@@ -59,15 +58,8 @@ describe('temporary-space budget (TEMP_SPACE_BYTES, MIN_FREE_DISK_BYTES)', funct
     let gateway: Awaited<ReturnType<typeof startGatewayInfo>>;
     let service: RunningService | undefined;
     const start = async () => {
-      const config = parseConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        WALLET_FILE: SERVICE_WALLET_FILE,
-        GATEWAY_URL: gateway.url,
+      const config = testServiceConfig(dataDir, gateway.url, {
         RECEIPT_SIGNER_WORKERS: '1',
-        LOG_LEVEL: 'silent',
-        BUNDLER_ENABLED: 'false',
         TEMP_SPACE_BYTES: String(BUDGET),
         MIN_FREE_DISK_BYTES: '0',
       });

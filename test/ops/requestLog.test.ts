@@ -3,12 +3,11 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
-import { SERVICE_WALLET_FILE } from '../support/testService.js';
+import { testServiceConfig } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 
 const ADMIN_TOKEN = 'ops-test-admin-token-0123456789';
@@ -30,17 +29,7 @@ describe('request log', function () {
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'request-log-'));
     gateway = await startGatewayInfo(1_000);
-    const config = parseConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      WALLET_FILE: SERVICE_WALLET_FILE,
-      GATEWAY_URL: gateway.url,
-      RECEIPT_SIGNER_WORKERS: '1',
-      BUNDLER_ENABLED: 'false',
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
-    });
+    const config = testServiceConfig(dataDir, gateway.url, { RECEIPT_SIGNER_WORKERS: '1', ADMIN_TOKEN, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '25000' });
     service = await startService(config, createLogger(config.logLevel, (line) => lines.push(line)));
   });
   after(async () => {

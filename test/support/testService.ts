@@ -17,16 +17,17 @@ export interface TestService extends RunningService {
   close(): Promise<void>;
 }
 
-/** The whole service in-process on 127.0.0.1 port 0, with a fresh data directory. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'upload-service-'));
-  const gateway = await startGatewayInfo(TEST_BLOCK_HEIGHT);
-  const config = parseConfig({
+/**
+ * The configuration of a test service on `dataDir` (127.0.0.1, any free port, the test wallet, a
+ * stand-in gateway for /info), `env` on top: for tests that restart on one data directory or log.
+ */
+export const testServiceConfig = (dataDir: string, gatewayUrl: string, env: Record<string, string> = {}) =>
+  parseConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     WALLET_FILE: SERVICE_WALLET_FILE,
-    GATEWAY_URL: gateway.url,
+    GATEWAY_URL: gatewayUrl,
     RECEIPT_SIGNER_WORKERS: '2',
     LOG_LEVEL: 'silent',
     // tests that bundle turn it on, or run its passes themselves
@@ -35,6 +36,12 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
+
+/** The whole service in-process on 127.0.0.1 port 0, with a fresh data directory. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'upload-service-'));
+  const gateway = await startGatewayInfo(TEST_BLOCK_HEIGHT);
+  const config = testServiceConfig(dataDir, gateway.url, env);
   const service = await startService(config, createLogger(config.logLevel));
   return {
     ...service,
