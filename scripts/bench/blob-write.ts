@@ -11,12 +11,14 @@
  *   npx tsx scripts/bench/blob-write.ts            # 1 GiB, 5 rounds, under ./.bench
  *   BENCH_MIB=256 BENCH_ROUNDS=9 BENCH_DIR=/data npx tsx scripts/bench/blob-write.ts
  *   BENCH_KEEP=1 npx tsx scripts/bench/blob-write.ts   # keep blobs until the end: rounds x 2 GiB of disk
+ *   npx tsx scripts/bench/blob-write.ts --json         # the figures as one JSON line on stdout
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { positiveIntEnv } from './lib/settings.js';
+import { emitJson, round, say } from './lib/output.js';
 
 const MiB = 1024 * 1024;
 
@@ -94,7 +96,7 @@ async function main(): Promise<void> {
         // freed at once by default, so disk use stays at one blob whatever the number of rounds
         if (!keep) await rm(root, { recursive: true, force: true });
         const total = phases.write + phases.durable;
-        console.log(
+        say(
           `round ${round} ${which.padEnd(8)} total ${rate(mib, total)}  write ${rate(mib, phases.write)}  ` +
             `durable ${phases.durable.toFixed(2)} s`,
         );
@@ -110,14 +112,24 @@ async function main(): Promise<void> {
     const b = of(results.baseline);
     return median(w.map((value, i) => value / (b[i] ?? NaN))).toFixed(3);
   };
-  console.log(`\n${mib} MiB in 1 MiB chunks, medians of ${rounds} rounds`);
-  console.log(`                      baseline (fs write + fdatasync)   blob writer (write + commit)   ratio`);
-  console.log(
+  say(`\n${mib} MiB in 1 MiB chunks, medians of ${rounds} rounds`);
+  say(`                      baseline (fs write + fdatasync)   blob writer (write + commit)   ratio`);
+  say(
     `write + durable   ${rate(median(totals(results.baseline)), 1).padStart(24)}  ${rate(median(totals(results.writer)), 1).padStart(28)}   ${ratios(totals)}`,
   );
-  console.log(
+  say(
     `write phase only  ${rate(median(writes(results.baseline)), 1).padStart(24)}  ${rate(median(writes(results.writer)), 1).padStart(28)}   ${ratios(writes)}`,
   );
+  emitJson({
+    benchmark: 'blob-write',
+    mib,
+    rounds,
+    writerMiBps: round(median(totals(results.writer))),
+    baseline: 'fs write + fdatasync of the same bytes',
+    baselineMiBps: round(median(totals(results.baseline))),
+    ratio: Number(ratios(totals)),
+    writePhaseRatio: Number(ratios(writes)),
+  });
 }
 
 await main();

@@ -13,6 +13,7 @@
  *
  *   npx tsx scripts/bench/bundle-post.ts
  *   BENCH_ITEMS=16 BENCH_ITEM_MIB=100 BENCH_ROUNDS=3 npx tsx scripts/bench/bundle-post.ts
+ *   npx tsx scripts/bench/bundle-post.ts --json        # the figures as one JSON line on stdout
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import type { TransactionHeader } from '../../src/ports/gateway.js';
 import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { positiveIntEnv } from './lib/settings.js';
+import { emitJson, round, say } from './lib/output.js';
 import { putSignedItem } from './lib/signedItemBlob.js';
 import { startSinkGateway } from './lib/sinkGateway.js';
 
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
     }
     const layout = bundleLayout(entries);
     const size = layout.totalSize / MiB;
-    console.log(`bundle of ${items} signed items of ${itemMiB} MiB: ${layout.totalSize} bytes (${size.toFixed(0)} MiB), written in ${seconds(start).toFixed(1)} s`);
+    say(`bundle of ${items} signed items of ${itemMiB} MiB: ${layout.totalSize} bytes (${size.toFixed(0)} MiB), written in ${seconds(start).toFixed(1)} s`);
     const whileWriting = await peakRssMiB(process.pid);
 
     const sha256Only = async () => {
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
         start = process.hrtime.bigint();
         await (which === 'sha256' ? sha256Only() : prepare());
         results[which].push(size / seconds(start));
-        console.log(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
+        say(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
       }
     }
     const whilePreparing = await peakRssMiB(process.pid);
@@ -104,12 +106,27 @@ async function main(): Promise<void> {
     }
 
     const ratios = results.prepare.map((value, i) => value / (results.sha256[i] ?? NaN));
-    console.log(`\nmedians of ${rounds} rounds, same bundle, same run`);
-    console.log(`sha256 of the streamed bundle      ${rate(median(results.sha256))}`);
-    console.log(`prepare (data root + signature)    ${rate(median(results.prepare))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
-    console.log(`post (header + ${posted} chunks, one at a time, ${(tally.bodyBytes / MiB).toFixed(0)} MiB of JSON bodies) ${rate(postRate)}`);
+    say(`\nmedians of ${rounds} rounds, same bundle, same run`);
+    say(`sha256 of the streamed bundle      ${rate(median(results.sha256))}`);
+    say(`prepare (data root + signature)    ${rate(median(results.prepare))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
+    say(`post (header + ${posted} chunks, one at a time, ${(tally.bodyBytes / MiB).toFixed(0)} MiB of JSON bodies) ${rate(postRate)}`);
     const scope = peaksReset ? '' : ' (VmHWM could not be reset: whole process so far)';
-    console.log(`peak RSS of the process ${rss(Math.max(whileWriting, whilePreparing, whilePosting))}: writing the items ${rss(whileWriting)}, preparing ${rss(whilePreparing)}, posting ${rss(whilePosting)}${scope}`);
+    say(`peak RSS of the process ${rss(Math.max(whileWriting, whilePreparing, whilePosting))}: writing the items ${rss(whileWriting)}, preparing ${rss(whilePreparing)}, posting ${rss(whilePosting)}${scope}`);
+    emitJson({
+      benchmark: 'bundle-post',
+      items,
+      bytes: layout.totalSize,
+      rounds,
+      prepareMiBps: round(median(results.prepare)),
+      baseline: 'SHA-256 of the same streamed bundle',
+      baselineMiBps: round(median(results.sha256)),
+      ratio: round(median(ratios), 3),
+      postMiBps: round(postRate),
+      chunks: posted,
+      peakRssMiB: round(Math.max(whilePreparing, whilePosting), 0),
+      peakRssWritingMiB: round(whileWriting, 0),
+      peakRssScope: peaksReset ? 'preparing and posting' : 'whole process',
+    });
   } finally {
     await sink.close();
     await store.close();

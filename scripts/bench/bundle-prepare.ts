@@ -11,6 +11,7 @@
  *
  *   npx tsx scripts/bench/bundle-prepare.ts                 # 1 GiB, items of 1 KiB to 2 MiB, 3 rounds
  *   BENCH_MIB=2048 BENCH_MAX_ITEM_KIB=256 BENCH_ROUNDS=5 npx tsx scripts/bench/bundle-prepare.ts
+ *   npx tsx scripts/bench/bundle-prepare.ts --json     # the figures as one JSON line on stdout
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, signBundleTra
 import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { positiveIntEnv } from './lib/settings.js';
+import { emitJson, round, say } from './lib/output.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     const entries = await writeItems(store, mib * MiB, maxItemKiB * KiB);
     const layout = bundleLayout(entries);
     const size = layout.totalSize / MiB;
-    console.log(`bundle of ${entries.length} items, ${layout.totalSize} bytes (${size.toFixed(0)} MiB), items of 1 KiB to ${maxItemKiB} KiB`);
+    say(`bundle of ${entries.length} items, ${layout.totalSize} bytes (${size.toFixed(0)} MiB), items of 1 KiB to ${maxItemKiB} KiB`);
     const peakReset = await resetPeakRss();
     const rssBefore = process.memoryUsage().rss / MiB;
 
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
         const start = process.hrtime.bigint();
         await (which === 'sha256' ? sha256Only() : dataRoot());
         results[which].push(size / seconds(start));
-        console.log(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
+        say(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
       }
     }
 
@@ -112,14 +114,28 @@ async function main(): Promise<void> {
     const signMs = seconds(start) * 1000;
 
     const ratios = results.dataRoot.map((value, i) => value / (results.sha256[i] ?? NaN));
-    console.log(`\nmedians of ${rounds} rounds, same bundle, same run`);
-    console.log(`sha256 of the streamed bundle   ${rate(median(results.sha256))}`);
-    console.log(`data root of the streamed bundle ${rate(median(results.dataRoot))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
-    console.log(`chunk upload bodies (${bodies} chunks, by range) ${rate(chunkRate)}`);
-    console.log(`sign the transaction: ${signMs.toFixed(1)} ms (id ${tx.id})`);
+    say(`\nmedians of ${rounds} rounds, same bundle, same run`);
+    say(`sha256 of the streamed bundle   ${rate(median(results.sha256))}`);
+    say(`data root of the streamed bundle ${rate(median(results.dataRoot))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
+    say(`chunk upload bodies (${bodies} chunks, by range) ${rate(chunkRate)}`);
+    say(`sign the transaction: ${signMs.toFixed(1)} ms (id ${tx.id})`);
     const peak = await peakRssMiB(process.pid);
     const scope = peakReset ? 'during the measured passes' : 'of the whole process (VmHWM could not be reset)';
-    console.log(`peak RSS ${peak.toFixed(0)} MiB ${scope}; RSS before them ${rssBefore.toFixed(0)} MiB`);
+    say(`peak RSS ${peak.toFixed(0)} MiB ${scope}; RSS before them ${rssBefore.toFixed(0)} MiB`);
+    emitJson({
+      benchmark: 'bundle-prepare',
+      items: entries.length,
+      bytes: layout.totalSize,
+      rounds,
+      dataRootMiBps: round(median(results.dataRoot)),
+      baseline: 'SHA-256 of the same streamed bundle',
+      baselineMiBps: round(median(results.sha256)),
+      ratio: round(median(ratios), 3),
+      chunkBodiesMiBps: round(chunkRate),
+      signMs: round(signMs),
+      peakRssMiB: round(peak, 0),
+      peakRssScope: peakReset ? 'measured passes' : 'whole process',
+    });
   } finally {
     await store.close();
     await rm(root, { recursive: true, force: true });

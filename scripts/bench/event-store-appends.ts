@@ -5,6 +5,7 @@
  *
  *   npx tsx scripts/bench/event-store-appends.ts     # 1000 appends, 3 rounds of each, under ./.bench
  *   BENCH_APPENDS=5000 BENCH_ROUNDS=5 BENCH_DIR=/data npx tsx scripts/bench/event-store-appends.ts
+ *   npx tsx scripts/bench/event-store-appends.ts --json   # the figures as one JSON line on stdout
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { streamName, type NewEvent, type StreamName } from '../../src/ports/eventStore.js';
 import { positiveIntEnv } from './lib/settings.js';
+import { emitJson, round, say } from './lib/output.js';
 
 function settings() {
   const int = positiveIntEnv;
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
         const result = await run(mode, join(root, `${mode}-${round}.sqlite`), appends);
         rates[mode].push(result.rate);
         transactions[mode].push(result.transactions);
-        console.log(
+        say(
           `round ${round} ${mode.padEnd(10)} ${result.rate.toFixed(0).padStart(7)} appends/s  ${result.transactions} transactions`,
         );
       }
@@ -86,10 +88,20 @@ async function main(): Promise<void> {
   }
   const baseline = median(rates.sequential);
   const grouped = median(rates.concurrent);
-  console.log(`\n${appends} single-event appends to ${appends} streams, median of ${rounds} rounds`);
-  console.log(`baseline (one after another): ${baseline.toFixed(0)} appends/s, ${median(transactions.sequential)} transactions`);
-  console.log(`group commit (all at once):   ${grouped.toFixed(0)} appends/s, ${median(transactions.concurrent)} transactions`);
-  console.log(`ratio group commit/baseline:  ${(grouped / baseline).toFixed(1)}`);
+  say(`\n${appends} single-event appends to ${appends} streams, median of ${rounds} rounds`);
+  say(`baseline (one after another): ${baseline.toFixed(0)} appends/s, ${median(transactions.sequential)} transactions`);
+  say(`group commit (all at once):   ${grouped.toFixed(0)} appends/s, ${median(transactions.concurrent)} transactions`);
+  say(`ratio group commit/baseline:  ${(grouped / baseline).toFixed(1)}`);
+  emitJson({
+    benchmark: 'event-store-appends',
+    appends,
+    rounds,
+    appendsPerSecond: round(grouped, 0),
+    transactions: median(transactions.concurrent),
+    baseline: 'the same appends one after another (one transaction and fsync each)',
+    baselineAppendsPerSecond: round(baseline, 0),
+    ratio: round(grouped / baseline, 2),
+  });
 }
 
 await main();

@@ -7,105 +7,25 @@
  *
  *   npx tsx scripts/bench/rebuild.ts                 # 1,000,000 events under ./.bench
  *   BENCH_EVENTS=200000 BENCH_DIR=/data npx tsx scripts/bench/rebuild.ts
+ *   npx tsx scripts/bench/rebuild.ts --json --keep-dir DIR   # one JSON line; DIR (new or empty) kept
+ *
+ * `--keep-dir DIR` writes the stores into DIR (events.db, read.db: a service data directory with
+ * every read model caught up) and leaves them there, for the start-up benchmark to reuse.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { parseArgs } from 'node:util';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { createSchema, prepareStatements, type NewRow } from '../../src/adapters/sqlite/eventStoreSchema.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { rebuild } from '../../projections/rebuild.js';
 import { allProjections } from '../../projections/index.js';
 import { positiveIntEnv } from './lib/settings.js';
+import { writeEvents } from './lib/eventFixture.js';
+import { emitJson, round, say } from './lib/output.js';
 
 const BATCH = 5000;
-const ACCOUNTS = 10_000;
-const T0 = 1_700_000_000_000;
-const b64url = (bytes: number) => randomBytes(bytes).toString('base64url');
-
-/** what the service would have appended, as (stream, type, data) in $all order */
-function* domainEvents(count: number): Generator<[string, string, unknown]> {
-  const accounts = Array.from({ length: ACCOUNTS }, () => b64url(32));
-  for (const [i, address] of accounts.entries()) {
-    yield [`account-${address}`, 'AccountCredited', { address, winc: '1000000000000', creditId: `credit-${i}`, timestamp: T0 + i }];
-  }
-  for (let upload = 0, emitted = ACCOUNTS; emitted < count; upload++) {
-    const address = accounts[upload % ACCOUNTS]!;
-    const id = b64url(32);
-    const reservationId = randomUUID();
-    const timestamp = T0 + ACCOUNTS + upload;
-    const winc = String(1000 + (upload % 5000));
-    yield [`account-${address}`, 'BalanceReserved', { address, reservationId, winc, dataItemId: id, timestamp }];
-    emitted++;
-    if (upload % 5 === 0 && emitted < count) {
-      yield [`dataItem-${id}`, 'DataItemAccepted', accepted(id, address, reservationId, winc, timestamp)];
-      emitted++;
-    }
-    if (emitted < count) {
-      yield [`account-${address}`, 'ReservationSettled', { address, reservationId, winc, dataItemId: id, timestamp }];
-      emitted++;
-    }
-  }
-}
-
-/** sizes as the service writes them: a 4096-bit key's modulus and signature are 683 characters */
-function accepted(id: string, payer: string, reservationId: string, winc: string, timestamp: number) {
-  const owner = b64url(32);
-  const receipt = {
-    id,
-    owner,
-    dataCaches: ['arweave.net'],
-    fastFinalityIndexes: ['arweave.net'],
-    deadlineHeight: 1_500_200,
-    timestamp,
-    version: '0.2.0',
-    winc,
-    public: b64url(512),
-    signature: b64url(512),
-  };
-  return {
-    id,
-    signatureType: 1,
-    owner,
-    nativeAddress: owner,
-    token: 'arweave',
-    rawContentLength: 2048,
-    payloadDataStart: 1100,
-    payloadContentType: 'application/json',
-    blobKey: `items/${id}`,
-    sha256: randomBytes(32).toString('hex'),
-    winc,
-    payer,
-    reservationId,
-    timestamp,
-    deadlineHeight: 1_500_200,
-    receipt,
-  };
-}
-
-/** Written through the adapter's own insert statement, in large transactions (no fsync: a fixture). */
-function writeEvents(path: string, count: number): void {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = OFF');
-  createSchema(db);
-  const { insert } = prepareStatements(db);
-  const insertAll = db.transaction((rows: NewRow[]) => rows.forEach(insert));
-  const revisions = new Map<string, bigint>();
-  let rows: NewRow[] = [];
-  for (const [stream, type, data] of domainEvents(count)) {
-    const revision = revisions.get(stream) ?? 0n;
-    revisions.set(stream, revision + 1n);
-    const metadata = JSON.stringify({ correlationId: randomUUID(), schemaVersion: 1 });
-    rows.push({ stream, revision, eventId: randomUUID(), type, data: JSON.stringify(data), metadata, created: T0 });
-    if (rows.length === 50_000) (insertAll(rows), (rows = []));
-  }
-  insertAll(rows);
-  db.close();
-}
-
 /** the baseline: what the rebuild reads, in the same batches, parsed by the adapter, not projected */
 async function readEverything(eventStore: EventStore): Promise<number> {
   let count = 0;
@@ -126,13 +46,17 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, 'keep-dir': { type: 'string' } } });
   const count = positiveIntEnv('BENCH_EVENTS', 1_000_000);
   const dir = process.env.BENCH_DIR ?? '.bench';
-  await mkdir(dir, { recursive: true });
-  const root = await mkdtemp(join(dir, 'rebuild-'));
+  const keep = values['keep-dir'];
+  if (keep && existsSync(join(keep, 'events.db'))) throw new Error(`--keep-dir ${keep} already holds an event store`);
+  if (keep) await mkdir(keep, { recursive: true });
+  else await mkdir(dir, { recursive: true });
+  const root = keep ?? (await mkdtemp(join(dir, 'rebuild-')));
   try {
     const [, writeSeconds] = await timed(async () => writeEvents(join(root, 'events.db'), count));
-    console.log(`wrote ${count} events in ${writeSeconds.toFixed(1)} s`);
+    say(`wrote ${count} events in ${writeSeconds.toFixed(1)} s`);
     const eventStore = openSqliteEventStore({ path: join(root, 'events.db'), pageSize: BATCH });
     const readStore = openSqliteReadStore({ path: join(root, 'read.db') });
     try {
@@ -153,17 +77,30 @@ async function main(): Promise<void> {
       );
       const baseline = read / readSeconds;
       const rate = result.events / rebuildSeconds;
+      const peakRssMiB = process.resourceUsage().maxRSS / 1024;
       const figures = (events: number, seconds: number, perSecond: number) => `${events} events in ${seconds.toFixed(2)} s, ${perSecond.toFixed(0)} events/s`;
-      console.log(`baseline (read + JSON.parse, no projection): ${figures(read, readSeconds, baseline)}`);
-      console.log(`rebuild of ${allProjections.length} projections: ${figures(result.events, rebuildSeconds, rate)}`);
-      console.log(`ratio rebuild/baseline: ${(rate / baseline).toFixed(2)}; target 20000 events/s: ${rate >= 20_000 ? 'met' : 'NOT met'}`);
-      console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+      say(`baseline (read + JSON.parse, no projection): ${figures(read, readSeconds, baseline)}`);
+      say(`rebuild of ${allProjections.length} projections: ${figures(result.events, rebuildSeconds, rate)}`);
+      say(`ratio rebuild/baseline: ${(rate / baseline).toFixed(2)}; target 20000 events/s: ${rate >= 20_000 ? 'met' : 'NOT met'}`);
+      say(`peak RSS ${peakRssMiB.toFixed(0)} MiB`);
+      emitJson({
+        benchmark: 'rebuild',
+        events: result.events,
+        projections: allProjections.length,
+        seconds: round(rebuildSeconds, 2),
+        eventsPerSecond: round(rate, 0),
+        baseline: 'read + JSON.parse of every event, no projection',
+        baselineEventsPerSecond: round(baseline, 0),
+        ratio: round(rate / baseline, 3),
+        peakRssMiB: round(peakRssMiB, 0),
+        keptDir: keep ?? null,
+      });
     } finally {
       await readStore.close();
       await eventStore.close();
     }
   } finally {
-    await rm(root, { recursive: true, force: true });
+    if (!keep) await rm(root, { recursive: true, force: true });
   }
 }
 

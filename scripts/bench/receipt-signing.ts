@@ -6,13 +6,14 @@ import { RECEIPT_VERSION } from '../../src/domain/receipt.js';
 import { RECEIPT_PSS, receiptMessage } from '../../src/receipts/receiptMessage.js';
 import { generateRsaJwk, type RsaPrivateJwk } from '../../src/wallet/rsaJwk.js';
 import { measureSigningCapacity } from './lib/signingCapacity.js';
+import { emitJson, round, say } from './lib/output.js';
 
 /**
  * Receipts signed per second: the worker pool (one thread per core) against a single-thread
  * `crypto.sign` loop doing the same work (deep hash + RSA-4096 PSS), measured in the same run.
  * The two alternate for a few rounds and the medians are compared, so a neighbour's load that
  * comes and goes hits both alike.
- * Usage: tsx scripts/bench/receipt-signing.ts [--seconds 3] [--rounds 3]
+ * Usage: tsx scripts/bench/receipt-signing.ts [--seconds 3] [--rounds 3] [--json]
  */
 
 function singleThreadRate(jwk: RsaPrivateJwk, seconds: number): { perSecond: number; cpuMsPerReceipt: number } {
@@ -41,13 +42,13 @@ function positive(name: string, value: string): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' } },
+    options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' }, json: { type: 'boolean', default: false } },
   });
   const seconds = positive('seconds', values.seconds);
   const rounds = positive('rounds', values.rounds);
 
   const jwk = await generateRsaJwk();
-  console.log(`receipt signing, RSA-4096 PSS, ${rounds} rounds of ${seconds} s each, ${cpus()[0]?.model ?? 'unknown cpu'}`);
+  say(`receipt signing, RSA-4096 PSS, ${rounds} rounds of ${seconds} s each, ${cpus()[0]?.model ?? 'unknown cpu'}`);
   const single: { perSecond: number; cpuMsPerReceipt: number }[] = [];
   const pooled: { perSecond: number; cpuMsPerReceipt: number }[] = [];
   let workers = 0;
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     single.push(alone);
     pooled.push(pool);
     workers = pool.workers;
-    console.log(
+    say(
       `  round ${round}: single thread ${alone.perSecond.toFixed(1)}/s (${alone.cpuMsPerReceipt.toFixed(2)} CPU ms each), ` +
         `pool ${pool.perSecond.toFixed(1)}/s (${pool.cpuMsPerReceipt.toFixed(2)} CPU ms each)`,
     );
@@ -66,10 +67,21 @@ async function main(): Promise<void> {
   const pool = median(pooled.map((r) => r.perSecond));
   const baselineCpu = median(single.map((r) => r.cpuMsPerReceipt));
   const poolCpu = median(pooled.map((r) => r.cpuMsPerReceipt));
-  console.log(`single-thread crypto.sign loop: ${baseline.toFixed(1)} receipts/s, ${baselineCpu.toFixed(2)} CPU ms each (medians)`);
-  console.log(`worker pool (${workers} workers):     ${pool.toFixed(1)} receipts/s, ${poolCpu.toFixed(2)} CPU ms each (medians)`);
-  console.log(`ratio pool / single thread:     ${(pool / baseline).toFixed(2)}x the rate, ${(poolCpu / baselineCpu).toFixed(2)}x the CPU per receipt`);
-  console.log(`load average during the run:    ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  say(`single-thread crypto.sign loop: ${baseline.toFixed(1)} receipts/s, ${baselineCpu.toFixed(2)} CPU ms each (medians)`);
+  say(`worker pool (${workers} workers):     ${pool.toFixed(1)} receipts/s, ${poolCpu.toFixed(2)} CPU ms each (medians)`);
+  say(`ratio pool / single thread:     ${(pool / baseline).toFixed(2)}x the rate, ${(poolCpu / baselineCpu).toFixed(2)}x the CPU per receipt`);
+  say(`load average during the run:    ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  emitJson({
+    benchmark: 'receipt-signing',
+    workers,
+    receiptsPerSecond: round(pool),
+    cpuMsPerReceipt: round(poolCpu, 2),
+    baseline: 'single-thread crypto.sign loop, same work',
+    baselineReceiptsPerSecond: round(baseline),
+    baselineCpuMsPerReceipt: round(baselineCpu, 2),
+    ratio: round(pool / baseline, 2),
+    loadAverage: round(loadavg()[0] ?? 0, 2),
+  });
 }
 
 await main();

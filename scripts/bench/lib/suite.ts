@@ -1,0 +1,305 @@
+import { atLeast, below, withUnit, type Row } from './resultsTable.js';
+
+/** the one JSON line a benchmark printed with --json */
+export type Json = Record<string, unknown>;
+
+export interface RunContext {
+  quick: boolean;
+  /** a directory `rebuild.ts` fills and leaves (events.db and read.db, caught up) for `startup.ts` */
+  sharedStore: string;
+  /** whether the shared store was made in this run */
+  sharedStoreReady: boolean;
+}
+
+export interface Benchmark {
+  name: string;
+  script: string;
+  args(ctx: RunContext): string[];
+  env?(ctx: RunContext): Record<string, string>;
+  /** the table's rows from the benchmark's JSON; throws when a figure is missing */
+  rows(json: Json): Row[];
+}
+
+/** a number at `path` (dotted) of the JSON, or an error naming it */
+export function num(json: Json, path: string): number {
+  let at: unknown = json;
+  for (const key of path.split('.')) at = (at as Json | undefined)?.[key];
+  if (typeof at !== 'number' || Number.isNaN(at)) throw new Error(`the JSON has no number at ${path}`);
+  return at;
+}
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+const sizeLabel = (bytes: number) => (bytes >= GiB && bytes % GiB === 0 ? `${bytes / GiB} GiB` : `${Math.round(bytes / MiB)} MiB`);
+
+function largeUploadRows(json: Json, throughputTargets: boolean, rssTargets: boolean): Row[] {
+  const size = sizeLabel(num(json, 'sizeBytes'));
+  const baseline = { value: num(json, 'baselineMiBps'), unit: 'MiB/s', what: 'SHA-256 + SHA-384 + write + fdatasync' };
+  return (['single', 'multipart'] as const).flatMap((how): Row[] => {
+    const label = how === 'single' ? `${size} single POST /tx` : `${size} multi-part`;
+    const ratio = num(json, `${how}.ratio`);
+    const rss = num(json, `${how}.peakRssMiB`);
+    return [
+      {
+        benchmark: 'large-uploads',
+        figure: `${label}: throughput`,
+        value: num(json, `${how}.MiBps`),
+        unit: 'MiB/s',
+        baseline,
+        ratio,
+        ...(throughputTargets ? { target: atLeast(ratio, 0.5, 'ratio >= 0.5') } : {}),
+      },
+      {
+        benchmark: 'large-uploads',
+        figure: `${label}: service peak RSS`,
+        value: rss,
+        unit: 'MiB',
+        ...(rssTargets ? { target: below(rss, 300, '< 300 MiB') } : {}),
+      },
+    ];
+  });
+}
+
+/** Every benchmark, in the order `npm run bench` runs them, with its quick and full sizes. */
+export const suite: Benchmark[] = [
+  {
+    name: 'receipt-signing',
+    script: 'receipt-signing.ts',
+    args: ({ quick }) => (quick ? ['--seconds', '1', '--rounds', '1'] : []),
+    rows: (j) => [
+      {
+        benchmark: 'receipt-signing',
+        figure: `receipts signed, pool of ${num(j, 'workers')} workers`,
+        value: num(j, 'receiptsPerSecond'),
+        unit: 'receipts/s',
+        baseline: { value: num(j, 'baselineReceiptsPerSecond'), unit: 'receipts/s', what: 'single-thread crypto.sign loop' },
+        ratio: num(j, 'ratio'),
+        notes: `${num(j, 'cpuMsPerReceipt')} CPU ms per receipt (loop: ${num(j, 'baselineCpuMsPerReceipt')})`,
+      },
+    ],
+  },
+  {
+    name: 'event-store-appends',
+    script: 'event-store-appends.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_APPENDS: '200', BENCH_ROUNDS: '1' } : {}),
+    rows: (j) => [
+      {
+        benchmark: 'event-store-appends',
+        figure: `${num(j, 'appends')} concurrent single-event appends (group commit)`,
+        value: num(j, 'appendsPerSecond'),
+        unit: 'appends/s',
+        baseline: { value: num(j, 'baselineAppendsPerSecond'), unit: 'appends/s', what: 'one after another' },
+        ratio: num(j, 'ratio'),
+        notes: `${num(j, 'transactions')} transactions`,
+      },
+    ],
+  },
+  {
+    name: 'blob-write',
+    script: 'blob-write.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_MIB: '64', BENCH_ROUNDS: '1' } : { BENCH_ROUNDS: '3' }),
+    rows: (j) => [
+      {
+        benchmark: 'blob-write',
+        figure: `${num(j, 'mib')} MiB through the fs blob writer`,
+        value: num(j, 'writerMiBps'),
+        unit: 'MiB/s',
+        baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'fs write + fdatasync' },
+        ratio: num(j, 'ratio'),
+        notes: `write phase alone: ratio ${num(j, 'writePhaseRatio')}`,
+      },
+    ],
+  },
+  {
+    name: 'bundle-prepare',
+    script: 'bundle-prepare.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_MIB: '64', BENCH_ROUNDS: '1' } : {}),
+    rows: (j) => [
+      {
+        benchmark: 'bundle-prepare',
+        figure: `data root of a ${sizeLabel(num(j, 'bytes'))} bundle (${num(j, 'items')} items)`,
+        value: num(j, 'dataRootMiBps'),
+        unit: 'MiB/s',
+        baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'SHA-256 of the same stream' },
+        ratio: num(j, 'ratio'),
+        notes: `chunk bodies ${withUnit(num(j, 'chunkBodiesMiBps'), 'MiB/s')}, peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
+      },
+    ],
+  },
+  {
+    name: 'bundle-post',
+    script: 'bundle-post.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_ITEMS: '2', BENCH_ITEM_MIB: '16', BENCH_ROUNDS: '1' } : {}),
+    rows: (j) => [
+      {
+        benchmark: 'bundle-post',
+        figure: `prepare a ${sizeLabel(num(j, 'bytes'))} bundle (${num(j, 'items')} items)`,
+        value: num(j, 'prepareMiBps'),
+        unit: 'MiB/s',
+        baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'SHA-256 of the same stream' },
+        ratio: num(j, 'ratio'),
+        notes: `peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')} preparing and posting`,
+      },
+      {
+        benchmark: 'bundle-post',
+        figure: `post it to a sink gateway (${num(j, 'chunks')} chunks, one at a time)`,
+        value: num(j, 'postMiBps'),
+        unit: 'MiB/s',
+      },
+    ],
+  },
+  {
+    name: 'small-uploads',
+    script: 'small-uploads.ts',
+    args: ({ quick }) => (quick ? ['--seconds', '3'] : []),
+    rows: (j) => [
+      {
+        benchmark: 'small-uploads',
+        figure: `1 KiB uploads, ${num(j, 'concurrency')} clients`,
+        value: num(j, 'uploadsPerSecond'),
+        unit: 'uploads/s',
+        baseline: { value: num(j, 'baselinePerSecond'), unit: 'signatures/s', what: 'RSA-4096 signing capacity, all cores' },
+        ratio: num(j, 'ratio'),
+        target: atLeast(num(j, 'ratio'), 0.6, 'ratio >= 0.6'),
+        notes: `p50 ${num(j, 'p50Ms')} ms, p99 ${num(j, 'p99Ms')} ms, ${num(j, 'errors')} errors${j.ranOutOfItems ? ', ran out of items' : ''}`,
+      },
+    ],
+  },
+  {
+    name: 'large-uploads',
+    script: 'large-uploads.ts',
+    args: ({ quick }) => ['--size', String(quick ? 64 * MiB : GiB)],
+    rows: (j) => largeUploadRows(j, true, false),
+  },
+  {
+    name: 'large-uploads-2gib',
+    script: 'large-uploads.ts',
+    // the largest item the service accepts by default (MAX_DATA_ITEM_SIZE), for its peak RSS
+    args: ({ quick }) => ['--size', String(quick ? 128 * MiB : 2 * GiB)],
+    rows: (j) => largeUploadRows(j, false, true),
+  },
+  {
+    name: 'rebuild',
+    script: 'rebuild.ts',
+    args: ({ sharedStore }) => ['--keep-dir', sharedStore],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_EVENTS: '50000' } : {}),
+    rows: (j) => [
+      {
+        benchmark: 'rebuild',
+        figure: `rebuild of ${num(j, 'events').toLocaleString('en-US')} events, ${num(j, 'projections')} projections`,
+        value: num(j, 'eventsPerSecond'),
+        unit: 'events/s',
+        baseline: { value: num(j, 'baselineEventsPerSecond'), unit: 'events/s', what: 'read + JSON.parse, no projection' },
+        ratio: num(j, 'ratio'),
+        target: atLeast(num(j, 'eventsPerSecond'), 20_000, '>= 20,000 events/s'),
+        notes: `peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
+      },
+    ],
+  },
+  {
+    name: 'startup',
+    script: 'startup.ts',
+    // the store the rebuild left; without it (the rebuild failed) startup.ts makes its own
+    args: ({ quick, sharedStore, sharedStoreReady }) => [
+      ...(sharedStoreReady ? ['--data-dir', sharedStore] : ['--events', quick ? '50000' : '1000000']),
+      '--runs',
+      quick ? '1' : '3',
+    ],
+    rows: (j) => {
+      const events = num(j, 'events').toLocaleString('en-US');
+      const notes = `ratio: empty-store time / this time${j.catchingUp ? '; the read models were still catching up' : ''}`;
+      return [
+        {
+          benchmark: 'startup',
+          figure: `start-up with ${events} events: spawn to first 200 of GET /info`,
+          value: num(j, 'infoMs') / 1000,
+          unit: 's',
+          baseline: { value: num(j, 'baselineInfoMs') / 1000, unit: 's', what: 'same start, empty store' },
+          ratio: num(j, 'baselineInfoMs') / num(j, 'infoMs'),
+          target: below(num(j, 'infoMs') / 1000, 5, '< 5 s'),
+          notes,
+        },
+        {
+          benchmark: 'startup',
+          figure: `start-up with ${events} events: spawn to first 200 of GET /tx/:id/status`,
+          value: num(j, 'statusMs') / 1000,
+          unit: 's',
+          baseline: { value: num(j, 'baselineStatusMs') / 1000, unit: 's', what: 'same start, empty store (404)' },
+          ratio: num(j, 'ratio'),
+          target: below(num(j, 'statusMs') / 1000, 5, '< 5 s'),
+          notes,
+        },
+      ];
+    },
+  },
+  {
+    name: 'status-queries',
+    script: 'status-queries.ts',
+    args: ({ quick }) => (quick ? ['--items', '300', '--seconds', '3'] : []),
+    rows: (j) => {
+      const load = `${num(j, 'concurrency')} clients, ${num(j, 'items')} items, ${num(j, 'uploadsPerSecond')} uploads/s alongside${j.uploadPoolRanOut ? ' (upload pool ran out)' : ''}`;
+      return [
+        {
+          benchmark: 'status-queries',
+          figure: `GET /tx/:id/status under upload load`,
+          value: num(j, 'queriesPerSecond'),
+          unit: 'queries/s',
+          baseline: { value: num(j, 'baselineQueriesPerSecond'), unit: 'queries/s', what: 'bare node:http, same body, same clients' },
+          ratio: num(j, 'ratio'),
+          notes: `${load}; ${num(j, 'errors')} errors, ${num(j, 'uploadErrors')} upload errors`,
+        },
+        {
+          benchmark: 'status-queries',
+          figure: `GET /tx/:id/status p99 latency`,
+          value: num(j, 'p99Ms'),
+          unit: 'ms',
+          baseline: { value: num(j, 'baselineP99Ms'), unit: 'ms', what: 'bare node:http' },
+          notes: `p50 ${num(j, 'p50Ms')} ms`,
+        },
+      ];
+    },
+  },
+  {
+    name: 'load',
+    script: 'load.ts',
+    args: ({ quick }) => (quick ? ['--seconds', '5'] : []),
+    rows: (j) => {
+      const kinds = (j.kinds ?? {}) as Record<string, Json>;
+      const ranOut = [
+        typeof j.uploadPoolRanOutAtSeconds === 'number' ? `single-upload pool ran out at ${j.uploadPoolRanOutAtSeconds} s` : '',
+        typeof j.multipartPoolRanOutAtSeconds === 'number' ? `multi-part pool ran out at ${j.multipartPoolRanOutAtSeconds} s` : '',
+      ].filter(Boolean);
+      const steps = (j.multipartSteps ?? {}) as Record<string, Json>;
+      return [
+        {
+          benchmark: 'load',
+          figure: `${num(j, 'connections')} connections, mixed, ${num(j, 'seconds')} s`,
+          value: num(j, 'requestsPerSecond'),
+          unit: 'requests/s',
+          notes: ranOut.length > 0 ? `${ranOut.join('; ')} (those turned into status queries)` : '',
+        },
+        {
+          benchmark: 'load',
+          figure: 'errors (unexpected status or network error)',
+          value: num(j, 'errors'),
+          unit: '',
+          target: { text: '0', met: num(j, 'errors') === 0 },
+        },
+        ...Object.entries(kinds).map(([kind, k]): Row => ({
+          benchmark: 'load',
+          figure: `  ${kind}`,
+          value: num(k, 'perSecond'),
+          unit: 'requests/s',
+          notes:
+            `p50 ${num(k, 'p50Ms')} ms, p99 ${num(k, 'p99Ms')} ms, ${num(k, 'errors')} errors` +
+            (Array.isArray(k.errorSamples) ? `: ${(k.errorSamples as string[]).join('; ')}` : '') +
+            (kind === 'multipart' ? Object.entries(steps).map(([name, t]) => `; ${name} p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms`).join('') : ''),
+        })),
+      ];
+    },
+  },
+];

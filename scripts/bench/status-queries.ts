@@ -1,0 +1,169 @@
+/**
+ * Status queries under load: the service (a child process, as `npm start` runs it) holding a few
+ * thousand accepted items; many concurrent clients ask `GET /v1/tx/:id/status` of random known ids
+ * while a few other clients keep uploading new items alongside. Prints queries/s, p50/p99 latency
+ * and errors (anything but a 200 with a JSON status), and the ratio to a baseline measured in the
+ * same run: the same clients against a bare `node:http` server (also a child process) answering
+ * the same JSON body, which is what the client and the loopback alone can do on this machine.
+ *
+ *   npx tsx scripts/bench/status-queries.ts [--items 3000] [--seconds 10] [--concurrency 64]
+ *                                           [--upload-clients 4] [--json]
+ *
+ * Items are signed before any timing (arweave, ethereum and solana signers in turn, 1 KiB each);
+ * the upload load has its own pool of items and stops early if it runs out (reported).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startServiceProcess } from '../lib/serviceProcess.js';
+import { startBareServer } from './lib/bareServer.js';
+import { closedLoop, keepAliveAgent, send, Tally } from './lib/httpLoad.js';
+import { cycleKinds, signMixedItems } from './lib/mixedItems.js';
+import { emitJson, round, say } from './lib/output.js';
+
+const { values } = parseArgs({
+  options: {
+    items: { type: 'string', default: '3000' },
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '64' },
+    'upload-clients': { type: 'string', default: '4' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const items = Number(values.items);
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const uploadClients = Number(values['upload-clients']);
+const PAYLOAD_BYTES = 1024;
+/** the upload load's pool: enough for a few hundred uploads/s over the window */
+const uploadPool = Math.ceil(seconds * 150);
+
+interface Window {
+  tally: Tally;
+  seconds: number;
+}
+
+/** `concurrency` clients asking the status of random known ids at `base` for `seconds` */
+async function queryLoad(base: string, ids: string[]): Promise<Window> {
+  const agent = keepAliveAgent(concurrency);
+  const tally = new Tally();
+  const started = performance.now();
+  await closedLoop(concurrency, started + seconds * 1000, async () => {
+    const id = ids[Math.floor(Math.random() * ids.length)]!;
+    const t0 = performance.now();
+    try {
+      const answer = await send(agent, `${base}/v1/tx/${id}/status`, 'GET');
+      const ok = answer.status === 200 && typeof (JSON.parse(answer.body.toString()) as { status?: unknown }).status === 'string';
+      if (ok) tally.ok(performance.now() - t0);
+      else tally.fail(`${answer.status} ${answer.body.toString().slice(0, 100)}`);
+    } catch (error) {
+      tally.fail(error instanceof Error ? error.message : String(error));
+    }
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { tally, seconds: elapsed };
+}
+
+async function main(): Promise<void> {
+  const workDir = process.env.BENCH_DIR ?? '.bench';
+  await mkdir(workDir, { recursive: true });
+  const dataDir = await mkdtemp(join(workDir, 'status-queries-'));
+  const clientJwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
+  say(`signing ${items} items to store and ${uploadPool} for the upload load...`);
+  const signed = await signMixedItems(clientJwk, cycleKinds(items + uploadPool), PAYLOAD_BYTES);
+  const seed = signed.slice(0, items);
+  const pool = signed.slice(items);
+  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'error' });
+  try {
+    say(`uploading ${items} items...`);
+    const ids: string[] = [];
+    const seedAgent = keepAliveAgent(32);
+    let next = 0;
+    await closedLoop(32, Infinity, async () => {
+      const item = seed[next++];
+      if (!item) return false;
+      const answer = await send(seedAgent, `${service.url}/v1/tx`, 'POST', item.raw);
+      if (answer.status !== 200) throw new Error(`seeding upload answered ${answer.status}: ${answer.body.toString()}`);
+      ids.push((JSON.parse(answer.body.toString()) as { id: string }).id);
+    });
+    seedAgent.destroy();
+    const sampleAgent = keepAliveAgent(1);
+    const sample = await send(sampleAgent, `${service.url}/v1/tx/${ids[0]}/status`, 'GET');
+    sampleAgent.destroy();
+    if (sample.status !== 200) throw new Error(`status of a stored item answered ${sample.status}: ${sample.body.toString()}`);
+
+    say(`querying with ${concurrency} clients for ${seconds} s while ${uploadClients} clients upload...`);
+    const uploads = new Tally();
+    const uploadAgent = keepAliveAgent(uploadClients);
+    let nextUpload = 0;
+    let poolRanOut = false;
+    const deadline = performance.now() + seconds * 1000;
+    const uploading = closedLoop(uploadClients, deadline, async () => {
+      const item = pool[nextUpload++];
+      if (!item) {
+        poolRanOut = true;
+        return false;
+      }
+      const t0 = performance.now();
+      try {
+        const answer = await send(uploadAgent, `${service.url}/v1/tx`, 'POST', item.raw);
+        if (answer.status === 200) uploads.ok(performance.now() - t0);
+        else uploads.fail(`${answer.status} ${answer.body.toString().slice(0, 100)}`);
+      } catch (error) {
+        uploads.fail(error instanceof Error ? error.message : String(error));
+      }
+    });
+    const loaded = await queryLoad(service.url, ids);
+    await uploading;
+    uploadAgent.destroy();
+
+    say('baseline: the same clients against a bare node:http server answering the same body...');
+    const bare = await startBareServer(sample.body.toString());
+    let baseline: Window;
+    try {
+      baseline = await queryLoad(bare.url, ids);
+    } finally {
+      await bare.close();
+    }
+
+    const service_ = loaded.tally.summary(loaded.seconds);
+    const bare_ = baseline.tally.summary(baseline.seconds);
+    const uploads_ = uploads.summary(loaded.seconds);
+    const result = {
+      benchmark: 'status-queries',
+      items,
+      concurrency,
+      seconds: round(loaded.seconds, 2),
+      queriesPerSecond: service_.perSecond,
+      p50Ms: service_.p50Ms,
+      p99Ms: service_.p99Ms,
+      errors: service_.errors,
+      ...(service_.errorSamples ? { errorSamples: service_.errorSamples } : {}),
+      uploadClients,
+      uploadsPerSecond: uploads_.perSecond,
+      uploadErrors: uploads_.errors,
+      uploadPoolRanOut: poolRanOut,
+      baseline: 'the same clients against a bare node:http server answering the same JSON',
+      baselineQueriesPerSecond: bare_.perSecond,
+      baselineP99Ms: bare_.p99Ms,
+      baselineErrors: bare_.errors,
+      ratio: round(service_.perSecond / bare_.perSecond, 3),
+    };
+    say(
+      `status queries: ${result.queriesPerSecond}/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors} ` +
+        `(${concurrency} clients, ${items} items, ${result.uploadsPerSecond} uploads/s alongside${poolRanOut ? ', upload pool ran out' : ''})`,
+    );
+    say(`bare node:http, same body: ${result.baselineQueriesPerSecond}/s, p99 ${result.baselineP99Ms} ms; ratio ${result.ratio}`);
+    emitJson(result);
+  } finally {
+    await service.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
