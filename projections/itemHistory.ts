@@ -43,7 +43,6 @@ type ItemHistoryEvent = Extract<
       | 'DataItemAccepted'
       | 'NestedItemsIndexed'
       | 'DataItemFailed'
-      | 'BalanceReserved'
       | 'ReservationSettled'
       | 'ReservationReleased'
       | 'UploadValidated'
@@ -83,10 +82,6 @@ const summaryOf = (event: ItemHistoryEvent, id: string): string =>
     .with({ type: 'DataItemAccepted' }, ({ data }) => accepted(data))
     .with({ type: 'NestedItemsIndexed' }, (e) => `payload is a bundle: ${factsOf(e)}`)
     .with({ type: 'DataItemFailed' }, (e) => factsOf(e))
-    .with(
-      { type: 'BalanceReserved' },
-      ({ data: d }) => `${d.winc} winc reserved on ${d.address}${d.onBehalfOf !== undefined ? ` on behalf of ${d.onBehalfOf}` : ''}`,
-    )
     .with({ type: 'ReservationSettled' }, ({ data: d }) => `${d.winc} winc settled: charged to ${d.address}`)
     .with({ type: 'ReservationReleased' }, ({ data: d }) => `${d.winc} winc released on ${d.address}: ${d.reason}`)
     .with({ type: 'UploadValidated' }, ({ data: d }) => `multi-part upload ${d.uploadId} verified: ${d.size} bytes`)
@@ -113,7 +108,6 @@ const itemIdsOf = (event: ItemHistoryEvent): readonly string[] =>
     .returnType<readonly string[]>()
     .with({ type: 'DataItemAccepted' }, { type: 'NestedItemsIndexed' }, { type: 'DataItemFailed' }, (e) => [e.data.id])
     .with(
-      { type: 'BalanceReserved' },
       { type: 'ReservationSettled' },
       { type: 'ReservationReleased' },
       { type: 'UploadValidated' },
@@ -127,9 +121,10 @@ const itemIdsOf = (event: ItemHistoryEvent): readonly string[] =>
 
 /**
  * The item's timeline, keyed by item id. A bundle's events name all its items (up to 10000): each
- * item's document gets one short entry, nothing proportional to the bundle. Events before the
- * acceptance (a reservation, a multi-part verification) start the document too, so an item whose
- * acceptance failed still shows what happened to it.
+ * item's document gets one short entry, nothing proportional to the bundle. A multi-part
+ * verification starts the document before the acceptance. Account events only annotate an item
+ * already known: a reservation precedes every upload, also those refused or abandoned, and would
+ * otherwise make a document per attempt (the acceptance line names the price and the payer).
  */
 export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, ItemHistoryEvent> = {
   name: 'item-history',
@@ -138,7 +133,6 @@ export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, It
     'DataItemAccepted',
     'NestedItemsIndexed',
     'DataItemFailed',
-    'BalanceReserved',
     'ReservationSettled',
     'ReservationReleased',
     'UploadValidated',
@@ -151,6 +145,7 @@ export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, It
   ],
   documentIds: itemIdsOf,
   reduce: (doc, event, { id, recorded }) => {
+    if (!doc && (event.type === 'ReservationSettled' || event.type === 'ReservationReleased')) return undefined;
     const current: ItemHistoryDocument = doc ?? { entries: [], planIds: [] };
     const entries = [...current.entries, entryOf(event.type, recorded, event.data.timestamp, summaryOf(event, id))];
     const planIds =

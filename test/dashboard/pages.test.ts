@@ -147,7 +147,6 @@ describe('dashboard pages in a browser', function () {
       ['ChunkReceived', `3 chunks received: ${size} bytes`],
       ['UploadFinalizeRequested', 'finalize requested'],
       ['UploadValidated', `multi-part upload ${uploadId} verified: ${size} bytes`],
-      ['BalanceReserved', `${winc} winc reserved on ${payer}`],
       ['DataItemAccepted', `accepted: ${size} bytes of application/octet-stream, ${winc} winc charged to ${payer}, through multi-part upload ${uploadId}`],
       ['ReservationSettled', `${winc} winc settled: charged to ${payer}`],
       ['UploadFinalized', `multi-part upload ${uploadId} finalized`],

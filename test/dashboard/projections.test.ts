@@ -83,7 +83,18 @@ describe('item-history projection', () => {
     } satisfies ItemHistoryDocument);
   });
 
-  it('follows an item through payment, acceptance, a dropped bundle and a permanent one', () => {
+  it('makes no document for a reservation, settled or released, of an item it never saw accepted', () => {
+    const id = itemId(7);
+    const docs = project(itemHistoryProjection, [
+      { type: 'BalanceReserved', data: { address: 'payer', reservationId: 'r7', winc: '5', dataItemId: id, timestamp: T } },
+      { type: 'ReservationReleased', data: { address: 'payer', reservationId: 'r7', winc: '5', dataItemId: id, reason: 'upload failed', timestamp: T + 1 } },
+      { type: 'ReservationSettled', data: { address: 'payer', reservationId: 'r8', winc: '5', dataItemId: itemId(8), timestamp: T + 2 } },
+    ]);
+    expect(docs.get(id)?.doc).to.equal(undefined);
+    expect(docs.get(itemId(8))?.doc).to.equal(undefined);
+  });
+
+  it('follows an item through acceptance, settlement, a dropped bundle and a permanent one, leaving the reservation to the account', () => {
     const id = itemId(1);
     const docs = project(itemHistoryProjection, [
       { type: 'BalanceReserved', data: { address: 'payer', reservationId: 'r1', winc: '11', dataItemId: id, timestamp: T } },
@@ -102,7 +113,6 @@ describe('item-history projection', () => {
     expect(doc?.planIds).to.deep.equal(['plan-a', 'plan-b']);
     expect(doc?.uploadId).to.equal('upload-1');
     expect(doc?.entries.map((e) => [e.position, e.type, e.summary])).to.deep.equal([
-      ['1', 'BalanceReserved', '11 winc reserved on payer'],
       ['2', 'DataItemAccepted', 'accepted: 1100 bytes of text/plain, 11 winc charged to payer, through multi-part upload upload-1'],
       ['3', 'ReservationSettled', '11 winc settled: charged to payer'],
       ['4', 'BundlePlanned', 'planned into bundle plan-a at offset 160 (2 items, 2360 bytes)'],
