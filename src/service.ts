@@ -159,6 +159,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       publicModulus: wallet.publicModulus,
       deadlineHeightOffset: config.deadlineHeightOffset,
     },
+    reservationTimeoutMs: config.reservationTimeoutMs,
     ...(awaitProjection ? { awaitProjection } : {}),
   };
 

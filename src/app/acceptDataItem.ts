@@ -15,6 +15,7 @@ import { releasePayment, reservePayment, settlePayment, type Payment } from './p
 import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
+import { ServiceUnavailable } from '../domain/errors.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -29,6 +30,12 @@ export interface AcceptDeps {
   blobStore: BlobStore;
   log?: (message: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
+  /**
+   * the reconciler releases a reservation left open this long when its item is not accepted: an
+   * acceptance that comes later than half of it gives up (503, the reservation released) rather
+   * than race that release and end up accepted with its payment given back
+   */
+  reservationTimeoutMs?: number;
 }
 
 export type AcceptOutcome =
@@ -90,9 +97,10 @@ export async function acceptDataItem(
     throw error;
   }
 
+  const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
   let appended: { position: bigint; receipt: Receipt };
   try {
-    appended = await appendAcceptance(received, input, payment, deps);
+    appended = await appendAcceptance(received, input, payment, deps, acceptBy);
   } catch (error) {
     // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
     if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
@@ -146,6 +154,7 @@ async function appendAcceptance(
   input: { token: string; uploadId?: string; ctx: RequestContext },
   payment: Payment | undefined,
   deps: AcceptDeps,
+  acceptBy: number | undefined,
 ): Promise<{ position: bigint; receipt: Receipt }> {
   const id = verified.id as DataItemId;
   const blobKey = itemBlobKey(id);
@@ -195,6 +204,9 @@ async function appendAcceptance(
   // A random event id: two racing first acceptances carry different receipts and must conflict,
   // not be deduplicated into one silent success.
   const events = decision.events.map((e) => toNewEvent(e, newEventId(), metadataOf(input.ctx)));
+  if (acceptBy !== undefined && (deps.now ?? Date.now)() > acceptBy) {
+    throw new ServiceUnavailable(`accepting ${id} took too long after its reservation; the reconciler may release it`);
+  }
   const { position } = await deps.eventStore.append(dataItemStream(id), events, 'no_stream');
   return { position, receipt };
 }

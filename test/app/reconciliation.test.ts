@@ -115,6 +115,51 @@ describe('reservations that outlive a crash', function () {
     expect(types).to.deep.equal(['AccountCredited', 'BalanceReserved', 'ReservationReleased']);
   });
 
+  it('gives up an acceptance that comes later than half the reservation timeout, rather than race the reconciler', async () => {
+    const signer = signers.arweave();
+    const item = await signedItem(signer, 'y'.repeat(200));
+    const owner = nativeAddress(1, item.rawOwner);
+    await service.accounts.execute({ type: 'Credit', data: { address: owner, winc: 10_000n, creditId: 'c4', now: Date.now() } }, meta);
+    // the process stalls while signing: its clock moves past half the timeout before the append
+    let clock = Date.now();
+    const stallingSigner: ReceiptSigner = {
+      sign: async (unsigned) => {
+        clock += 5 * 60_000 + 1;
+        return service.multipart.accept.signer.sign(unsigned);
+      },
+      close: async () => {},
+    };
+    const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
+    let failure: unknown;
+    try {
+      await acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'r' } }, {
+        ...service.multipart.accept,
+        signer: stallingSigner,
+        now: () => clock,
+        reservationTimeoutMs: 10 * 60_000,
+      });
+    } catch (error) {
+      failure = error;
+    }
+    expect({ code: (failure as { code?: string }).code, message: (failure as Error).message }).to.deep.equal({
+      code: 'SERVICE_UNAVAILABLE',
+      message: `accepting ${item.id} took too long after its reservation; the reconciler may release it`,
+    });
+    const types: string[] = [];
+    for await (const r of service.eventStore.readStream(accountStream(owner))) types.push(r.type);
+    expect(types).to.deep.equal(['AccountCredited', 'BalanceReserved', 'ReservationReleased']);
+    const itemEvents: string[] = [];
+    for await (const r of service.eventStore.readStream(dataItemStream(item.id as DataItemId))) itemEvents.push(r.type);
+    expect(itemEvents).to.deep.equal([]);
+    expect(availableOf(await service.accounts.read(owner))).to.equal(10_000n);
+
+    // within the time, the same item is accepted and charged
+    const again = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
+    const outcome = await acceptDataItem(again, { token: 'arweave', ctx: { requestId: 'r2' } }, { ...service.multipart.accept, reservationTimeoutMs: 10 * 60_000 });
+    expect(outcome.kind).to.equal('accepted');
+    expect((await service.accounts.read(owner)).spent).to.equal(BigInt(item.getRaw().length));
+  });
+
   it('keeps the read model equal to a replay of each account stream', async () => {
     const signer = signers.ethereum();
     const items = await Promise.all(Array.from({ length: 6 }, () => itemOfSize(signer, 500)));

@@ -24,7 +24,11 @@ const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 10);
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : randomInt(2 ** 31);
 const CLIENTS = 4;
 const ADMIN_TOKEN = 'crash-test-admin-token';
-const RESERVATION_TIMEOUT_MS = 4000;
+/**
+ * short, so the reconciler's work shows within the test; an acceptance must come within half of it
+ * after its reservation (else 503), which a busy 2-core machine must still manage
+ */
+const RESERVATION_TIMEOUT_MS = 10_000;
 const RICH_CREDIT = 10n ** 13n;
 /** enough for a few paid items of the poor signer, not for all of them */
 const POOR_CREDIT = 300_000n;
