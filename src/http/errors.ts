@@ -46,7 +46,10 @@ function statusOf(error: unknown): [number, string] {
 export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const [status, message] = statusOf(error);
-    if (status >= 500) log(`${req.method} ${req.path} failed`, error);
+    // Logged as failures: the unexpected (500) and a store that is down (503). Not a deliberate refusal
+    // (a ServiceError, such as the temporary-space budget's 503), nor a client that left or a connection
+    // the limits cut: the request's own log line has those (status 503, or `aborted`).
+    if (status >= 500 && !(error instanceof ServiceError) && !req.destroyed) log(`${req.method} ${req.path} failed`, error);
     if (res.headersSent) {
       res.destroy();
       return;
