@@ -38,7 +38,7 @@ export { openReservationsProjection, type OpenReservation } from './openReservat
 export { uploadsProjection, type UploadDocument } from './uploads.js';
 export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';
 export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
-export { liveBundlesProjection, type LiveBundle } from './liveBundles.js';
+export { liveBundlesByState, liveBundlesProjection, type LiveBundle } from './liveBundles.js';
 export { nestedOffsetsProjection, type NestedOffsetsDocument } from './nestedOffsets.js';
 export { pendingNestedIndexProjection, type PendingNestedIndex } from './pendingNestedIndex.js';
 export { itemHistoryProjection, type ItemHistoryDocument, type HistoryEntry } from './itemHistory.js';

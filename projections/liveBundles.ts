@@ -1,6 +1,7 @@
 import type { BundleEvent } from '../src/domain/bundle/events.js';
-import type { BundleStatus } from '../src/domain/bundle/state.js';
-import type { ProjectionDefinition } from './definition.js';
+import { LIVE, type BundleStatus } from '../src/domain/bundle/state.js';
+import type { ReadStore } from '../src/ports/readStore.js';
+import { collectionOf, type ProjectionDefinition } from './definition.js';
 
 /** Bundles not yet permanent or dropped: what the bundler moves forward. */
 export interface LiveBundle {
@@ -32,3 +33,19 @@ export const liveBundlesProjection: ProjectionDefinition<LiveBundle, BundleEvent
     }
   },
 };
+
+/** live bundles are few (the bundler moves a handful at a time): read a page at a time */
+const SCAN_PAGE = 500;
+
+/** How many live bundles are in each state (every live state listed, 0 when none), for the dashboard and /metrics. */
+export async function liveBundlesByState(readStore: Pick<ReadStore, 'scan'>): Promise<Record<BundleStatus, number>> {
+  const counts = Object.fromEntries(LIVE.map((s) => [s, 0])) as Record<BundleStatus, number>;
+  const collection = collectionOf(liveBundlesProjection);
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<LiveBundle>(collection, { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
+    for (const { doc } of page) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
+    if (page.length < SCAN_PAGE) return counts;
+    afterId = page[page.length - 1]!.id;
+  }
+}

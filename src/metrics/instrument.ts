@@ -1,9 +1,6 @@
 import type { ArweaveGateway } from '../ports/gateway.js';
 import { GatewayRejected, GatewayRequestError } from '../ports/gatewayErrors.js';
-import type { ReadStore } from '../ports/readStore.js';
 import type { ReceiptSigner } from '../receipts/receiptSigner.js';
-import { collectionOf, liveBundlesProjection } from '../../projections/index.js';
-import type { LiveBundle } from '../../projections/liveBundles.js';
 import { secondsSince, type Metrics, type UploadKind } from './metrics.js';
 
 /** Decorators that measure a port without the port or its callers knowing. */
@@ -82,15 +79,3 @@ export async function* countedBytes(
   }
 }
 
-/** Live bundles by state, paging through the live-bundles read model (only bundles not yet done). */
-export async function liveBundlesByState(readStore: Pick<ReadStore, 'scan'>): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  const collection = collectionOf(liveBundlesProjection);
-  let afterId: string | undefined;
-  for (;;) {
-    const page = await readStore.scan<LiveBundle>(collection, { ...(afterId !== undefined ? { afterId } : {}), limit: 1000 });
-    for (const { doc } of page) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
-    if (page.length < 1000) return counts;
-    afterId = page[page.length - 1]!.id;
-  }
-}

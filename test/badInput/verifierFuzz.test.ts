@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { createData, DataItem, type Signer } from 'arbundles';
 import { DataItemTooLarge, InvalidDataItem } from '../../src/domain/errors.js';
-import type { VerifiedDataItem } from '../../src/verify/index.js';
 import { outcomeOf, type Outcome } from '../verify/support/outcome.js';
+import { asArbundlesReadsIt } from '../verify/support/items.js';
 import { signers, type SignerName } from '../verify/support/signers.js';
 
 /**
@@ -148,21 +148,6 @@ describe('bad input: property-based fuzzing of the streaming verifier', function
     }
     return item;
   }
-
-  /** what arbundles reads from the same bytes, in the verifier's vocabulary */
-  const asArbundlesReadsIt = (item: DataItem): Partial<VerifiedDataItem> => ({
-    id: item.id,
-    signatureType: item.signatureType,
-    signature: item.signature,
-    ownerPublicKey: item.owner,
-    owner: createHash('sha256').update(item.rawOwner).digest('base64url'),
-    ...(item.rawTarget.length > 0 && { target: item.target }),
-    ...(item.rawAnchor.length > 0 && { anchor: item.anchor }),
-    tags: item.tags,
-    rawContentLength: item.getRaw().length,
-    payloadDataStart: item.getStartOfData(),
-    payloadContentLength: item.rawData.length,
-  });
 
   const arbundlesAccepts = (bytes: Uint8Array): Promise<boolean> => DataItem.verify(Buffer.from(bytes)).catch(() => false);
 

@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { toNewEvent, type DomainEvent } from '../../src/domain/events.js';
@@ -7,6 +11,26 @@ import type { ReadStore, StoredDocument } from '../../src/ports/readStore.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { checkpointOf, collectionOf, type AnyProjection } from '../../projections/index.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
+
+/**
+ * A fresh SQLite event store and read store in a temporary directory for each test of the calling
+ * suite (registered as its first beforeEach, so the suite's own hooks see them), closed and deleted after.
+ */
+export function sqliteStoresEach(prefix: string): { readonly events: EventStore; readonly reads: ReadStore } {
+  let dir: string;
+  const stores = {} as { events: EventStore; reads: ReadStore };
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    stores.events = openSqliteEventStore({ path: join(dir, 'events.db') });
+    stores.reads = openSqliteReadStore({ path: join(dir, 'read.db') });
+  });
+  afterEach(async () => {
+    await stores.events.close();
+    await stores.reads.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return stores;
+}
 
 type Documents = (StoredDocument<unknown> & { id: string })[];
 

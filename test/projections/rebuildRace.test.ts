@@ -1,30 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { CheckpointConflict, type ReadStore } from '../../src/ports/readStore.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { rebuild } from '../../projections/rebuild.js';
 import { accountBalanceProjection, allProjections, checkpointOf, collectionOf } from '../../projections/index.js';
-import { appendUploads, freshReadModels, readModelsOf } from './readModels.js';
+import { appendUploads, freshReadModels, readModelsOf, sqliteStoresEach } from './readModels.js';
 
 describe('a live runner racing a rebuild', () => {
-  let dir: string;
+  const stores = sqliteStoresEach('rebuild-race-');
   let events: EventStore;
   let reads: ReadStore;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rebuild-race-'));
-    events = openSqliteEventStore({ path: join(dir, 'events.db') });
-    reads = openSqliteReadStore({ path: join(dir, 'read.db') });
-  });
-  afterEach(async () => {
-    await events.close();
-    await reads.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, reads } = stores));
 
   it('discards the batch it computed from documents a promote replaced, and resumes from the promoted checkpoint', async () => {
     const first = await appendUploads(events, 1, 1);

@@ -1,31 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { rebuild, rebuildRefOf } from '../../projections/rebuild.js';
 import { accountBalanceProjection, allProjections, checkpointOf, collectionOf, txStatusProjection } from '../../projections/index.js';
-import { appendUploads, documentsOf, freshReadModels, readModelsOf } from './readModels.js';
+import { appendUploads, documentsOf, freshReadModels, readModelsOf, sqliteStoresEach } from './readModels.js';
 import { itemId } from '../support/events.js';
 
 describe('rebuild of read models', () => {
-  let dir: string;
+  const stores = sqliteStoresEach('rebuild-');
   let events: EventStore;
   let reads: ReadStore;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rebuild-'));
-    events = openSqliteEventStore({ path: join(dir, 'events.db') });
-    reads = openSqliteReadStore({ path: join(dir, 'read.db') });
-  });
-  afterEach(async () => {
-    await events.close();
-    await reads.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, reads } = stores));
 
   async function projectLive(): Promise<void> {
     const runner = createProjectionRunner({ eventStore: events, readStore: reads, projections: allProjections });

@@ -1,9 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { allProjections, collectionOf, checkpointOf, txStatusProjection, receiptsProjection } from '../../projections/index.js';
 import { toNewEvent } from '../../src/domain/events.js';
@@ -11,6 +6,7 @@ import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/id
 import type { EventStore } from '../../src/ports/eventStore.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
+import { sqliteStoresEach } from './readModels.js';
 
 const meta = { correlationId: 'test' };
 
@@ -20,19 +16,10 @@ async function accept(store: EventStore, n: number) {
 }
 
 describe('projection runner', () => {
-  let dir: string;
+  const stores = sqliteStoresEach('runner-');
   let events: EventStore;
   let reads: ReadStore;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-'));
-    events = openSqliteEventStore({ path: join(dir, 'events.db') });
-    reads = openSqliteReadStore({ path: join(dir, 'read.db') });
-  });
-  afterEach(async () => {
-    await events.close();
-    await reads.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ events, reads } = stores));
 
   it('catches up with past events, follows live ones, and writes checkpoints with the documents', async () => {
     for (let n = 1; n <= 30; n++) await accept(events, n);

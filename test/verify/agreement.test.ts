@@ -1,30 +1,11 @@
-import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { DataItem, Signer } from 'arbundles';
+import type { Signer } from 'arbundles';
 import { createDataItemVerifier, verifyDataItemStream, type VerifiedDataItem } from '../../src/verify/index.js';
-import { randomBytes, randomChunks, randomInt, randomItemOptions, seededRandom, signedItem } from './support/items.js';
+import { asArbundlesReadsIt, randomBytes, randomChunks, randomInt, randomItemOptions, seededRandom, signedItem } from './support/items.js';
 import { signers, type SignerName } from './support/signers.js';
 
 const ITEMS_PER_TYPE = 24;
 const PAYLOAD_SIZES = [0, 1, 5, 1024, 65_537];
-
-/** what arbundles' DataItem reads from the same bytes, in the verifier's vocabulary */
-function asArbundlesReadsIt(item: DataItem): Partial<VerifiedDataItem> {
-  const raw = item.getRaw();
-  return {
-    id: item.id,
-    signatureType: item.signatureType,
-    signature: item.signature,
-    ownerPublicKey: item.owner,
-    owner: createHash('sha256').update(item.rawOwner).digest('base64url'),
-    ...(item.rawTarget.length > 0 && { target: item.target }),
-    ...(item.rawAnchor.length > 0 && { anchor: item.anchor }),
-    tags: item.tags,
-    rawContentLength: raw.length,
-    payloadDataStart: item.getStartOfData(),
-    payloadContentLength: item.rawData.length,
-  };
-}
 
 async function* asyncChunks(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
   yield* chunks;

@@ -1,15 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
-import type { BlobInfo, BlobWriter } from '../../ports/blobStore.js';
+import { asError, StagedBlobWriter } from '../stagedBlobWriter.js';
 import { renameDurable } from './durable.js';
 import { isAbsent } from './errno.js';
-import { assertBlobKey } from './validate.js';
 import { writeAll } from './writeAll.js';
 
 /** Chunks queued while a write is in flight go out together; pwritev takes at most IOV_MAX (1024) buffers. */
 const MAX_CHUNKS_PER_WRITE = 1024;
-
-type State = 'open' | 'committing' | 'committed' | 'aborted';
 
 interface QueuedWrite {
   chunk: Uint8Array;
@@ -29,16 +26,10 @@ export interface FsWriterPaths {
  * flight at a time: a caller that awaits each write gets one syscall per chunk and natural
  * backpressure; one that doesn't still gets its bytes in call order (queued chunks go out as one pwritev).
  */
-export class FsBlobWriter implements BlobWriter {
-  #state: State = 'open';
-  /** the first I/O error; once set, nothing more is written and only abort is useful */
-  #failure: unknown;
+export class FsBlobWriter extends StagedBlobWriter {
   #handle: FileHandle | undefined;
   #queue: QueuedWrite[] = [];
   #draining: Promise<void> | undefined;
-  #size = 0;
-  #commit: Promise<BlobInfo> | undefined;
-  #abort: Promise<void> | undefined;
 
   constructor(
     handle: FileHandle,
@@ -46,40 +37,18 @@ export class FsBlobWriter implements BlobWriter {
     /** told once the writer is committed or aborted, so the store stops tracking it */
     private readonly onDone: (writer: FsBlobWriter) => void,
   ) {
+    super();
     this.#handle = handle;
   }
 
-  get bytesWritten(): number {
-    return this.#size;
-  }
-
   write(chunk: Uint8Array): Promise<void> {
-    const unusable = this.#unusable();
+    const unusable = this.unusable();
     if (unusable !== undefined) return Promise.reject(unusable);
     if (chunk.byteLength === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.#queue.push({ chunk, resolve, reject });
       this.#draining ??= this.#drain();
     });
-  }
-
-  commit(key: string): Promise<BlobInfo> {
-    try {
-      // a bad key leaves the writer as it was: the caller may still commit elsewhere or abort
-      assertBlobKey(key);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const unusable = this.#unusable();
-    if (unusable !== undefined) return Promise.reject(unusable);
-    this.#state = 'committing';
-    this.#commit = this.#commitTo(key);
-    return this.#commit;
-  }
-
-  abort(): Promise<void> {
-    this.#abort ??= this.#dropTemp();
-    return this.#abort;
   }
 
   async #drain(): Promise<void> {
@@ -91,41 +60,31 @@ export class FsBlobWriter implements BlobWriter {
         await writeAll(
           handle,
           batch.map((queued) => queued.chunk),
-          this.#size,
+          this.size,
         );
         for (const queued of batch) {
-          this.#size += queued.chunk.byteLength;
+          this.size += queued.chunk.byteLength;
           queued.resolve();
         }
       } catch (error) {
-        this.#failure ??= error;
+        this.failure ??= error;
         for (const queued of [...batch, ...this.#queue.splice(0)]) queued.reject(error);
       }
     }
     this.#draining = undefined;
   }
 
-  async #commitTo(key: string): Promise<BlobInfo> {
-    try {
-      await this.#draining;
-      if (this.#failure !== undefined) throw this.#failure;
-      // data before name: the rename must never expose a file whose bytes are not on disk yet
-      await this.#handle?.datasync();
-      await this.#closeHandle();
-      await renameDurable(this.paths.temp, this.paths.pathOf(key));
-      this.#state = 'committed';
-      this.onDone(this);
-      return { size: this.#size };
-    } catch (error) {
-      this.#failure ??= error;
-      throw error;
-    }
+  protected async publish(key: string): Promise<number> {
+    await this.#draining;
+    if (this.failure !== undefined) throw asError(this.failure);
+    // data before name: the rename must never expose a file whose bytes are not on disk yet
+    await this.#handle?.datasync();
+    await this.#closeHandle();
+    await renameDurable(this.paths.temp, this.paths.pathOf(key));
+    return this.size;
   }
 
-  async #dropTemp(): Promise<void> {
-    if (this.#state === 'committing') await this.#commit?.catch(() => undefined);
-    if (this.#state === 'committed') return;
-    this.#state = 'aborted';
+  protected async discard(): Promise<void> {
     const aborted = new Error('blob writer aborted');
     for (const queued of this.#queue.splice(0)) queued.reject(aborted);
     // a write the OS is already doing must finish before its handle is closed
@@ -136,6 +95,9 @@ export class FsBlobWriter implements BlobWriter {
     } catch (error) {
       if (!isAbsent(error)) throw error;
     }
+  }
+
+  protected done(): void {
     this.onDone(this);
   }
 
@@ -143,14 +105,5 @@ export class FsBlobWriter implements BlobWriter {
     const handle = this.#handle;
     this.#handle = undefined;
     await handle?.close();
-  }
-
-  #unusable(): Error | undefined {
-    if (this.#failure !== undefined) {
-      return this.#failure instanceof Error ? this.#failure : new Error(String(this.#failure));
-    }
-    if (this.#state === 'committing' || this.#state === 'committed') return new Error('blob writer already committed');
-    if (this.#state === 'aborted') return new Error('blob writer aborted');
-    return undefined;
   }
 }

@@ -1,7 +1,7 @@
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { DataItemId } from '../../domain/ids.js';
-import { LIVE, type BundleStatus } from '../../domain/bundle/state.js';
+import type { BundleStatus } from '../../domain/bundle/state.js';
 import type { ServiceInfo, TxOffsets } from '../queries.js';
 import { projectorLag } from '../../../projections/lag.js';
 import {
@@ -9,7 +9,7 @@ import {
   bundleHistoryProjection,
   collectionOf,
   itemHistoryProjection,
-  liveBundlesProjection,
+  liveBundlesByState,
   nestedOffsetsProjection,
   txStatusProjection,
   uploadHistoryProjection,
@@ -18,7 +18,6 @@ import {
   type BundleHistoryDocument,
   type HistoryEntry,
   type ItemHistoryDocument,
-  type LiveBundle,
   type NestedOffsetsDocument,
   type TxStatusDocument,
   type UploadHistoryDocument,
@@ -74,31 +73,17 @@ export interface DashboardDeps {
 /** a plan's steps whose events name no item: the item page takes them from bundle-history */
 const BUNDLE_ONLY: ReadonlySet<string> = new Set(['BundlePosted', 'BundleSeeded', 'BundleConfirmed']);
 
-/** live bundles are few (the bundler moves a handful at a time): read a page at a time */
-const SCAN_PAGE = 500;
-
 /** Reads the dashboard's JSON from the read models; never from the event store (but for its head position). */
 export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
   const { eventStore, readStore, info, offsets, now = Date.now } = deps;
   const get = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
-
-  async function liveBundleCounts(): Promise<Record<BundleStatus, number>> {
-    const counts = Object.fromEntries(LIVE.map((s) => [s, 0])) as Record<BundleStatus, number>;
-    let afterId: string | undefined;
-    for (;;) {
-      const page = await readStore.scan<LiveBundle>(collectionOf(liveBundlesProjection), { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
-      for (const { doc } of page) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
-      if (page.length < SCAN_PAGE) return counts;
-      afterId = page[page.length - 1]!.id;
-    }
-  }
 
   return {
     async summary() {
       const at = now();
       const [stats, live, lag] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
-        liveBundleCounts(),
+        liveBundlesByState(readStore),
         projectorLag(eventStore, readStore, allProjections),
       ]);
       const s = stats ?? emptyUploadStats();

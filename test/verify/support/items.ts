@@ -1,5 +1,6 @@
-import { createData, type Signer } from 'arbundles';
-import type { Tag } from '../../../src/verify/index.js';
+import { createHash } from 'node:crypto';
+import { createData, type DataItem, type Signer } from 'arbundles';
+import type { Tag, VerifiedDataItem } from '../../../src/verify/index.js';
 
 /** A small seeded generator, so that a failing random case can be replayed from its seed. */
 export function seededRandom(seed: number): () => number {
@@ -66,4 +67,21 @@ export function randomChunks(random: () => number, bytes: Uint8Array): Uint8Arra
     at += size;
   }
   return chunks;
+}
+
+/** what arbundles' DataItem reads from the same bytes, in the verifier's vocabulary */
+export function asArbundlesReadsIt(item: DataItem): Partial<VerifiedDataItem> {
+  return {
+    id: item.id,
+    signatureType: item.signatureType,
+    signature: item.signature,
+    ownerPublicKey: item.owner,
+    owner: createHash('sha256').update(item.rawOwner).digest('base64url'),
+    ...(item.rawTarget.length > 0 && { target: item.target }),
+    ...(item.rawAnchor.length > 0 && { anchor: item.anchor }),
+    tags: item.tags,
+    rawContentLength: item.getRaw().length,
+    payloadDataStart: item.getStartOfData(),
+    payloadContentLength: item.rawData.length,
+  };
 }
