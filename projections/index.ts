@@ -4,6 +4,7 @@ import { txStatusProjection } from './txStatus.js';
 import { accountBalanceProjection } from './accountBalance.js';
 import { openReservationsProjection } from './openReservations.js';
 import { uploadsProjection } from './uploads.js';
+import { uploadChunksProjection } from './uploadChunks.js';
 import { unfinishedUploadsProjection } from './unfinishedUploads.js';
 import { bundleQueueProjection } from './bundleQueue.js';
 import { liveBundlesProjection } from './liveBundles.js';
@@ -20,6 +21,7 @@ export const allProjections: readonly AnyProjection[] = [
   accountBalanceProjection,
   openReservationsProjection,
   uploadsProjection,
+  uploadChunksProjection,
   unfinishedUploadsProjection,
   bundleQueueProjection,
   liveBundlesProjection,
@@ -36,6 +38,7 @@ export { receiptsProjection } from './receipts.js';
 export { accountBalanceProjection } from './accountBalance.js';
 export { openReservationsProjection, type OpenReservation } from './openReservations.js';
 export { uploadsProjection, type UploadDocument } from './uploads.js';
+export { chunksOfUpload, uploadChunkId, uploadChunksProjection, type UploadChunkDocument } from './uploadChunks.js';
 export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';
 export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
 export { liveBundlesByState, liveBundlesProjection, type LiveBundle } from './liveBundles.js';

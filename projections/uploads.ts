@@ -3,12 +3,14 @@ import type { Receipt } from '../src/domain/receipt.js';
 import type { UploadStatus } from '../src/domain/upload/state.js';
 import type { ProjectionDefinition } from './definition.js';
 
-/** Answers the upload view and status routes (CONTRACT.md section 4). */
+/**
+ * Answers the upload view and status routes (CONTRACT.md section 4), with the chunks from
+ * `upload-chunks`. Version 2: the chunks left this document, which every chunk rewrote whole (a cost
+ * growing with the chunks an upload held).
+ */
 export interface UploadDocument {
   token: string;
   chunkSize?: number;
-  /** [offset, length], ascending by offset, one per offset (a re-sent offset replaces its entry) */
-  chunks: [number, number][];
   status: UploadStatus;
   statusChangedAt: number;
   createdAt: number;
@@ -18,33 +20,21 @@ export interface UploadDocument {
   existed?: boolean;
 }
 
-const setChunk = (chunks: [number, number][], offset: number, length: number): [number, number][] =>
-  [...chunks.filter(([o]) => o !== offset), [offset, length] as [number, number]].sort((a, b) => a[0] - b[0]);
-
 export const uploadsProjection: ProjectionDefinition<UploadDocument, UploadEvent> = {
   name: 'uploads',
-  version: 1,
-  handles: [
-    'UploadCreated',
-    'ChunkReceived',
-    'UploadFinalizeRequested',
-    'UploadValidated',
-    'UploadFinalized',
-    'UploadInvalid',
-    'UploadUnderfunded',
-    'UploadExpired',
-  ],
+  version: 2,
+  handles: ['UploadCreated', 'UploadFinalizeRequested', 'UploadValidated', 'UploadFinalized', 'UploadInvalid', 'UploadUnderfunded', 'UploadExpired'],
   documentIds: (event) => [event.data.uploadId],
   reduce: (doc, event) => {
     if (event.type === 'UploadCreated') {
       const { token, chunkSize, timestamp } = event.data;
-      return { token, ...(chunkSize ? { chunkSize } : {}), chunks: [], status: 'ASSEMBLING', statusChangedAt: timestamp, createdAt: timestamp };
+      return { token, ...(chunkSize ? { chunkSize } : {}), status: 'ASSEMBLING', statusChangedAt: timestamp, createdAt: timestamp };
     }
     if (!doc) return doc;
     const at = (status: UploadStatus) => ({ ...doc, status, statusChangedAt: event.data.timestamp });
     switch (event.type) {
       case 'ChunkReceived':
-        return { ...doc, chunks: setChunk(doc.chunks, event.data.offset, event.data.length) };
+        return doc;
       case 'UploadFinalizeRequested':
         return at('VALIDATING');
       case 'UploadValidated':

@@ -74,7 +74,15 @@ const ConfigSchema = z.object({
   MAX_CONNECTIONS_PER_CLIENT: int(0, 1_000_000).default(256),
   MAX_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(64),
   TEMP_SPACE_BYTES: int(1, Number.MAX_SAFE_INTEGER).default(64 * 2 ** 30),
+  /** default: an eighth of TEMP_SPACE_BYTES */
+  TEMP_SPACE_PER_CLIENT_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
   MIN_FREE_DISK_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(2 ** 30),
+  /** multi-part uploads (src/app/multipart/deps.ts) */
+  MAX_CHUNKS_PER_UPLOAD: int(1, 1_000_000).default(10_000),
+  MAX_OPEN_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(256),
+  /** default: MAX_DATA_ITEM_SIZE (one item of a client that sends its header chunk last) */
+  HEADERLESS_UPLOAD_BYTES_PER_CLIENT: int(0, Number.MAX_SAFE_INTEGER).optional(),
+  HEADERLESS_UPLOAD_LIFETIME_MS: int(1_000, 365 * 86_400_000).default(3_600_000),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -123,7 +131,13 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     adminToken: c.ADMIN_TOKEN,
     reservationTimeoutMs: c.RESERVATION_TIMEOUT_MS,
     reconcileIntervalMs: c.RECONCILE_INTERVAL_MS,
-    uploadLifetimeMs: c.UPLOAD_LIFETIME_MS,
+    uploadLifetimes: { lifetimeMs: c.UPLOAD_LIFETIME_MS, headerlessLifetimeMs: c.HEADERLESS_UPLOAD_LIFETIME_MS },
+    multipartLimits: {
+      maxChunks: c.MAX_CHUNKS_PER_UPLOAD,
+      maxOpenUploadsPerClient: c.MAX_OPEN_UPLOADS_PER_CLIENT,
+      freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
+      headerlessBytesPerClient: c.HEADERLESS_UPLOAD_BYTES_PER_CLIENT ?? c.MAX_DATA_ITEM_SIZE,
+    },
     finalizeConcurrency: c.FINALIZE_CONCURRENCY,
     gatewayTimeoutMs: c.GATEWAY_TIMEOUT_MS,
     bundler: {
@@ -153,6 +167,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       maxUploadsPerClient: c.MAX_UPLOADS_PER_CLIENT,
       bodyRate: { minBytesPerSecond: c.MIN_BODY_BYTES_PER_SECOND, graceMs: c.BODY_RATE_GRACE_MS, windowMs: c.BODY_RATE_WINDOW_MS },
       tempSpaceBytes: c.TEMP_SPACE_BYTES,
+      tempSpacePerClientBytes: c.TEMP_SPACE_PER_CLIENT_BYTES ?? Math.max(1, Math.floor(c.TEMP_SPACE_BYTES / 8)),
       minFreeDiskBytes: c.MIN_FREE_DISK_BYTES,
     },
   };

@@ -21,6 +21,7 @@ import {
   collectionOf,
   txStatusProjection,
   uploadsProjection,
+  chunksOfUpload,
   type TxStatusDocument,
   type UploadDocument,
 } from '../projections/index.js';
@@ -34,6 +35,8 @@ import { createOwnerLookup } from './app/multipart/uploadOwner.js';
 import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
 import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
+import { createUploadTally } from './app/multipart/uploadTally.js';
+import { createDiskSpace } from './adapters/fs/diskSpace.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
 import { recoverNestedIndexes } from './app/nested/recoverNested.js';
 import { every } from './app/periodic.js';
@@ -164,6 +167,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
     ...(awaitProjection ? { awaitProjection } : {}),
   };
 
+  // the free-disk floor of DATA_DIR, shared by every upload path of this process
+  const disk = createDiskSpace({ dir: config.dataDir, floorBytes: config.abuse.minFreeDiskBytes, log: (message, error) => log.error(message, error) });
+  await disk.start();
+  // what every client holds in open multi-part uploads, where uploads are taken
+  const tally = roles.commands
+    ? createUploadTally({ eventStore, readStore, log: (message, error) => log.error(message, error) })
+    : undefined;
+  await tally?.start();
+
   const uploads = new UploadRepository(eventStore);
   const multipart: MultipartDeps = {
     uploads,
@@ -172,7 +184,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
     accounts,
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
+    limits: config.multipartLimits,
     ownerOf: createOwnerLookup(blobStore),
+    disk,
+    ...(tally ? { tally } : {}),
     observeVerify: (seconds) => metrics.verified('stored', seconds),
     ...(awaitProjection ? { awaitProjection } : {}),
   };
@@ -187,7 +202,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
         60_000,
         async () => {
           await finalizer.resume();
-          await expireUploads(multipart, readStore, config.uploadLifetimeMs);
+          await expireUploads(multipart, readStore, config.uploadLifetimes);
           await recoverNestedIndexes(
             { eventStore, blobStore, readStore, log: (message, fields) => log.warn(message, fields) },
             { now: Date.now(), graceMs: 60_000 },
@@ -222,15 +237,13 @@ export async function startService(config: Config, log: Logger): Promise<Running
   // limits against abuse in front of the upload routes: uploads per client, temporary space, body rate
   const tempSpace = createTempSpace({
     budgetBytes: config.abuse.tempSpaceBytes,
-    minFreeDiskBytes: config.abuse.minFreeDiskBytes,
-    dataDir: config.dataDir,
-    readStore,
-    log: (message, error) => log.error(message, error),
+    perClientBytes: config.abuse.tempSpacePerClientBytes,
+    disk,
+    ...(tally ? { tally } : {}),
   });
   const uploadGuard = roles.commands
     ? createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace)
     : undefined;
-  if (uploadGuard) await tempSpace.start();
 
   const readiness = createReadiness({
     eventStore,
@@ -281,7 +294,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       (await readStore.get<T>(collectionOf(projection), id))?.doc;
     const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs });
     return {
-      multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id) },
+      multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
       queries: {
         info: () => info,
         txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
@@ -321,7 +334,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       // a cut upload whose bytes were all in is still accepted (durably): wait for it before closing the stores
       if (!(await inFlight.settled(10_000))) log.warn('command handlers still running at shutdown', { count: inFlight.count });
       uploadGuard?.stop();
-      tempSpace.stop();
+      await tally?.stop();
       await bundler.stop();
       await maintenance?.stop();
       await finalizer.idle();

@@ -77,8 +77,9 @@ export async function receiveDataItem(
 }
 
 /**
- * Verifies an item already in the blob store (an assembled multi-part upload) by streaming
- * `[0, size)` of it; committing moves that blob, so its bytes are never copied.
+ * Verifies an item already in the blob store by streaming `[0, size)` of a blob nobody writes any
+ * more (a multi-part upload held in one chunk, or an earlier version's upload blob); committing moves
+ * that blob, so its bytes are never copied.
  */
 export async function verifyStoredDataItem(
   blobStore: BlobStore,

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'INVALID_REQUEST'
   | 'TOO_MANY_REQUESTS'
   | 'REQUEST_TIMEOUT'
+  | 'METHOD_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE';
 
 export abstract class ServiceError extends Error {
@@ -77,4 +78,8 @@ export class TooManyRequests extends ServiceError {
 /** a request body too slow to be a real upload: cut (src/http/bodyRate.ts) */
 export class RequestTimeout extends ServiceError {
   readonly code = 'REQUEST_TIMEOUT';
+}
+/** a method the route does not take (a HEAD of upload creation, which must not create one) */
+export class MethodNotAllowed extends ServiceError {
+  readonly code = 'METHOD_NOT_ALLOWED';
 }

@@ -24,6 +24,7 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('INVALID_REQUEST', () => [400, 'Invalid request'])
     .with('TOO_MANY_REQUESTS', () => [429, 'Too Many Requests'])
     .with('REQUEST_TIMEOUT', () => [408, 'Request Timeout'])
+    .with('METHOD_NOT_ALLOWED', () => [405, 'Method Not Allowed'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

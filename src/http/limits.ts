@@ -3,15 +3,16 @@ import { ServiceUnavailable, TooManyRequests } from '../domain/errors.js';
 import { CHUNK_MAX } from '../domain/upload/ids.js';
 import { createBodyRateWatch, type BodyRateLimits } from './bodyRate.js';
 import { clientKeyOf } from './clientKey.js';
-import type { TempSpace } from './tempSpace.js';
+import type { Refusal, TempSpace } from './tempSpace.js';
 
 /**
  * Limits in front of the upload routes (single `POST /tx[/:token]`, chunk and finalize), checked
  * before a byte of the body is read:
  * - uploads in flight per client (`req.ip`, an IPv6 /64): past `maxUploadsPerClient`, 429;
  * - the temporary-space budget (tempSpace.ts): an upload whose declared length does not fit, 503
- *   (retryable); one without a declared length is refused the same way as soon as its bytes pass
- *   the budget, and the handler deletes what it had written;
+ *   (retryable), or 429 when it is its client's share that it does not fit; one without a declared
+ *   length is refused the same way as soon as its bytes pass, and the handler deletes what it had
+ *   written;
  * - the minimum body rate (bodyRate.ts): a body too slow is cut.
  */
 export interface UploadLimits {
@@ -65,15 +66,15 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
     // no declared length (or an unusable one the route refuses itself): counted as the bytes come
     let taken = 0;
     if (declared !== undefined && declared <= max) {
-      if (!tempSpace.tryTake(declared)) {
-        next(new ServiceUnavailable(`temporary space: ${declared} bytes do not fit`));
+      const refusal = tempSpace.tryTake(key, declared);
+      if (refusal) {
+        next(refused(refusal, key, `${declared} bytes do not fit`));
         return;
       }
       taken = declared;
-      // a stored chunk's bytes stay on disk until its upload ends
-      if (kind === 'chunk') done.push(() => (res.statusCode === 200 && res.writableFinished ? tempSpace.stored(declared) : undefined));
     }
-    done.push(() => tempSpace.give(taken));
+    // a recorded chunk's bytes are counted at rest from then on (the upload tally), not in flight
+    done.push(() => tempSpace.give(key, taken));
 
     let received = 0;
     const source = () => req.iterator({ destroyOnReturn: false });
@@ -82,7 +83,8 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
         received += chunk.length;
         if (received > taken) {
           const more = received - taken;
-          if (!tempSpace.tryTake(more)) throw new ServiceUnavailable(`temporary space: ${received} bytes received`);
+          const refusal = tempSpace.tryTake(key, more);
+          if (refusal) throw refused(refusal, key, `${received} bytes received`);
           taken += more;
         }
         yield chunk;
@@ -109,6 +111,13 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
     (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next),
   );
   return { router, inFlight: () => perClient, stop: () => rate.stop() };
+}
+
+/** the budget or the disk: 503, retryable; the client's own share: 429, until its uploads end */
+function refused(refusal: Refusal, client: string, what: string): Error {
+  return refusal === 'client'
+    ? new TooManyRequests(`temporary space of ${client}: ${what}`)
+    : new ServiceUnavailable(`temporary space (${refusal}): ${what}`);
 }
 
 function declaredLength(req: Request): number | undefined {

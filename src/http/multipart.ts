@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { UploadNotFound } from '../domain/errors.js';
+import { MethodNotAllowed, UploadNotFound } from '../domain/errors.js';
 import { CHUNK_MAX, CHUNK_MIN, DEFAULT_VIEW_CHUNK_SIZE } from '../domain/upload/ids.js';
 import type { RequestContext } from '../app/context.js';
 import type { FinalizeOutcome } from '../app/multipart/commands.js';
@@ -31,6 +31,8 @@ export interface MultipartCommandHandlers {
 
 export interface MultipartQueryHandlers {
   upload(uploadId: string): Promise<UploadDocument | undefined>;
+  /** the upload's chunks, `[offset, length]` ascending by offset */
+  chunks(uploadId: string): Promise<[number, number][]>;
 }
 
 /**
@@ -48,6 +50,11 @@ function sendFinalized(res: Response, outcome: FinalizeOutcome & { kind: 'finali
 export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Router {
   const router = Router();
   const create = async (req: Request, res: Response, token: string) => {
+    // Express serves HEAD with the GET route: a probe must not create an upload (and hold a client's quota)
+    if (req.method === 'HEAD') {
+      res.set('Allow', 'GET');
+      throw new MethodNotAllowed(`HEAD ${req.path}`);
+    }
     // a repeated `?chunkSize=` (an array) is not a size either: it must fail as one, not be ignored
     const given = req.query.chunkSize;
     const chunkSize = given === undefined ? undefined : String(given);
@@ -92,8 +99,9 @@ export function multipartQueriesRouter(handlers: MultipartQueryHandlers): Router
   router.get('/chunks/:token/:uploadId/-1', async (req, res) => {
     const { id, doc } = await live(req, viewUploadRoute);
     if (doc.status === 'EXPIRED') throw new UploadNotFound(id);
-    const largest = doc.chunks.reduce((max, [, length]) => Math.max(max, length), 0);
-    res.json({ id, min: CHUNK_MIN, max: CHUNK_MAX, size: doc.chunkSize ?? (largest || DEFAULT_VIEW_CHUNK_SIZE), chunks: doc.chunks });
+    const chunks = await handlers.chunks(id);
+    const largest = chunks.reduce((max, [, length]) => Math.max(max, length), 0);
+    res.json({ id, min: CHUNK_MIN, max: CHUNK_MAX, size: doc.chunkSize ?? (largest || DEFAULT_VIEW_CHUNK_SIZE), chunks });
   });
   router.get('/chunks/:token/:uploadId/status', async (req, res) => {
     const { doc } = await live(req, uploadStatusRoute);

@@ -164,7 +164,7 @@ describe('multi-part upload', function () {
     const id = await createUpload(base);
     await postChunk(base, id, 0, new Uint8Array(3000));
     const later = { ...service.multipart, now: () => Date.now() + 25 * 3_600_000 };
-    expect(await expireUploads(later, service.readStore, 24 * 3_600_000)).to.be.at.least(1);
+    expect(await expireUploads(later, service.readStore, { lifetimeMs: 24 * 3_600_000, headerlessLifetimeMs: 48 * 3_600_000 })).to.be.at.least(1);
     await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
     await expectText(await fetch(`${base}/chunks/arweave/${id}/-1`), 404, 'Multi-part upload not found');
     await expectText(await postChunk(base, id, 3000, new Uint8Array(10)), 404, 'Multi-part upload not found');

@@ -4,7 +4,6 @@ import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, expectText, postChunk, postChunks } from '../support/multipart.js';
 import { nativeAddress } from '../../src/verify/index.js';
-import { uploadDataKey } from '../../src/domain/upload/ids.js';
 
 const meta = { correlationId: 'test' };
 
@@ -63,9 +62,9 @@ describe('multi-part finalization after a crash', function () {
   });
   afterEach(() => service.close());
 
-  async function requested(raw: Uint8Array) {
+  async function requested(raw: Uint8Array, chunkSize = 4000) {
     const id = await createUpload(service.url);
-    await postChunks(service.url, id, raw, 4000);
+    await postChunks(service.url, id, raw, chunkSize);
     // what a process that crashed right after recording the async finalize request leaves behind
     const { position } = await service.multipart.uploads.execute(
       { type: 'RequestFinalize', data: { uploadId: id, mode: 'async', paidBy: [], now: Date.now() } },
@@ -85,14 +84,33 @@ describe('multi-part finalization after a crash', function () {
     expect(status.receipt.id).to.equal(item.id);
   });
 
-  it('resumes a finalization that crashed after moving the bytes, before recording the acceptance', async () => {
+  it('resumes a finalization that crashed after moving the one chunk blob, before recording the acceptance', async () => {
+    const item = await itemOfSize(signers.arweave(), 10_000);
+    const id = await requested(item.getRaw(), 10_000);
+    await service.multipart.uploads.execute(
+      { type: 'MarkValidated', data: { uploadId: id, dataItemId: item.id, size: item.getRaw().length, now: Date.now() } },
+      meta,
+    );
+    const upload = await service.multipart.uploads.read(id);
+    await service.blobStore.move(upload!.chunks.get(0)!.blobKey, `items/${item.id}`);
+    await service.finalizer.resume();
+    await service.finalizer.idle();
+    const status = await (await fetch(`${service.url}/chunks/arweave/${id}/status`)).json();
+    expect(status.status).to.equal('FINALIZED');
+    const tx = await (await fetch(`${service.url}/tx/${item.id}/status`)).json();
+    expect(tx).to.include({ status: 'CONFIRMED', rawContentLength: 10_000 });
+  });
+
+  it('resumes a finalization that crashed after copying several chunks into the item blob, before recording the acceptance', async () => {
     const item = await itemOfSize(signers.arweave(), 10_000);
     const id = await requested(item.getRaw());
     await service.multipart.uploads.execute(
       { type: 'MarkValidated', data: { uploadId: id, dataItemId: item.id, size: item.getRaw().length, now: Date.now() } },
       meta,
     );
-    await service.blobStore.move(uploadDataKey(id), `items/${item.id}`);
+    await service.blobStore.put(`items/${item.id}`, (async function* () {
+      yield item.getRaw();
+    })());
     await service.finalizer.resume();
     await service.finalizer.idle();
     const status = await (await fetch(`${service.url}/chunks/arweave/${id}/status`)).json();

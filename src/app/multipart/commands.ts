@@ -1,4 +1,5 @@
-import { InsufficientBalance, InvalidChunkSize, InvalidDataItem, UploadNotFound } from '../../domain/errors.js';
+import { InsufficientBalance, InvalidChunkSize, InvalidDataItem, ServiceUnavailable, TooManyRequests, UploadNotFound } from '../../domain/errors.js';
+import { clientKeyOf } from '../../http/clientKey.js';
 import { CHUNK_MAX, CHUNK_MIN, newUploadId } from '../../domain/upload/ids.js';
 import type { Receipt } from '../../domain/receipt.js';
 import type { Upload } from '../../domain/upload/state.js';
@@ -17,13 +18,34 @@ export async function createUpload(deps: MultipartDeps, input: { token: string; 
     if (!(chunkSize >= CHUNK_MIN && chunkSize <= CHUNK_MAX)) throw new InvalidChunkSize(input.chunkSize);
   }
   const uploadId = newUploadId();
+  admitNewUpload(deps, uploadId, input.ctx);
   const now = (deps.now ?? Date.now)();
-  const { position } = await deps.uploads.execute(
-    { type: 'CreateUpload', data: { uploadId, token: input.token, ...(chunkSize ? { chunkSize } : {}), now } },
-    metadataOf(input.ctx),
-  );
-  await deps.awaitProjection?.(position!);
+  let position: bigint | undefined;
+  try {
+    ({ position } = await deps.uploads.execute(
+      { type: 'CreateUpload', data: { uploadId, token: input.token, ...(chunkSize ? { chunkSize } : {}), now } },
+      metadataOf(input.ctx),
+    ));
+  } catch (error) {
+    deps.tally?.forget(uploadId);
+    throw error;
+  }
+  if (position !== undefined) await deps.awaitProjection?.(position);
   return { id: uploadId, min: CHUNK_MIN, max: CHUNK_MAX, ...(chunkSize ? { chunkSize } : {}) };
+}
+
+/**
+ * A new upload is refused while its client holds the most open uploads it may (429; they end when
+ * finalized or expired), and while the disk is below its floor (503: its chunks could not be stored).
+ */
+function admitNewUpload(deps: MultipartDeps, uploadId: string, ctx: RequestContext): void {
+  if (deps.disk?.belowFloor()) throw new ServiceUnavailable(`free disk ${deps.disk.free()} bytes is below the floor of ${deps.disk.floorBytes}`);
+  if (!deps.tally) return;
+  const client = clientKeyOf(ctx.clientAddress);
+  const max = deps.limits.maxOpenUploadsPerClient;
+  const { uploads } = deps.tally.usage(client);
+  if (max > 0 && uploads >= max) throw new TooManyRequests(`${client} holds ${uploads} open uploads`);
+  deps.tally.expect(uploadId, client);
 }
 
 const finalized = (u: Upload): FinalizeOutcome | undefined =>

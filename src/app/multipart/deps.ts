@@ -4,6 +4,20 @@ import type { AccountRepository } from '../accounts.js';
 import type { UploadRepository } from '../uploads.js';
 import type { AcceptDeps } from '../acceptDataItem.js';
 import type { OwnerLookup } from './uploadOwner.js';
+import type { UploadTally } from './uploadTally.js';
+import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
+
+/** What one client may hold in multi-part uploads (README, configuration). */
+export interface MultipartLimits {
+  /** chunks recorded per upload */
+  maxChunks: number;
+  /** uploads created and not yet at an end, per client; 0: no limit */
+  maxOpenUploadsPerClient: number;
+  /** what an upload with no known owner (no header chunk yet) may hold without counting against its client's allowance */
+  freeUploadLimitBytes: number;
+  /** bytes past the free limit a client may hold in uploads with no header chunk yet */
+  headerlessBytesPerClient: number;
+}
 
 export interface MultipartDeps {
   uploads: UploadRepository;
@@ -12,7 +26,12 @@ export interface MultipartDeps {
   accounts: AccountRepository;
   accept: AcceptDeps;
   maxDataItemSize: number;
+  limits: MultipartLimits;
   ownerOf: OwnerLookup;
+  /** what every client holds in uploads not at an end (absent: nothing is counted, no per-client limit applies) */
+  tally?: UploadTally;
+  /** the free-disk floor: creation refused below it, and an assembled item's copy must fit above it */
+  disk?: DiskSpace;
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
   now?: () => number;

@@ -1,9 +1,10 @@
 import { DataItemTooLarge, InsufficientBalance, InvalidDataItem } from '../../domain/errors.js';
-import { uploadDataKey, uploadPrefix } from '../../domain/upload/ids.js';
+import { uploadPrefix } from '../../domain/upload/ids.js';
 import { tileChunks, type Upload, type UploadState } from '../../domain/upload/state.js';
 import { acceptDataItem, type AcceptOutcome } from '../acceptDataItem.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import { assembleUpload } from './assembleUpload.js';
 import type { MultipartDeps } from './deps.js';
 
 /**
@@ -29,13 +30,9 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
   const tiling = tileChunks(upload.chunks);
   if (!tiling.ok) return invalid(tiling.reason);
 
-  // The bytes are verified where they are and moved, never copied. After a crash between that move
-  // and the acceptance they are found under the item's own key (its id was recorded by MarkValidated).
-  let key = uploadDataKey(uploadId);
-  if (upload.dataItemId && !(await deps.blobStore.stat(key))) key = `items/${upload.dataItemId}`;
   let received: ReceivedDataItem;
   try {
-    received = await verifyStoredDataItem(deps.blobStore, key, tiling.size, deps.maxDataItemSize, deps.observeVerify);
+    received = await movedBeforeCrash(deps, upload, tiling.size) ?? (await assembleUpload(deps, uploadId, tiling.ordered, tiling.size));
   } catch (error) {
     if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) return invalid(error.detail ?? error.code);
     throw error;
@@ -56,6 +53,17 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
     if (error instanceof InsufficientBalance) return end({ type: 'MarkUnderfunded', data: { uploadId, dataItemId, now: now() } }, false);
     throw error;
   }
+}
+
+/**
+ * An upload held in one blob (one chunk; every chunk of an earlier version's upload) moves that blob
+ * to the item's key when it is accepted. After a crash between that move and the acceptance, the bytes
+ * are found under the item's own key (its id was recorded by MarkValidated) and verified there again.
+ */
+async function movedBeforeCrash(deps: MultipartDeps, upload: Upload, size: number): Promise<ReceivedDataItem | undefined> {
+  const header = upload.chunks.get(0);
+  if (!upload.dataItemId || !header || (await deps.blobStore.stat(header.blobKey))) return undefined;
+  return verifyStoredDataItem(deps.blobStore, `items/${upload.dataItemId}`, size, deps.maxDataItemSize, deps.observeVerify);
 }
 
 const payersOf = (upload: Upload) => upload.finalize?.paidBy ?? [];

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { InsufficientBalance, InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../../domain/errors.js';
-import { uploadDataKey, CHUNK_MAX } from '../../domain/upload/ids.js';
-import { receivedEnd, type Upload } from '../../domain/upload/state.js';
+import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload/ids.js';
+import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
+import { clientKeyOf } from '../../http/clientKey.js';
 
 const DECIMAL = /^\d{1,16}$/;
 
@@ -21,9 +22,13 @@ export function chunkBounds(offset: string, contentLength: string | undefined, m
 }
 
 /**
- * Writes one chunk at its offset of the upload's blob (any order, in parallel) and records it once
- * durable. Once the owner is known from the header chunk, a chunk that takes the upload past what
- * anybody would pay for it is refused with 402.
+ * Writes one chunk into a blob of its own and records it once durable (any order, in parallel). The
+ * blob is never written again: a request still sending when the upload is finalized, or another one
+ * at the same offset, writes its own blob, which nothing recorded points at and which is deleted.
+ *
+ * Payment: once the owner is known from the header chunk, a chunk that takes the upload past what
+ * anybody would pay for it is refused with 402. Until then an upload holds at most the free limit,
+ * beyond which its bytes count against its client's allowance for uploads without a header.
  */
 export async function receiveChunk(
   deps: MultipartDeps,
@@ -33,12 +38,15 @@ export async function receiveChunk(
   const upload = await deps.uploads.read(input.uploadId);
   if (!upload || upload.status === 'EXPIRED') throw new UploadNotFound(input.uploadId);
   if (upload.status !== 'ASSEMBLING') throw new UploadAlreadyFinalized(input.uploadId);
+  const refusal = chunkRefusal(upload, offset, length, deps.limits.maxChunks);
+  if (refusal) throw new InvalidChunk(`upload ${input.uploadId}: ${refusal}`);
 
   // An owner known from the header chunk is checked before a byte is written; the header chunk
   // itself is checked once its bytes are in (and stays unrecorded if refused).
-  const end = Math.max(receivedEnd(upload), offset + length);
+  const end = Math.max(upload.furthestEnd, offset + length);
   const knownOwner = offset === 0 ? undefined : await deps.ownerOf(upload);
   if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy);
+  else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
   const digest = createHash('sha256');
   const head: Uint8Array[] = [];
@@ -52,18 +60,34 @@ export async function receiveChunk(
       yield chunk;
     }
   }
-  const blobKey = uploadDataKey(input.uploadId);
-  await deps.blobStore.writeAt(blobKey, offset, counted());
-  if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
+  const blobKey = newChunkKey(input.uploadId, offset);
+  // from here on this request's blob is deleted unless the chunk is recorded with it
+  let recorded = false;
+  try {
+    await deps.blobStore.put(blobKey, counted());
+    if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
 
-  const headerOwner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
-  if (headerOwner) await ensurePayable(deps, upload, headerOwner, end, input.paidBy);
-  const now = (deps.now ?? Date.now)();
-  const { position } = await deps.uploads.execute(
-    { type: 'ReceiveChunk', data: { uploadId: input.uploadId, offset, length, sha256: digest.digest('hex'), blobKey, now } },
-    metadataOf(input.ctx),
-  );
-  if (position !== undefined) await deps.awaitProjection?.(position);
+    const owner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
+    if (owner) await ensurePayable(deps, upload, owner, end, input.paidBy);
+    else if (offset === 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
+    const now = (deps.now ?? Date.now)();
+    const { events, position } = await deps.uploads.execute(
+      {
+        type: 'ReceiveChunk',
+        data: { uploadId: input.uploadId, offset, length, sha256: digest.digest('hex'), blobKey, ...(owner ? { owner } : {}), maxChunks: deps.limits.maxChunks, now },
+      },
+      metadataOf(input.ctx),
+    );
+    const event = events[0];
+    recorded = event !== undefined;
+    // the chunk it replaced is in no recorded state any more (the blob of an earlier version's upload is shared by all its chunks)
+    const replaced = event?.type === 'ChunkReceived' ? event.data.replaced?.blobKey : undefined;
+    if (replaced && replaced !== legacyUploadDataKey(input.uploadId)) await deps.blobStore.delete(replaced);
+    if (position !== undefined) await deps.awaitProjection?.(position);
+  } finally {
+    // refused, failed, or the same bytes as the chunk already recorded there
+    if (!recorded) await deps.blobStore.delete(blobKey).catch(() => undefined);
+  }
 }
 
 async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string, end: number, paidBy: string[]) {
@@ -72,5 +96,22 @@ async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string,
   const now = (deps.now ?? Date.now)();
   if (!(await someoneCanPay(deps.accounts, { owner, paidBy, winc, now }))) {
     throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
+  }
+}
+
+/**
+ * No owner is known yet, so nobody is known to pay: past the free limit, the upload's bytes are taken
+ * only within its client's allowance for such uploads (clients that send the header chunk last, as
+ * Irys' streaming uploader does, need one item's worth; 0 allows none).
+ */
+function ensureHeaderlessAllowed(deps: MultipartDeps, upload: Upload, offset: number, length: number, ctx: RequestContext) {
+  const holding = upload.bytes - (upload.chunks.get(offset)?.length ?? 0) + length;
+  if (holding <= deps.limits.freeUploadLimitBytes) return;
+  const client = deps.tally?.clientOf(upload.uploadId) ?? clientKeyOf(ctx.clientAddress);
+  const used = deps.tally?.usage(client).headerlessBytes ?? 0;
+  if (used + length > deps.limits.headerlessBytesPerClient) {
+    throw new InsufficientBalance(
+      `upload ${upload.uploadId}: ${holding} bytes with no header chunk yet; ${client} holds ${used} such bytes of ${deps.limits.headerlessBytesPerClient}`,
+    );
   }
 }

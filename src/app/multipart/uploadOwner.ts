@@ -1,18 +1,21 @@
 import type { BlobStore } from '../../ports/blobStore.js';
+import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Upload } from '../../domain/upload/state.js';
 import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
 
 export type OwnerLookup = (upload: Upload) => Promise<string | undefined>;
 
 /**
- * The native address of an upload's owner, from its header chunk (the first bytes of the upload's
- * blob); undefined until one arrives. Remembered per header chunk digest (a replaced one is read again).
+ * The native address of an upload's owner: recorded with its header chunk, or undefined until a
+ * header chunk whose header parses arrives. Uploads of earlier versions recorded no owner: theirs is
+ * read from the header chunk's bytes, and remembered per header chunk digest (a replaced one is read again).
  */
 export function createOwnerLookup(blobStore: BlobStore, maxRemembered = 10_000): OwnerLookup {
   const owners = new Map<string, string>();
   return async (upload) => {
+    if (upload.owner !== undefined) return upload.owner;
     const header = upload.chunks.get(0);
-    if (!header) return undefined;
+    if (!header || header.blobKey !== legacyUploadDataKey(upload.uploadId)) return undefined;
     const key = `${upload.uploadId}:${header.sha256}`;
     const known = owners.get(key);
     if (known) return known;

@@ -1,19 +1,22 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
-import { UploadAlreadyFinalized, UploadNotFound } from '../errors.js';
+import { InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../errors.js';
 import type { UploadEvent } from './events.js';
-import type { Upload, UploadState } from './state.js';
+import { chunkRefusal, ownerKnown, pastLifetime, type Upload, type UploadLifetimes, type UploadState } from './state.js';
 
 /** The multi-part upload aggregate. Pure: ids, time, digests and verification results come in the command. */
 export type UploadCommand =
   | { type: 'CreateUpload'; data: { uploadId: string; token: string; chunkSize?: number; now: number } }
-  | { type: 'ReceiveChunk'; data: { uploadId: string; offset: number; length: number; sha256: string; blobKey: string; now: number } }
+  | {
+      type: 'ReceiveChunk';
+      data: { uploadId: string; offset: number; length: number; sha256: string; blobKey: string; owner?: string; maxChunks: number; now: number };
+    }
   | { type: 'RequestFinalize'; data: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; now: number } }
   | { type: 'MarkValidated'; data: { uploadId: string; dataItemId: string; size: number; now: number } }
   | { type: 'MarkFinalized'; data: { uploadId: string; dataItemId: string; receipt: Receipt; existed?: boolean; now: number } }
   | { type: 'MarkInvalid'; data: { uploadId: string; reason: string; now: number } }
   | { type: 'MarkUnderfunded'; data: { uploadId: string; dataItemId: string; now: number } }
-  | { type: 'Expire'; data: { uploadId: string; now: number } };
+  | { type: 'Expire'; data: { uploadId: string; lifetimes: UploadLifetimes; now: number } };
 
 const live = (state: UploadState, uploadId: string): Upload => {
   if (!state || state.status === 'EXPIRED') throw new UploadNotFound(uploadId);
@@ -26,12 +29,15 @@ export const decideUpload = (command: UploadCommand, state: UploadState): Upload
   match(command)
     .returnType<UploadEvent[]>()
     .with({ type: 'CreateUpload' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'UploadCreated', data: { ...d, timestamp: now } }]))
-    .with({ type: 'ReceiveChunk' }, ({ data: { now, ...d } }) => {
+    .with({ type: 'ReceiveChunk' }, ({ data: { now, maxChunks, ...d } }) => {
       const upload = live(state, d.uploadId);
       if (upload.status !== 'ASSEMBLING') throw new UploadAlreadyFinalized(d.uploadId);
-      const same = upload.chunks.get(d.offset);
-      if (same && same.sha256 === d.sha256 && same.length === d.length) return [];
-      return [{ type: 'ChunkReceived', data: { ...d, timestamp: now } }];
+      const before = upload.chunks.get(d.offset);
+      if (before && before.sha256 === d.sha256 && before.length === d.length) return [];
+      const refusal = chunkRefusal(upload, d.offset, d.length, maxChunks);
+      if (refusal) throw new InvalidChunk(`upload ${d.uploadId}: ${refusal}`);
+      const replaced = before ? { replaced: { length: before.length, blobKey: before.blobKey } } : {};
+      return [{ type: 'ChunkReceived', data: { ...d, ...replaced, timestamp: now } }];
     })
     .with({ type: 'RequestFinalize' }, ({ data: { now, ...d } }) => {
       const upload = live(state, d.uploadId);
@@ -51,7 +57,8 @@ export const decideUpload = (command: UploadCommand, state: UploadState): Upload
     .with({ type: 'MarkUnderfunded' }, ({ data: { now, ...d } }) =>
       finalizing(state) ? [{ type: 'UploadUnderfunded', data: { ...d, timestamp: now } }] : [],
     )
-    .with({ type: 'Expire' }, ({ data: { now, ...d } }) =>
-      state?.status === 'ASSEMBLING' || state?.status === 'UNDERFUNDED' ? [{ type: 'UploadExpired', data: { ...d, timestamp: now } }] : [],
+    // decided on the stream, not the read model the expirer scanned: a chunk or a finalize since then counts
+    .with({ type: 'Expire' }, ({ data: { now, lifetimes, ...d } }) =>
+      state && pastLifetime({ ...state, owned: ownerKnown(state) }, now, lifetimes) ? [{ type: 'UploadExpired', data: { ...d, timestamp: now } }] : [],
     )
     .exhaustive();

@@ -18,7 +18,12 @@ export const ChunkReceived = z.object({
     length: z.number().int().positive(),
     /** hex sha256 of the chunk's bytes */
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /** the chunk's own blob, written once and never again (earlier versions: the upload's one blob) */
     blobKey: z.string(),
+    /** the chunk recorded at this offset before, which this one replaces (its blob is deleted) */
+    replaced: z.object({ length: z.number().int().positive(), blobKey: z.string() }).optional(),
+    /** offset 0: the owner's native address, when the chunk holds the item's whole header */
+    owner: z.string().optional(),
   }),
 });
 

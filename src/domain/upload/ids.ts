@@ -10,9 +10,16 @@ export type UploadId = z.infer<typeof UploadId>;
 
 export const uploadStream = (id: string): StreamName => streamName(`upload-${id}`);
 
-/** an upload's bytes live under its prefix, every chunk written at its offset of one blob */
+/** an upload's bytes live under its prefix, deleted as a whole when the upload ends */
 export const uploadPrefix = (id: string) => `uploads/${id}`;
-export const uploadDataKey = (id: string) => `${uploadPrefix(id)}/data`;
+/**
+ * Each chunk request writes a blob of its own, never written again once complete: a request still
+ * writing when the upload is finalized (or a second one at the same offset) cannot change the bytes
+ * that were verified. Random, so two requests for one offset never share a blob.
+ */
+export const newChunkKey = (id: string, offset: number) => `${uploadPrefix(id)}/${offset}_${randomBytes(8).toString('hex')}`;
+/** where uploads of earlier versions wrote every chunk, at its offset of one blob */
+export const legacyUploadDataKey = (id: string) => `${uploadPrefix(id)}/data`;
 
 /** CONTRACT.md section 4: the limits every upload answers with */
 export const CHUNK_MIN = 2500;

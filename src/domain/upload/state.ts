@@ -1,6 +1,8 @@
+import { Map as PersistentMap } from 'immutable';
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import type { UploadEvent } from './events.js';
+import { CHUNK_MIN, legacyUploadDataKey } from './ids.js';
 
 export type UploadStatus = 'ASSEMBLING' | 'VALIDATING' | 'FINALIZING' | 'FINALIZED' | 'INVALID' | 'UNDERFUNDED' | 'EXPIRED';
 
@@ -8,8 +10,16 @@ export interface Chunk {
   offset: number;
   length: number;
   sha256: string;
+  /** the chunk's own blob (bytes at 0), or for uploads of earlier versions the upload's one blob (bytes at `offset`) */
   blobKey: string;
 }
+
+/**
+ * The chunks of an upload by offset, in a persistent map: recording a chunk shares the rest of the map
+ * with the state before, so a chunk costs the same whether the upload holds ten chunks or ten thousand.
+ */
+export type Chunks = PersistentMap<number, Chunk>;
+export const noChunks: Chunks = PersistentMap<number, Chunk>();
 
 export interface Upload {
   uploadId: string;
@@ -19,7 +29,19 @@ export interface Upload {
   status: UploadStatus;
   /** time of the last status change */
   statusChangedAt: number;
-  chunks: ReadonlyMap<number, Chunk>;
+  chunks: Chunks;
+  /** bytes held by the chunks recorded now (a replaced chunk no longer counts) */
+  bytes: number;
+  /** the furthest byte any chunk reached (not lowered when a chunk is replaced by a shorter one) */
+  furthestEnd: number;
+  /** the largest offset of a chunk (chunks are replaced, never removed, so this is exact); -1 without chunks */
+  lastOffset: number;
+  /** offset of the one chunk shorter than CHUNK_MIN, which can only be the last of the item */
+  shortChunkAt?: number;
+  /** the owner's native address, from the header in the chunk at offset 0 (absent until one parses) */
+  owner?: string;
+  /** time of the last chunk recorded, or of the creation */
+  activeAt: number;
   finalize?: { mode: 'sync' | 'async'; paidBy: string[] };
   dataItemId?: string;
   receipt?: Receipt;
@@ -34,15 +56,24 @@ const withStatus = (u: Upload, status: UploadStatus, at: number): Upload => ({ .
 export const evolveUpload = (state: UploadState, event: UploadEvent): UploadState => {
   if (event.type === 'UploadCreated') {
     const { uploadId, token, chunkSize, timestamp } = event.data;
-    return { uploadId, token, ...(chunkSize ? { chunkSize } : {}), createdAt: timestamp, status: 'ASSEMBLING', statusChangedAt: timestamp, chunks: new Map() };
+    return {
+      uploadId,
+      token,
+      ...(chunkSize ? { chunkSize } : {}),
+      createdAt: timestamp,
+      status: 'ASSEMBLING',
+      statusChangedAt: timestamp,
+      chunks: noChunks,
+      bytes: 0,
+      furthestEnd: 0,
+      lastOffset: -1,
+      activeAt: timestamp,
+    };
   }
   if (!state) return state;
   return match(event)
     .returnType<Upload>()
-    .with({ type: 'ChunkReceived' }, ({ data }) => ({
-      ...state,
-      chunks: new Map(state.chunks).set(data.offset, { offset: data.offset, length: data.length, sha256: data.sha256, blobKey: data.blobKey }),
-    }))
+    .with({ type: 'ChunkReceived' }, ({ data }) => withChunk(state, data))
     .with({ type: 'UploadFinalizeRequested' }, ({ data }) => ({
       ...withStatus(state, 'VALIDATING', data.timestamp),
       finalize: { mode: data.mode, paidBy: data.paidBy },
@@ -60,23 +91,93 @@ export const evolveUpload = (state: UploadState, event: UploadEvent): UploadStat
     .exhaustive();
 };
 
-/** The chunks must cover [0, size) exactly: no gap, no overlap. */
+function withChunk(state: Upload, data: Extract<UploadEvent, { type: 'ChunkReceived' }>['data']): Upload {
+  const { offset, length, sha256, blobKey } = data;
+  const previous = state.chunks.get(offset);
+  const { shortChunkAt: _short, owner: _owner, ...rest } = state;
+  const shortChunkAt = length < CHUNK_MIN ? offset : state.shortChunkAt === offset ? undefined : state.shortChunkAt;
+  // the header chunk replaced by one whose header does not parse: the owner is unknown again
+  const owner = offset === 0 ? data.owner : state.owner;
+  return {
+    ...rest,
+    chunks: state.chunks.set(offset, { offset, length, sha256, blobKey }),
+    bytes: state.bytes + length - (previous?.length ?? 0),
+    furthestEnd: Math.max(state.furthestEnd, offset + length),
+    lastOffset: Math.max(state.lastOffset, offset),
+    activeAt: data.timestamp,
+    ...(shortChunkAt !== undefined ? { shortChunkAt } : {}),
+    ...(owner !== undefined ? { owner } : {}),
+  };
+}
+
+/**
+ * Whether a recorded header chunk made the owner known. Uploads of earlier versions recorded no owner
+ * (it was read from their one blob when needed): their header chunks are taken as naming one.
+ */
+export const headerChunkNamesOwner = (chunk: { uploadId: string; owner?: string | undefined; blobKey: string }): boolean =>
+  chunk.owner !== undefined || chunk.blobKey === legacyUploadDataKey(chunk.uploadId);
+
+/** the owner is known from the header chunk (uploads of earlier versions: a header chunk is there) */
+export const ownerKnown = (upload: Upload): boolean => {
+  const header = upload.chunks.get(0);
+  return header !== undefined && headerChunkNamesOwner({ uploadId: upload.uploadId, owner: upload.owner, blobKey: header.blobKey });
+};
+
+/** How long an upload may stay unfinished (README, configuration). */
+export interface UploadLifetimes {
+  /** an upload not finalized within this of its creation expires */
+  lifetimeMs: number;
+  /** an upload whose owner no header chunk has named expires this long after its last chunk (or its creation) */
+  headerlessLifetimeMs: number;
+}
+
+/**
+ * Whether an upload still assembling (or underfunded) is past its lifetime at `now`. Nobody is known
+ * to pay for an upload with no header chunk: its bytes are a free loan of disk, so its lifetime is short.
+ */
+export function pastLifetime(
+  upload: { status: UploadStatus; createdAt: number; activeAt: number; owned: boolean },
+  now: number,
+  lifetimes: UploadLifetimes,
+): boolean {
+  if (upload.status !== 'ASSEMBLING' && upload.status !== 'UNDERFUNDED') return false;
+  return upload.createdAt <= now - lifetimes.lifetimeMs || (!upload.owned && upload.activeAt <= now - lifetimes.headerlessLifetimeMs);
+}
+
+/**
+ * Why a chunk of `length` bytes at `offset` cannot be taken by this upload, or undefined when it can:
+ * at most `maxChunks` chunks; every chunk but the item's last is at least CHUNK_MIN bytes (so at most
+ * one shorter chunk, and no chunk after it). Checked before the chunk's bytes are read and again when
+ * it is recorded (chunks of one upload race).
+ */
+export function chunkRefusal(upload: Upload, offset: number, length: number, maxChunks: number): string | undefined {
+  const replacing = upload.chunks.has(offset);
+  if (!replacing && upload.chunks.size >= maxChunks) return `more than ${maxChunks} chunks`;
+  const short = upload.shortChunkAt;
+  if (length < CHUNK_MIN) {
+    if (short !== undefined && short !== offset) return `a second chunk shorter than ${CHUNK_MIN} bytes (the first at ${short})`;
+    if (upload.lastOffset > offset) return `a chunk of ${length} bytes at ${offset} is not the last`;
+  } else if (short !== undefined && short !== offset && offset > short) {
+    return `a chunk at ${offset} after the short last chunk at ${short}`;
+  }
+  return undefined;
+}
+
+/** The chunks must cover [0, size) exactly (no gap, no overlap), and all but the last be at least `minChunk` bytes. */
 export type Tiling = { ok: true; size: number; ordered: Chunk[] } | { ok: false; reason: string };
 
-export function tileChunks(chunks: ReadonlyMap<number, Chunk>): Tiling {
+export function tileChunks(chunks: Chunks, minChunk = CHUNK_MIN): Tiling {
   const ordered = [...chunks.values()].sort((a, b) => a.offset - b.offset);
   if (ordered.length === 0) return { ok: false, reason: 'no chunks' };
   let end = 0;
-  for (const c of ordered) {
+  for (const [i, c] of ordered.entries()) {
     // never recorded (the HTTP layer and the event schema refuse them), but an empty chunk would
     // otherwise pass as a tiling of nothing: an upload of zero bytes
     if (!(c.length > 0)) return { ok: false, reason: `empty chunk at ${c.offset}` };
     if (c.offset > end) return { ok: false, reason: `gap at ${end}` };
     if (c.offset < end) return { ok: false, reason: `overlap at ${c.offset}` };
+    if (c.length < minChunk && i < ordered.length - 1) return { ok: false, reason: `a chunk of ${c.length} bytes at ${c.offset} before the last` };
     end = c.offset + c.length;
   }
   return { ok: true, size: end, ordered };
 }
-
-/** the byte just past the furthest chunk received */
-export const receivedEnd = (u: Upload): number => Math.max(0, ...[...u.chunks.values()].map((c) => c.offset + c.length));

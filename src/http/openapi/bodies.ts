@@ -3,7 +3,6 @@ import { Receipt } from '../../domain/receipt.js';
 import { CHUNK_MAX, CHUNK_MIN } from '../../domain/upload/ids.js';
 import type { TxOffsets } from '../queries.js';
 import type { BalanceBody as BalanceBodyType } from '../balanceBody.js';
-import type { UploadDocument } from '../../../projections/uploads.js';
 
 /**
  * The JSON bodies the service answers with, as the OpenAPI document's named schemas. The handlers
@@ -130,5 +129,5 @@ type Describes<Schema extends z.ZodType, _Built extends z.output<Schema>> = true
 export type BodiesMatchHandlers = [
   Describes<typeof TxOffsetsBody, TxOffsets>,
   Describes<typeof BalanceBody, BalanceBodyType>,
-  Describes<typeof UploadViewBody, { id: string; min: typeof CHUNK_MIN; max: typeof CHUNK_MAX; size: number; chunks: UploadDocument['chunks'] }>,
+  Describes<typeof UploadViewBody, { id: string; min: typeof CHUNK_MIN; max: typeof CHUNK_MAX; size: number; chunks: [number, number][] }>,
 ];

@@ -1,0 +1,73 @@
+import { ServiceUnavailable } from '../../domain/errors.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
+import { legacyUploadDataKey } from '../../domain/upload/ids.js';
+import type { Chunk } from '../../domain/upload/state.js';
+import { receiveDataItem, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+
+export interface AssembleDeps {
+  blobStore: BlobStore;
+  maxDataItemSize: number;
+  disk?: DiskSpace;
+  observeVerify?: (seconds: number) => void;
+}
+
+/** where a chunk's bytes are: its own blob from 0, or the one blob of an earlier version's upload at its offset */
+const sourceOf = (uploadId: string, chunk: Chunk) => ({
+  key: chunk.blobKey,
+  start: chunk.blobKey === legacyUploadDataKey(uploadId) ? chunk.offset : 0,
+  length: chunk.length,
+});
+
+/**
+ * The item of an upload whose recorded chunks tile it (`ordered`, `size` bytes), verified and ready to
+ * be committed under its key. The recorded chunk blobs are never written again, so what is verified is
+ * what is kept:
+ * - one blob holding the whole item from byte 0 (a single chunk; an earlier version's upload) is
+ *   verified where it is and moved, never copied;
+ * - several chunks are streamed once, in order, through the verifier into a new blob (the disk must
+ *   have room for the copy above its floor, else 503), and the chunks stay until the upload ends.
+ */
+export async function assembleUpload(deps: AssembleDeps, uploadId: string, ordered: readonly Chunk[], size: number): Promise<ReceivedDataItem> {
+  const sources = ordered.map((chunk) => sourceOf(uploadId, chunk));
+  const first = sources[0]!;
+  const inPlace = first.start === 0 && sources.every((s) => s.key === first.key) && contiguous(sources);
+  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, deps.maxDataItemSize, deps.observeVerify);
+
+  const { disk } = deps;
+  if (disk && !disk.tryTake(size)) throw new ServiceUnavailable(`assembling upload ${uploadId}: ${size} bytes would take the disk below its floor`);
+  let given = false;
+  const giveBack = () => {
+    if (!given && disk) disk.give(size);
+    given = true;
+  };
+  const started = process.hrtime.bigint();
+  try {
+    const received = await receiveDataItem(bytesOf(deps.blobStore, sources), { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize });
+    deps.observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
+    return {
+      ...received,
+      commit: (key) => received.commit(key).finally(giveBack),
+      discard: () => received.discard().finally(giveBack),
+    };
+  } catch (error) {
+    giveBack();
+    throw error;
+  }
+}
+
+/** one blob, the chunks back to back from its byte 0 */
+const contiguous = (sources: readonly { key: string; start: number; length: number }[]) =>
+  sources.every((s, i) => i === 0 || s.start === sources[i - 1]!.start + sources[i - 1]!.length);
+
+async function* bytesOf(blobStore: BlobStore, sources: readonly { key: string; start: number; length: number }[]): AsyncGenerator<Uint8Array> {
+  for (const { key, start, length } of sources) {
+    let read = 0;
+    for await (const chunk of await blobStore.read(key, { start, end: start + length - 1 })) {
+      read += (chunk as Uint8Array).byteLength;
+      yield chunk as Uint8Array;
+    }
+    // the store checks ranges against the blob's size; a short read would make every later offset wrong
+    if (read !== length) throw new Error(`chunk blob ${key} gave ${read} of ${length} bytes`);
+  }
+}
