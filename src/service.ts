@@ -78,11 +78,16 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Adapters given instead of the configured ones (tests run the whole service over another blob store). */
+export interface ServiceOverrides {
+  blobStore?: BlobStore;
+}
+
 /**
  * Composition root: builds every adapter from the configuration and runs all roles in one
  * process (commands, queries, projector). Nothing connects before this is called.
  */
-export async function startService(config: Config, log: Logger): Promise<RunningService> {
+export async function startService(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<RunningService> {
   await mkdir(config.dataDir, { recursive: true });
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
@@ -91,7 +96,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const eventStore = await openEventStoreFromConfig(config);
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
   const readStore = await openReadStoreFromConfig(config);
-  const blobStore = await openBlobStoreFromConfig(config, { log: warningsTo(log) });
+  const blobStore = overrides.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),

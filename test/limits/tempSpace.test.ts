@@ -33,7 +33,7 @@ describe('temporary-space budget (TEMP_SPACE_BYTES, MIN_FREE_DISK_BYTES)', funct
   describe('single uploads', () => {
     let service: TestService;
     before(async () => {
-      service = await startTestService({ TEMP_SPACE_BYTES: String(BUDGET), MIN_FREE_DISK_BYTES: '0' });
+      service = await startTestService({ TEMP_SPACE_BYTES: String(BUDGET), TEMP_SPACE_PER_CLIENT_BYTES: String(BUDGET), MIN_FREE_DISK_BYTES: '0' });
     });
     after(() => service.close());
 
@@ -61,6 +61,7 @@ describe('temporary-space budget (TEMP_SPACE_BYTES, MIN_FREE_DISK_BYTES)', funct
       const config = testServiceConfig(dataDir, gateway.url, {
         RECEIPT_SIGNER_WORKERS: '1',
         TEMP_SPACE_BYTES: String(BUDGET),
+        TEMP_SPACE_PER_CLIENT_BYTES: String(BUDGET),
         MIN_FREE_DISK_BYTES: '0',
       });
       service = await startService(config, createLogger(config.logLevel));
