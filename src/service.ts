@@ -177,7 +177,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
   await disk.start();
   // what every client holds in open multi-part uploads, where uploads are taken
   const tally = roles.commands
-    ? createUploadTally({ eventStore, readStore, log: (message, error) => log.error(message, error) })
+    ? createUploadTally({ eventStore, readStore, freeBytes: config.freeUploadLimitBytes, log: (message, error) => log.error(message, error) })
     : undefined;
   await tally?.start();
 

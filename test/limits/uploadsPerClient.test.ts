@@ -1,5 +1,3 @@
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
@@ -23,9 +21,8 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
     const chunk = await rawConnection(service.url);
     chunk.socket.write(uploadHead(`/chunks/arweave/${uploadId}/0`, { 'Content-Length': '4000' }));
     chunk.socket.write(held.getRaw().subarray(0, 100));
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 1, 'the single upload is being written');
-    const chunkFile = join(service.dataDir, 'blobs', 'uploads', uploadId, 'data');
-    await eventually(() => stat(chunkFile).then(() => true, () => false), 'the chunk is being written');
+    // each is written to a temporary file of its own until complete
+    await eventually(async () => (await tempFiles(service.dataDir)).length === 2, 'the single upload and the chunk are being written');
 
     const third = await signedItem(signers.ethereum(), 'a third upload');
     expect(await post(service.url, '/v1/tx', third.getRaw())).to.deep.equal({

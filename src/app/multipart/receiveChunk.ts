@@ -100,18 +100,21 @@ async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string,
 }
 
 /**
- * No owner is known yet, so nobody is known to pay: past the free limit, the upload's bytes are taken
- * only within its client's allowance for such uploads (clients that send the header chunk last, as
- * Irys' streaming uploader does, need one item's worth; 0 allows none).
+ * No owner is known yet, so nobody is known to pay: an upload holds up to the free limit on its own;
+ * bytes past it are taken only within its client's allowance, summed over all its uploads with no
+ * header chunk (clients that send the header chunk last, as Irys' streaming uploader does, need one
+ * item's worth; 0 allows none: then no byte past the free limit comes in before a paying header).
  */
 function ensureHeaderlessAllowed(deps: MultipartDeps, upload: Upload, offset: number, length: number, ctx: RequestContext) {
+  const free = deps.limits.freeUploadLimitBytes;
   const holding = upload.bytes - (upload.chunks.get(offset)?.length ?? 0) + length;
-  if (holding <= deps.limits.freeUploadLimitBytes) return;
+  const more = Math.max(0, holding - free) - Math.max(0, upload.bytes - free);
+  if (more <= 0) return;
   const client = deps.tally?.clientOf(upload.uploadId) ?? clientKeyOf(ctx.clientAddress);
-  const used = deps.tally?.usage(client).headerlessBytes ?? 0;
-  if (used + length > deps.limits.headerlessBytesPerClient) {
+  const used = deps.tally?.usage(client).headerlessExcess ?? 0;
+  if (used + more > deps.limits.headerlessBytesPerClient) {
     throw new InsufficientBalance(
-      `upload ${upload.uploadId}: ${holding} bytes with no header chunk yet; ${client} holds ${used} such bytes of ${deps.limits.headerlessBytesPerClient}`,
+      `upload ${upload.uploadId}: ${holding} bytes with no header chunk yet; ${client} holds ${used} bytes past the free limit of such uploads, of ${deps.limits.headerlessBytesPerClient}`,
     );
   }
 }

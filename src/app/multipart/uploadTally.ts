@@ -11,8 +11,8 @@ export interface UploadUsage {
   uploads: number;
   /** bytes of their recorded chunks */
   bytes: number;
-  /** of which in uploads whose owner no header chunk has named yet */
-  headerlessBytes: number;
+  /** bytes past the free limit of uploads whose owner no header chunk has named yet (nobody is known to pay for them) */
+  headerlessExcess: number;
 }
 
 export interface UploadTally {
@@ -42,7 +42,7 @@ interface Open {
   position: bigint;
 }
 
-const NOTHING: UploadUsage = { uploads: 0, bytes: 0, headerlessBytes: 0 };
+const NOTHING: UploadUsage = { uploads: 0, bytes: 0, headerlessExcess: 0 };
 const ENDS: ReadonlySet<string> = new Set(['UploadFinalized', 'UploadInvalid', 'UploadExpired']);
 
 /**
@@ -58,6 +58,8 @@ const ENDS: ReadonlySet<string> = new Set(['UploadFinalized', 'UploadInvalid', '
 export function createUploadTally(deps: {
   eventStore: Pick<EventStore, 'subscribeToAll'>;
   readStore: Pick<ReadStore, 'scan' | 'getCheckpoint'>;
+  /** what an upload with no header chunk holds without counting as excess (FREE_UPLOAD_LIMIT_BYTES) */
+  freeBytes: number;
   log?: (message: string, error?: unknown) => void;
   retryMs?: number;
 }): UploadTally {
@@ -74,7 +76,7 @@ export function createUploadTally(deps: {
     const usage = clients.get(entry.client) ?? { ...NOTHING };
     usage.uploads += sign;
     usage.bytes += sign * entry.bytes;
-    if (!entry.owned) usage.headerlessBytes += sign * entry.bytes;
+    if (!entry.owned) usage.headerlessExcess += sign * Math.max(0, entry.bytes - deps.freeBytes);
     total += sign * entry.bytes;
     if (usage.uploads === 0) clients.delete(entry.client);
     else clients.set(entry.client, usage);
