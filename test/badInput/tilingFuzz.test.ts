@@ -7,14 +7,16 @@ import { evolveUpload, tileChunks, type Upload, type UploadState } from '../../s
  * Property-based fuzzing of the check that decides whether a multi-part upload's chunks make up its
  * item (tileChunks, run by finalizeUpload): for arbitrary chunk sets, recorded the way the upload
  * stream records them (the same offset again replaces the chunk), it says yes exactly when the
- * chunks tile [0, size): every byte in exactly one chunk, no chunk empty, and then size is the end
- * of the last chunk. The reference below counts bytes instead of walking sorted offsets.
+ * chunks tile [0, size): every byte in exactly one chunk, no chunk empty, every chunk but the last at
+ * least the minimum chunk length (scaled down here to MIN_CHUNK, so short chunks are frequent), and
+ * then size is the end of the last chunk. The reference below counts bytes instead of walking sorted offsets.
  *
  * Seeded: a failure prints its seed and path; replay it with FUZZ_SEED=<seed>.
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 7411);
 const UPLOAD_ID = 'u'.repeat(24);
+const MIN_CHUNK = 20;
 
 interface Piece {
   offset: number;
@@ -46,11 +48,14 @@ function tiles(pieces: readonly Piece[]): { size: number } | undefined {
   const size = Math.max(...kept.map((p) => p.offset + p.length));
   const covered = new Uint8Array(size);
   for (const p of kept) for (let b = p.offset; b < p.offset + p.length; b++) covered[b] = (covered[b] as number) + 1;
-  return covered.every((count) => count === 1) ? { size } : undefined;
+  // only the chunk that ends the item may be short
+  const shortBeforeEnd = kept.some((p) => p.length < MIN_CHUNK && p.offset + p.length < size);
+  return covered.every((count) => count === 1) && !shortBeforeEnd ? { size } : undefined;
 }
 
-/** lengths that add up to `size`: a true tiling, to perturb */
-const tilingArb = fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 10 }).map((lengths) => {
+/** lengths that add up to `size`, all but the last at least MIN_CHUNK: a true tiling, to perturb */
+const tilingArb = fc.tuple(fc.array(fc.integer({ min: MIN_CHUNK, max: 90 }), { maxLength: 9 }), fc.integer({ min: 1, max: 90 })).map(([full, last]) => {
+  const lengths = [...full, last];
   const pieces: Piece[] = [];
   let offset = 0;
   for (const length of lengths) {
@@ -125,7 +130,7 @@ const shuffled = <T>(items: readonly T[], keys: readonly number[]): T[] =>
     .map(({ item }) => item);
 
 function expectVerdictOf(pieces: readonly Piece[]): void {
-  const tiling = tileChunks(uploadWith(pieces).chunks);
+  const tiling = tileChunks(uploadWith(pieces).chunks, MIN_CHUNK);
   const expected = tiles(pieces);
   expect(tiling.ok, JSON.stringify(pieces)).to.equal(expected !== undefined);
   if (tiling.ok && expected) {
