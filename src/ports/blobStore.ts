@@ -58,6 +58,14 @@ export class BlobNotFound extends Error {
   }
 }
 
+/**
+ * The store cannot take (or give) bytes now: its disk is full, over quota, read-only or failing, or
+ * its server cannot be reached. Nothing is wrong with the request: it may be retried.
+ */
+export class BlobStoreUnavailable extends Error {
+  override readonly name = 'BlobStoreUnavailable';
+}
+
 /** Keys must not escape the store: no `..`, no absolute paths, no empty segments. */
 export const isValidBlobKey = (key: string): boolean =>
   /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(key) && key.length <= 512;
