@@ -18,9 +18,10 @@ import {
   type Subscription,
 } from '../../ports/eventStore.js';
 import type { SerializedEvent } from './eventStoreAppend.js';
-import { GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
+import { eventStoreUnavailable, GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
 import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
 import { SqliteSubscription } from './eventStoreSubscription.js';
+import { guardSqlite } from './unavailable.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -34,6 +35,11 @@ export interface SqliteEventStoreOptions {
   pageSize?: number;
   /** clock for `created` (default Date.now) */
   now?: () => number;
+  /**
+   * Called with the connection once it is set up: pragmas of the caller's own. Tests keep it to make
+   * the file full (`max_page_count`) or read-only (`query_only`) while the store is in use.
+   */
+  onOpen?: (db: Database.Database) => void;
 }
 
 export interface SqliteEventStore extends EventStore {
@@ -47,6 +53,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     // FULL: the WAL is fsynced at every commit, so an answered append is on disk.
     db.pragma('synchronous = FULL');
     createSchema(db);
+    options.onOpen?.(db);
     return new SqliteStore(db, prepareStatements(db), options);
   } catch (error) {
     db.close();
@@ -91,7 +98,7 @@ class SqliteStore implements SqliteEventStore {
     while (remaining > 0) {
       this.assertOpen();
       // Paged rather than iterated: a statement left open across `yield` would block the writer.
-      const page = this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize));
+      const page = this.guarded(() => this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize)));
       for (const row of page) {
         from = row.revision + 1n;
         remaining -= 1;
@@ -106,7 +113,7 @@ class SqliteStore implements SqliteEventStore {
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     while (remaining > 0) {
       this.assertOpen();
-      const page = this.statements.allPage(after, Math.min(remaining, this.pageSize));
+      const page = this.guarded(() => this.statements.allPage(after, Math.min(remaining, this.pageSize)));
       for (const row of page) {
         after = row.position;
         remaining -= 1;
@@ -120,7 +127,7 @@ class SqliteStore implements SqliteEventStore {
     this.assertOpen();
     const subscription = new SqliteSubscription(
       {
-        readAfter: (after, limit) => (this.closed ? [] : this.statements.allPage(after, limit).map(toRecordedEvent)),
+        readAfter: (after, limit) => (this.closed ? [] : this.guarded(() => this.statements.allPage(after, limit)).map(toRecordedEvent)),
         remove: (s) => this.subscriptions.delete(s),
       },
       options.after ?? 0n,
@@ -133,7 +140,7 @@ class SqliteStore implements SqliteEventStore {
 
   async headPosition(): Promise<bigint> {
     this.assertOpen();
-    return this.statements.head();
+    return this.guarded(() => this.statements.head());
   }
 
   stats(): GroupCommitStats {
@@ -147,6 +154,11 @@ class SqliteStore implements SqliteEventStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.db.close();
+  }
+
+  /** a read the file cannot serve now (I/O error, lock) answers EventStoreUnavailable */
+  private guarded<T>(read: () => T): T {
+    return guardSqlite(read, eventStoreUnavailable);
   }
 
   private assertOpen(): void {
