@@ -61,6 +61,11 @@ export interface ReadStore {
    * Throws, changing nothing, when `from` has no checkpoint (nothing was built).
    */
   promote(from: ReadModelRef, to: ReadModelRef): Promise<boolean>;
+  /**
+   * A real write no reader sees (in a table or collection of the store's own), resolving once done:
+   * rejects (ReadStoreUnavailable) when the store cannot take writes now (disk full, read-only). For readiness.
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }
 

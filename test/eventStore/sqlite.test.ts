@@ -182,6 +182,25 @@ describe('SQLite event store', () => {
       expect((await store.append(b, [newEvent('B1', large)], 'no_stream')).nextRevision).to.equal(0n);
     });
 
+    it('takes a probe write (readiness) that changes neither the head nor $all, and fails it as an append fails when the file is full', async () => {
+      const { a } = testStreams('a');
+      await store.append(a, [newEvent('A1')], 'no_stream');
+      const head = await store.headPosition();
+      await store.probeWrite();
+      expect(await store.headPosition()).to.equal(head);
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`]);
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      // the free pages the probes left are taken first, as appends would take them
+      db.exec('CREATE TABLE test_filler (padding BLOB NOT NULL)');
+      const fill = db.prepare('INSERT INTO test_filler (padding) VALUES (zeroblob(4096))');
+      expect(() => {
+        for (;;) fill.run();
+      }).to.throw().with.property('code', 'SQLITE_FULL');
+      const error = await store.probeWrite().catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(EventStoreUnavailable);
+      expect(causeOf(error)).to.equal('SQLITE_FULL');
+    });
+
     it('answers EventStoreUnavailable (SQLITE_READONLY) while the connection may not write, and appends again once it may', async () => {
       const { a } = testStreams('a');
       db.pragma('query_only = ON');

@@ -41,6 +41,13 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       expect(await store.get('c', 'a')).to.equal(undefined);
     });
 
+    it('takes a probe write (readiness) that no read sees, as often as asked', async () => {
+      await store.probeWrite();
+      await store.probeWrite();
+      expect(await store.scan('write_probe', { limit: 10 })).to.deep.equal([]);
+      expect(await store.getCheckpoint('write_probe')).to.equal(undefined);
+    });
+
     it('keeps collections apart', async () => {
       await store.commit(
         [

@@ -181,6 +181,13 @@ class MongoReadStoreImpl implements MongoReadStore {
     });
   }
 
+  probeWrite(): Promise<void> {
+    return guarded(async () => {
+      // a collection of its own, outside any transaction: what a commit needs (a primary taking writes)
+      await this.db.collection<{ _id: string; at: Date }>('write_probe').updateOne({ _id: 'probe' }, { $set: { at: new Date() } }, { upsert: true });
+    });
+  }
+
   tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     return guarded(() => tryLease(this.#leases, name, holder, ttlMs, now));
   }

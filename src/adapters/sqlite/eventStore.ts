@@ -22,6 +22,7 @@ import { eventStoreUnavailable, GroupCommitWriter, type GroupCommitStats } from 
 import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
 import { SqliteSubscription } from './eventStoreSubscription.js';
 import { guardSqlite } from './unavailable.js';
+import { writeProbe } from './writeProbe.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -43,6 +44,7 @@ export interface SqliteEventStoreOptions {
 }
 
 export interface SqliteEventStore extends EventStore {
+  probeWrite(): Promise<void>;
   stats(): GroupCommitStats;
 }
 
@@ -67,6 +69,7 @@ class SqliteStore implements SqliteEventStore {
   private readonly writer: GroupCommitWriter;
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
+  private readonly probe: () => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -75,6 +78,7 @@ class SqliteStore implements SqliteEventStore {
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
+    this.probe = writeProbe(db);
     this.writer = new GroupCommitWriter({
       db,
       statements,
@@ -141,6 +145,11 @@ class SqliteStore implements SqliteEventStore {
   async headPosition(): Promise<bigint> {
     this.assertOpen();
     return this.guarded(() => this.statements.head());
+  }
+
+  async probeWrite(): Promise<void> {
+    this.assertOpen();
+    this.guarded(this.probe);
   }
 
   stats(): GroupCommitStats {

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { CheckpointConflict, ReadStoreUnavailable, type CheckpointWrite, type DocumentWrite, type ReadModelRef, type ReadStore, type StoredDocument } from '../../ports/readStore.js';
 import { guardSqlite } from './unavailable.js';
+import { writeProbe } from './writeProbe.js';
 
 /** documents deleted per transaction when a dropped or replaced collection is cleared */
 const CLEAR_CHUNK = 2000;
@@ -47,6 +48,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
     CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS collection_names (name TEXT PRIMARY KEY, physical TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS detached (physical TEXT PRIMARY KEY) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL);
   `);
   onOpen?.(db);
 
@@ -79,6 +81,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
   const cleared = db.prepare('DELETE FROM detached WHERE physical = ?');
   const clearSome = db.prepare('DELETE FROM documents WHERE collection = ? AND id IN (SELECT id FROM documents WHERE collection = ? LIMIT ?)');
 
+  const probe = writeProbe(db);
   const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
     doc: JSON.parse(row.doc) as T,
     position: row.position,
@@ -207,6 +210,9 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
       const promoted = guard(() => promote.immediate(from, to));
       if (promoted) await clearDetached();
       return promoted;
+    },
+    async probeWrite() {
+      guard(probe);
     },
     async close() {
       closed = true;
