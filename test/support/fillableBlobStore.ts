@@ -51,6 +51,7 @@ export function fillableBlobStore(inner: BlobStore): FillableBlobStore {
     move: async (from, to) => (refuse(), inner.move(from, to)),
     delete: (key) => inner.delete(key),
     deletePrefix: (prefix) => inner.deletePrefix(prefix),
+    list: (prefix) => inner.list(prefix),
     close: () => inner.close(),
   };
   return {

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange } from '../../ports/blobStore.js';
+import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob } from '../../ports/blobStore.js';
 import { disk } from './diskFaults.js';
 import { errnoCode, isAbsent } from './errno.js';
+import { filesUnder } from './listing.js';
 import { sweepTemp } from './sweep.js';
 import { assertBlobKey, assertRangeWithin } from './validate.js';
 import { FsBlobWriter } from './writer.js';
@@ -175,6 +176,10 @@ class FsBlobStore implements BlobStore {
     } catch (error) {
       if (!isAbsent(error)) throw error;
     }
+  }
+
+  list(prefix: string): AsyncIterable<ListedBlob> {
+    return filesUnder(this.#checkedPath(prefix), prefix);
   }
 
   /** Aborts writers still open (their bytes were never promised to anyone); open reads finish. */
