@@ -50,6 +50,7 @@ import { closeGracefully, createInFlight, trackConnections } from './http/shutdo
 import { createMetrics } from './metrics/metrics.js';
 import { countedBytes, countingFetch, instrumentGateway, timedSigner } from './metrics/instrument.js';
 import { projectorLag } from '../projections/lag.js';
+import { refuseReadModelsAhead } from '../projections/aheadOfEvents.js';
 import { liveBundlesByState } from '../projections/liveBundles.js';
 import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
@@ -91,11 +92,19 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
   const instanceId = `${process.pid}-${randomUUID()}`;
-  const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
   const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config));
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
   const readStore = stores.readStore ?? (await openReadStoreFromConfig(config));
   const blobStore = stores.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
+  let wallet: Awaited<ReturnType<typeof loadOrCreateWallet>>;
+  try {
+    // every role reads read models: none serves or appends on ones built from events this store lacks
+    await refuseReadModelsAhead(eventStore, readStore);
+    wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
+  } catch (error) {
+    await Promise.allSettled([eventStore.close(), readStore.close(), blobStore.close()]);
+    throw error;
+  }
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),

@@ -1,9 +1,16 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { streamName } from '../../src/ports/eventStore.js';
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
+import { createReadiness } from '../../src/http/health.js';
+import { projectorLag } from '../../projections/lag.js';
+import { checkpointOf, txStatusProjection } from '../../projections/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { fillableBlobStore, type FillableBlobStore } from '../support/fillableBlobStore.js';
 import { startTestService, type TestService } from '../support/testService.js';
 
@@ -126,6 +133,29 @@ describe('readiness and the free-disk floor', function () {
       expect(body.checks.diskSpace.free).to.be.a('number').and.to.be.below(floor);
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe('readiness and read models ahead of the event store', function () {
+  it('fails projectorLag naming the read models whose checkpoint is beyond the head (an older event store put back), not only those behind', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'ready-ahead-'));
+    const eventStore = openSqliteEventStore({ path: join(dir, 'events.db') });
+    const readStore = openSqliteReadStore({ path: join(dir, 'read.db') });
+    const blobStore = await openFsBlobStore({ root: join(dir, 'blobs') });
+    try {
+      await eventStore.append(streamName('probe-1'), [{ id: randomUUID(), type: 'OpsProbe', data: {}, metadata: { correlationId: 'test', schemaVersion: 1 } }], 'no_stream');
+      const readiness = createReadiness({ eventStore, readStore, blobStore, projectorLag: () => projectorLag(eventStore, readStore, [txStatusProjection]), maxLag: 10 });
+      await readStore.commit([], [{ name: checkpointOf(txStatusProjection), position: 1n }]);
+      expect((await readiness.check()).checks.projectorLag).to.deep.equal({ ok: true, behind: 0, max: 10 });
+
+      await readStore.commit([], [{ name: checkpointOf(txStatusProjection), position: 40n }]);
+      const report = await readiness.check();
+      expect(report.failed).to.deep.equal(['projectorLag']);
+      expect(report.checks.projectorLag).to.deep.equal({ ok: false, behind: 0, max: 10, ahead: ['tx-status_v1'] });
+    } finally {
+      await Promise.all([eventStore.close(), readStore.close(), blobStore.close()]);
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

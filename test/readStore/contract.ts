@@ -201,6 +201,17 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
         expect(await store.getCheckpoint('n')).to.equal(1n);
       });
 
+      it('replaces a live model beyond the built one when asked to replace exactly its checkpoint, and only then', async () => {
+        await store.commit([{ collection: 'm_v1~rebuild', id: 'c', doc: { new: 'c' }, position: 3n }], [{ name: 'm_v1~rebuild', position: 3n }]);
+        // the live checkpoint moved on from what the caller saw: refused, nothing changed
+        expect(await store.promote(built, live, { replacing: 4n })).to.equal(false);
+        expect(await store.getCheckpoint('m_v1')).to.equal(5n);
+        expect(await store.promote(built, live, { replacing: 5n })).to.equal(true);
+        expect(await all('m_v1')).to.deep.equal([{ id: 'c', doc: { new: 'c' }, position: 3n }]);
+        expect(await store.getCheckpoint('m_v1')).to.equal(3n);
+        expect(await store.getCheckpoint('m_v1~rebuild')).to.equal(undefined);
+      });
+
       it('refuses, changing nothing, when the built model is behind the live checkpoint', async () => {
         await store.commit([{ collection: 'm_v1~rebuild', id: 'c', doc: { new: 'c' }, position: 3n }], [{ name: 'm_v1~rebuild', position: 4n }]);
         expect(await store.promote(built, live)).to.equal(false);

@@ -161,14 +161,14 @@ class MongoReadStoreImpl implements MongoReadStore {
     });
   }
 
-  promote(from: ReadModelRef, to: ReadModelRef): Promise<boolean> {
+  promote(from: ReadModelRef, to: ReadModelRef, options: { replacing?: bigint } = {}): Promise<boolean> {
     return guarded(async () => {
       const promoted = await this.#transaction(async (session) => {
         const stored = await this.#storedCheckpoints([from.checkpoint, to.checkpoint], session);
         const built = stored.get(from.checkpoint);
         if (built === undefined) throw new Error(`cannot promote ${from.collection}: checkpoint ${from.checkpoint} does not exist`);
         const live = stored.get(to.checkpoint);
-        if (live !== undefined && live > built) return false;
+        if (live !== undefined && live > built && live !== options.replacing) return false;
         await this.#catalog.swap(from.collection, to.collection, session);
         await this.#checkpoints.replaceOne({ _id: to.checkpoint }, { position: built }, { upsert: true, session });
         await this.#checkpoints.deleteOne({ _id: from.checkpoint }, { session });

@@ -130,11 +130,11 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
     for (const c of checkpoints) putCheckpoint.run(c.name, c.position);
   });
 
-  const promote = db.transaction((from: ReadModelRef, to: ReadModelRef): boolean => {
+  const promote = db.transaction((from: ReadModelRef, to: ReadModelRef, replacing: bigint | undefined): boolean => {
     const built = checkpointOf(from.checkpoint);
     if (built === undefined) throw new Error(`cannot promote ${from.collection}: checkpoint ${from.checkpoint} does not exist`);
     const live = checkpointOf(to.checkpoint);
-    if (live !== undefined && live > built) return false;
+    if (live !== undefined && live > built && live !== replacing) return false;
     // a model promoted onto itself keeps its documents (rather than having them cleared)
     if (from.collection !== to.collection) {
       detach.run(physicalOf(to.collection));
@@ -205,9 +205,9 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
     async deleteCheckpoint(name) {
       guard(() => removeCheckpoint.run(name));
     },
-    async promote(from, to) {
+    async promote(from, to, options = {}) {
       // IMMEDIATE: the write lock is taken before the checkpoints are read, so they cannot change in between
-      const promoted = guard(() => promote.immediate(from, to));
+      const promoted = guard(() => promote.immediate(from, to, options.replacing));
       if (promoted) await clearDetached();
       return promoted;
     },
