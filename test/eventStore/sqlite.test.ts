@@ -7,6 +7,7 @@ import { openSqliteEventStore, type SqliteEventStore } from '../../src/adapters/
 import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js';
 import { EventStoreUnavailable, streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
 import { eventStoreContract } from './contract.js';
+import { fillSqlite } from '../support/fullSqlite.js';
 import { collect, expectConflict, inStreams, newEvent, nextEvents, summary, testStreams } from './contractSupport.js';
 
 describe('SQLite event store', () => {
@@ -189,13 +190,8 @@ describe('SQLite event store', () => {
       await store.probeWrite();
       expect(await store.headPosition()).to.equal(head);
       expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`]);
-      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-      // the free pages the probes left are taken first, as appends would take them
-      db.exec('CREATE TABLE test_filler (padding BLOB NOT NULL)');
-      const fill = db.prepare('INSERT INTO test_filler (padding) VALUES (zeroblob(4096))');
-      expect(() => {
-        for (;;) fill.run();
-      }).to.throw().with.property('code', 'SQLITE_FULL');
+      // the free pages the probe left are taken too, as appends would take them
+      fillSqlite(db);
       const error = await store.probeWrite().catch((e: unknown) => e);
       expect(error).to.be.instanceOf(EventStoreUnavailable);
       expect(causeOf(error)).to.equal('SQLITE_FULL');

@@ -12,6 +12,7 @@ import { checkpointOf, txStatusProjection } from '../../projections/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fillableBlobStore, type FillableBlobStore } from '../support/fillableBlobStore.js';
+import { fillSqlite, NO_PAGE_LIMIT } from '../support/fullSqlite.js';
 import { startTestService, type TestService } from '../support/testService.js';
 
 interface Ready {
@@ -25,28 +26,6 @@ const readyOf = async (service: TestService): Promise<Ready> => {
   const body = (await res.json()) as Omit<Ready, 'status'>;
   return { status: res.status, failed: body.failed, checks: body.checks };
 };
-
-/** the largest page count SQLite allows: no limit */
-const NO_PAGE_LIMIT = 1073741823;
-
-/**
- * Fills a SQLite file for good: it may not grow past its pages, and every free page is taken by rows
- * of a page each (a table of the test's own), so the next write that needs a page fails with SQLITE_FULL.
- */
-function fillSqlite(db: Database.Database): void {
-  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-  db.exec('CREATE TABLE IF NOT EXISTS test_filler (padding BLOB NOT NULL)');
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const insert = db.prepare('INSERT INTO test_filler (padding) VALUES (zeroblob(?))');
-  for (;;) {
-    try {
-      insert.run(pageSize);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_FULL') return;
-      throw error;
-    }
-  }
-}
 
 describe('readiness when a store cannot take writes', function () {
   this.timeout(60_000);
