@@ -44,6 +44,11 @@ export const olderVersionsOf = (p: AnyProjection): ReadModelRef[] =>
  * live ones. A promote is refused while the live runner is ahead of the rebuild; the rebuild then
  * reads what was appended meanwhile and tries again. The live runner's next commit meets the
  * promoted checkpoint, is refused, and resumes from there (see projectBatch).
+ *
+ * A live read model whose checkpoint is beyond the event store's last event (an older event store
+ * was put back under newer read models, or the store was deleted) reflects events that no longer
+ * exist, and would never show those appended from now on: it is replaced too, once the rebuild has
+ * read to the end and still finds it ahead (a compare-and-set on that checkpoint).
  */
 export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
   const { eventStore, readStore, batchSize = 5000, now = Date.now } = options;
@@ -64,20 +69,43 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
 
   while (pending.length > 0) {
     const read = await catchUp();
-    if (after === undefined) return { events: 0, promoted, dropped: [] };
+    if (after === undefined) {
+      // an empty event store: only read models that claim events need replacing, by empty ones
+      if (!(await anyLive())) return { events: 0, promoted, dropped: [] };
+      after = 0n;
+      await readStore.commit([], pending.map((t) => ({ name: t.checkpoint, position: 0n, expected: null })));
+      for (const t of pending) t.after = 0n;
+    }
     const before = pending.length;
     for (const t of [...pending]) {
       if (!(await readStore.promote({ collection: t.collection, checkpoint: t.checkpoint }, t.live))) continue;
-      pending.splice(pending.indexOf(t), 1);
-      promoted.push({ collection: t.live.collection, position: after });
+      switched(t);
     }
-    // refused with nothing new to read: the live checkpoint is beyond every event, which no rebuild fixes
+    // refused with nothing new to read: those live read models are beyond every event
     if (pending.length === before && read === 0) {
-      throw new Error(`the live checkpoints of ${pending.map((t) => t.live.checkpoint).join(', ')} are beyond the last event (${after})`);
+      const head = await eventStore.headPosition();
+      for (const t of [...pending]) {
+        const live = await readStore.getCheckpoint(t.live.checkpoint);
+        if (live === undefined || live <= head) continue;
+        if (await readStore.promote({ collection: t.collection, checkpoint: t.checkpoint }, t.live, { replacing: live })) switched(t);
+      }
+      if (pending.length === before) {
+        throw new Error(`the live checkpoints of ${pending.map((t) => t.live.checkpoint).join(', ')} are beyond the last event (${after}) and kept moving`);
+      }
     }
   }
   const dropped = options.dropOld ? await dropOlderVersions(readStore, options.projections) : [];
   return { events: progress.done(), promoted, dropped };
+
+  function switched(t: (typeof pending)[number]): void {
+    pending.splice(pending.indexOf(t), 1);
+    promoted.push({ collection: t.live.collection, position: after! });
+  }
+
+  async function anyLive(): Promise<boolean> {
+    for (const t of pending) if ((await readStore.getCheckpoint(t.live.checkpoint)) !== undefined) return true;
+    return false;
+  }
 
   /** reads and projects until $all has nothing more; answers how many events it read */
   async function catchUp(): Promise<number> {

@@ -13,12 +13,15 @@ import { runCli } from './lib/runCli.js';
 import { writeStdout } from './lib/stdoutLines.js';
 import { z } from 'zod';
 
-const USAGE = `usage: npm run audit -- [--json] [--concurrency N]
+const USAGE = `usage: npm run audit -- [--json] [--concurrency N] [--blob-grace-minutes M]
   checks: every accepted item's blob (present, size, sha256), its bytes (signature, id) and receipt;
           every account's read model against its events, and no negative balance or approval;
-          every bundle plan's offsets; no item in two live bundles; every paid item settled once
-  --json         print {"findings": [...], "head", "checked", "findingCount", "receiptKeyChecked"}
-  --concurrency  blobs read at once (default: the number of cores)
+          every bundle plan's offsets; no item in two live bundles; every paid item settled once;
+          no blob without its event (items/<id> never accepted, uploads/<id>/ of an upload ended or unknown)
+  --json                print {"findings": [...], "head", "checked", "findingCount", "receiptKeyChecked", "blobGraceMs"}
+  --concurrency         blobs read at once (default: the number of cores)
+  --blob-grace-minutes  blobs changed more recently are not judged for their event: a running service
+                        may be writing them (default 60)
 exit: 0 no findings, 1 findings (or the audit could not run), 2 bad command line or configuration`;
 
 /** findings were reported: runCli exits 1 and names how many on stderr */
@@ -27,11 +30,17 @@ class AuditFindings extends Error {
 }
 
 await runCli(USAGE, async () => {
-  const { values, positionals } = parseCliArgs(process.argv.slice(2), { json: { type: 'boolean' }, concurrency: { type: 'string' } });
+  const { values, positionals } = parseCliArgs(process.argv.slice(2), {
+    json: { type: 'boolean' },
+    concurrency: { type: 'string' },
+    'blob-grace-minutes': { type: 'string' },
+  });
   if (values.help) return undefined;
   if (positionals.length !== 0) throw new UsageError(`expected no arguments, got ${positionals.length}`);
   const concurrency =
     values.concurrency === undefined ? undefined : argOf(z.coerce.number().int().min(1).max(256), values.concurrency, '--concurrency (1 to 256)');
+  const graceMinutes = values['blob-grace-minutes'];
+  const blobGraceMs = graceMinutes === undefined ? undefined : argOf(z.coerce.number().min(0), graceMinutes, '--blob-grace-minutes (0 or more)') * 60_000;
   const json = values.json ?? false;
 
   return withAuditorStores({ readStore: 'required', blobStore: true }, async ({ config, eventStore, readStore, blobStore }) => {
@@ -39,7 +48,14 @@ await runCli(USAGE, async () => {
     let first = true;
     if (json) await writeStdout(jsonOpening);
     const summary = await runAudit(
-      { eventStore, readStore: readStore!, blobStore: blobStore!, servicePublicModulus, ...(concurrency !== undefined ? { concurrency } : {}) },
+      {
+        eventStore,
+        readStore: readStore!,
+        blobStore: blobStore!,
+        servicePublicModulus,
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(blobGraceMs !== undefined ? { blobGraceMs } : {}),
+      },
       (finding) => {
         // findings come from a synchronous callback: written without waiting, stdout buffers them
         process.stdout.write(json ? jsonFinding(finding, first) : `${findingLine(finding)}\n`);

@@ -1,6 +1,7 @@
 import { ConfigError, parseConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
+import { ReadModelsAhead } from '../projections/aheadOfEvents.js';
 
 /** `npm start`: the whole service in one process on embedded defaults under ./data. */
 async function main() {
@@ -59,6 +60,8 @@ async function main() {
 const HUNG_STOP_MS = 30_000;
 
 main().catch((error) => {
-  process.stderr.write(`start-up failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  // a refusal explains itself: its message, without a stack
+  const text = error instanceof ReadModelsAhead ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`start-up failed: ${text}\n`);
   process.exit(1);
 });

@@ -53,6 +53,7 @@ import { closeGracefully, createInFlight, trackConnections } from './http/shutdo
 import { createMetrics } from './metrics/metrics.js';
 import { countedBytes, countingFetch, instrumentGateway, timedSigner } from './metrics/instrument.js';
 import { projectorLag } from '../projections/lag.js';
+import { refuseReadModelsAhead } from '../projections/aheadOfEvents.js';
 import { liveBundlesByState } from '../projections/liveBundles.js';
 import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
@@ -78,25 +79,35 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Adapters given instead of the configured ones (tests run the whole service over another blob store). */
-export interface ServiceOverrides {
+/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. */
+export interface ServiceStores {
+  eventStore?: EventStore;
+  readStore?: ReadStore;
   blobStore?: BlobStore;
 }
 
 /**
- * Composition root: builds every adapter from the configuration and runs all roles in one
- * process (commands, queries, projector). Nothing connects before this is called.
+ * Composition root: builds every adapter from the configuration (but the stores given in `stores`)
+ * and runs all roles in one process (commands, queries, projector). Nothing connects before this is called.
  */
-export async function startService(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<RunningService> {
+export async function startService(config: Config, log: Logger, stores: ServiceStores = {}): Promise<RunningService> {
   await mkdir(config.dataDir, { recursive: true });
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
   const instanceId = `${process.pid}-${randomUUID()}`;
-  const wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
-  const eventStore = await openEventStoreFromConfig(config);
+  const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config));
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
-  const readStore = await openReadStoreFromConfig(config);
-  const blobStore = overrides.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
+  const readStore = stores.readStore ?? (await openReadStoreFromConfig(config));
+  const blobStore = stores.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
+  let wallet: Awaited<ReturnType<typeof loadOrCreateWallet>>;
+  try {
+    // every role reads read models: none serves or appends on ones built from events this store lacks
+    await refuseReadModelsAhead(eventStore, readStore);
+    wallet = await loadOrCreateWallet({ walletFile: config.walletFile, dataDir: config.dataDir });
+  } catch (error) {
+    await Promise.allSettled([eventStore.close(), readStore.close(), blobStore.close()]);
+    throw error;
+  }
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),
@@ -254,6 +265,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     eventStore,
     readStore,
     blobStore,
+    diskSpace: disk,
     // a commands-only replica answers from its own streams: read-model lag does not make it unready
     ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore) } : {}),
     maxLag: config.readyMaxLag,

@@ -16,6 +16,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
+import { acceptOrWithdraw } from './unacceptedBytes.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -100,7 +101,11 @@ export async function acceptDataItem(
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
   let appended: { position: bigint; receipt: Receipt };
   try {
-    appended = await appendAcceptance(received, input, payment, deps, acceptBy);
+    appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
+      accepted: async () => (await loadDataItem(deps.eventStore, id)).status === 'accepted',
+      withdraw: () => received.withdraw(),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
   } catch (error) {
     // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
     if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BlobStore } from '../ports/blobStore.js';
+import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader } from '../verify/index.js';
 
 /** A verified item whose bytes wait in the blob store under a provisional name. */
@@ -11,6 +11,11 @@ export interface ReceivedDataItem {
   commit(key: string): Promise<void>;
   /** gives the provisional bytes up (the item was refused or already stored) */
   discard(): Promise<void>;
+  /**
+   * takes back what `commit` put under its key when the acceptance was not recorded after all: the
+   * bytes are deleted, or moved back where they were verified; nothing when `commit` was not called
+   */
+  withdraw(): Promise<void>;
 }
 
 /** writes are gathered to this size, with one in flight while the next is gathered */
@@ -63,11 +68,18 @@ export async function receiveDataItem(
     const verifying = process.hrtime.bigint();
     const verified = await verifier.end();
     deps.observeVerify?.(Number(process.hrtime.bigint() - verifying) / 1e9);
+    let committedTo: string | undefined;
     return {
       verified,
       sha256: digest.digest('hex'),
-      commit: async (key) => void (await writer.commit(key)),
+      commit: async (key) => {
+        committedTo = key;
+        await writer.commit(key);
+      },
       discard: () => writer.abort(),
+      withdraw: async () => {
+        if (committedTo !== undefined) await deps.blobStore.delete(committedTo);
+      },
     };
   } catch (error) {
     await inFlight.catch(() => {});
@@ -100,15 +112,28 @@ export async function verifyStoredDataItem(
   }
   const verified = await verifier.end();
   observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
+  let committedTo: string | undefined;
   return {
     verified,
     sha256: digest.digest('hex'),
     commit: async (target) => {
+      committedTo = target;
       // bytes past `size` (a last part replaced by a shorter one) are not part of the item
       await blobStore.truncate(key, size);
       await blobStore.move(key, target);
     },
     // the upload keeps its bytes: a refused finalize (underfunded) may be asked again
     discard: async () => {},
+    // back to the upload, whose finalization stays resumable (bytes verified under the item's own key,
+    // after a crash between the move and the acceptance, stay there: that is where a resume looks)
+    withdraw: async () => {
+      if (committedTo === undefined || committedTo === key) return;
+      try {
+        await blobStore.move(committedTo, key);
+      } catch (error) {
+        // the commit failed before its move: the bytes never left
+        if (!(error instanceof BlobNotFound)) throw error;
+      }
+    },
   };
 }

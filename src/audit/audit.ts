@@ -5,6 +5,7 @@ import { checkBalances } from './checks/balances.js';
 import { checkBundleLayout } from './checks/bundleLayout.js';
 import { checkItemBytes } from './checks/itemBytes.js';
 import { checkLiveBundles } from './checks/liveBundles.js';
+import { checkOrphanBlobs } from './checks/orphanBlobs.js';
 import { checkReceipts } from './checks/receipts.js';
 import { checkSettlements } from './checks/settlements.js';
 import { fanOut } from './fanOut.js';
@@ -14,7 +15,10 @@ import type { AuditEvent, AuditSink, Check, Counted, Finding } from './types.js'
 export interface AuditStores {
   eventStore: Pick<EventStore, 'readAll' | 'readStream' | 'headPosition'>;
   readStore: Pick<ReadStore, 'getMany' | 'scan' | 'getCheckpoint'>;
-  blobStore: Pick<BlobStore, 'read'>;
+  blobStore: Pick<BlobStore, 'read' | 'list'>;
+  /** blobs changed more recently are not judged by the orphan check (default one hour): they may be in flight */
+  blobGraceMs?: number;
+  now?: () => number;
   /** the service wallet's modulus; without it the receipts' signer is not compared with it */
   servicePublicModulus?: string | undefined;
   /** blobs checked at once */
@@ -27,7 +31,11 @@ export interface AuditSummary {
   checked: Record<Counted, number>;
   findings: number;
   receiptKeyChecked: boolean;
+  blobGraceMs: number;
 }
+
+/** an hour: far longer than the service takes between writing an item's bytes and recording them */
+export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 
 /** every check of DESIGN.md section 6, each reading the same single pass over `$all` */
 export const checksOf = (stores: AuditStores): Check[] => [
@@ -41,8 +49,9 @@ export const checksOf = (stores: AuditStores): Check[] => [
 
 /**
  * Reads `$all` once, in order, up to the head at the start (so a running service's later writes do
- * not move the goal), and hands each event to every check. Findings go to `onFinding` as they are
- * found; nothing grows with the number of events but what each check must remember.
+ * not move the goal), and hands each event to every check; then walks the blob store for blobs no
+ * event speaks of. Findings go to `onFinding` as they are found; nothing grows with the number of
+ * events or blobs but what each check must remember.
  */
 export async function runAudit(stores: AuditStores, onFinding: (finding: Finding) => void, checks = checksOf(stores)): Promise<AuditSummary> {
   const checked = Object.fromEntries(COUNTED.map((c) => [c, 0])) as Record<Counted, number>;
@@ -58,7 +67,9 @@ export async function runAudit(stores: AuditStores, onFinding: (finding: Finding
   };
   const head = await stores.eventStore.headPosition();
   await fanOut(eventsUpTo(stores.eventStore, head, sink), checks.map((check) => (events: AsyncIterable<AuditEvent>) => check(events, sink)));
-  return { head, checked, findings, receiptKeyChecked: stores.servicePublicModulus !== undefined };
+  const blobGraceMs = stores.blobGraceMs ?? DEFAULT_BLOB_GRACE_MS;
+  await checkOrphanBlobs({ ...stores, graceMs: blobGraceMs, now: (stores.now ?? Date.now)() }, sink);
+  return { head, checked, findings, receiptKeyChecked: stores.servicePublicModulus !== undefined, blobGraceMs };
 }
 
 const COUNTED: readonly Counted[] = [
@@ -71,6 +82,8 @@ const COUNTED: readonly Counted[] = [
   'plannedItems',
   'paidItems',
   'awaitingSettlement',
+  'blobsListed',
+  'blobsNotJudged',
 ];
 
 async function* eventsUpTo(eventStore: AuditStores['eventStore'], head: bigint, sink: AuditSink): AsyncGenerator<AuditEvent> {

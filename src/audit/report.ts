@@ -4,6 +4,8 @@ import type { Finding } from './types.js';
 /** One line per finding: kind, id, what differs. */
 export const findingLine = (f: Finding): string => `${f.kind.padEnd(20)} ${f.id}  ${f.detail}`;
 
+const minutes = (ms: number) => `${ms / 60_000} min`;
+
 export function summaryText(s: AuditSummary): string {
   const c = s.checked;
   const lines = [
@@ -13,6 +15,7 @@ export function summaryText(s: AuditSummary): string {
     `  accounts ${c.accounts}${c.accountsNotProjectedYet > 0 ? ` (${c.accountsNotProjectedYet} not projected yet)` : ''}`,
     `  bundle plans ${c.bundlePlans} (${c.plannedItems} planned items)`,
     `  paid items ${c.paidItems}${c.awaitingSettlement > 0 ? ` (${c.awaitingSettlement} awaiting settlement)` : ''}`,
+    `  blobs ${c.blobsListed} against their events${c.blobsNotJudged > 0 ? ` (${c.blobsNotJudged} changed within ${minutes(s.blobGraceMs)}, not judged)` : ''}`,
     s.findings === 0 ? 'no findings' : `${s.findings} finding${s.findings === 1 ? '' : 's'}`,
   ];
   return lines.join('\n');
@@ -25,4 +28,4 @@ export function summaryText(s: AuditSummary): string {
 export const jsonOpening = '{"findings":[';
 export const jsonFinding = (f: Finding, first: boolean): string => `${first ? '' : ','}\n${JSON.stringify(f)}`;
 export const jsonClosing = (s: AuditSummary): string =>
-  `\n],"head":${JSON.stringify(s.head.toString())},"checked":${JSON.stringify(s.checked)},"findingCount":${s.findings},"receiptKeyChecked":${s.receiptKeyChecked}}`;
+  `\n],"head":${JSON.stringify(s.head.toString())},"checked":${JSON.stringify(s.checked)},"findingCount":${s.findings},"receiptKeyChecked":${s.receiptKeyChecked},"blobGraceMs":${s.blobGraceMs}}`;

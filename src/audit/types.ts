@@ -27,7 +27,9 @@ export type FindingKind =
   | 'item-in-two-bundles'
   | 'settlement-missing'
   | 'settlement-mismatch'
-  | 'settlement-orphan';
+  | 'settlement-orphan'
+  /** a blob no event speaks of: an item never accepted, an upload at an end or unknown */
+  | 'blob-orphan';
 
 export interface Finding {
   kind: FindingKind;
@@ -46,7 +48,10 @@ export type Counted =
   | 'bundlePlans'
   | 'plannedItems'
   | 'paidItems'
-  | 'awaitingSettlement';
+  | 'awaitingSettlement'
+  /** blobs under items/ and uploads/, and those of them changed within the grace period (not judged) */
+  | 'blobsListed'
+  | 'blobsNotJudged';
 
 export interface AuditSink {
   finding(finding: Finding): void;

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { match } from 'ts-pattern';
 import { ServiceError, type ErrorCode } from '../domain/errors.js';
+import { BlobStoreUnavailable } from '../ports/blobStore.js';
 import { EventStoreUnavailable } from '../ports/eventStore.js';
 import { ReadStoreUnavailable } from '../ports/readStore.js';
 
@@ -35,7 +36,8 @@ export function sendError(res: Response, status: number, message: string): void 
 
 function statusOf(error: unknown): [number, string] {
   if (error instanceof ServiceError) return httpErrorOf(error.code);
-  if (error instanceof EventStoreUnavailable || error instanceof ReadStoreUnavailable) {
+  // a store that is down, full or read-only: the request may be retried once an operator acts
+  if (error instanceof EventStoreUnavailable || error instanceof ReadStoreUnavailable || error instanceof BlobStoreUnavailable) {
     return httpErrorOf('SERVICE_UNAVAILABLE');
   }
   // The router could not percent-decode a path parameter (`/tx/%ZZ/status`): such a path names no

@@ -1,3 +1,4 @@
+import type { DiskSpace } from '../adapters/fs/diskSpace.js';
 import { Router } from 'express';
 import type { ProjectorLag } from '../../projections/lag.js';
 import type { BlobStore } from '../ports/blobStore.js';
@@ -20,6 +21,11 @@ export interface CheckResult {
   /** projectorLag only: events behind, and the bound */
   behind?: number;
   max?: number;
+  /** projectorLag only, when some: the read models whose checkpoint is beyond the event store's head */
+  ahead?: string[];
+  /** diskSpace only: bytes free for the service on the data directory's disk, and the floor */
+  free?: number;
+  min?: number;
 }
 
 export interface ReadinessReport {
@@ -30,9 +36,11 @@ export interface ReadinessReport {
 }
 
 export interface ReadinessOptions {
-  eventStore: Pick<EventStore, 'headPosition'>;
-  readStore: Pick<ReadStore, 'getCheckpoint'>;
+  eventStore: Pick<EventStore, 'headPosition' | 'probeWrite'>;
+  readStore: Pick<ReadStore, 'getCheckpoint' | 'probeWrite'>;
   blobStore: Pick<BlobStore, 'stat' | 'createWriter'>;
+  /** the data directory and MIN_FREE_DISK_BYTES: ready while its disk has at least that free (0: any) */
+  diskSpace?: Pick<DiskSpace, 'sample' | 'free' | 'floorBytes'>;
   /** absent: no lag check (a commands-only replica answers from its own streams, not from read models) */
   projectorLag?: () => Promise<ProjectorLag>;
   /** READY_MAX_LAG: ready while the slowest read model is at most this many events behind */
@@ -66,14 +74,18 @@ async function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
 
 /** a key that never names a blob: stat answers "absent" after a real round trip to the store */
 const PROBE_KEY = 'readiness-probe';
+/** what the blob store's probe writes (and drops): a few bytes, so a disk that takes none fails it */
+const PROBE_BYTES = Buffer.from('readiness-probe\n');
 
 /**
- * Cheap real calls, run in parallel, each bounded: the event store's head position; a checkpoint of
- * the read store; a stat and a temp writer created and aborted in the blob store (the disk or
- * GridFS is there and takes files); then the projector lag against its bound.
+ * Cheap real calls, run in parallel, each bounded: the event store's head position and a write no
+ * reader sees; a checkpoint of the read store and such a write; a stat and a temp blob written and
+ * aborted in the blob store (the disk or GridFS is there and takes bytes); the free space of the data
+ * directory's disk against its floor; then the projector lag against its bound, and no read model
+ * ahead of the event store. A store that is full or read-only fails its check, not only one that is down.
  */
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const { eventStore, readStore, blobStore, projectorLag, maxLag, timeoutMs = 2_000, log = () => {} } = options;
+  const { eventStore, readStore, blobStore, diskSpace, projectorLag, maxLag, timeoutMs = 2_000, log = () => {} } = options;
   let stopping = false;
 
   const run = async (name: string, work: () => Promise<CheckResult | void>): Promise<[string, CheckResult]> => {
@@ -88,17 +100,40 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   return {
     async check() {
       const checks = await Promise.all([
-        run('eventStore', async () => void (await eventStore.headPosition())),
-        run('readStore', async () => void (await readStore.getCheckpoint(PROBE_KEY))),
+        run('eventStore', async () => {
+          await eventStore.headPosition();
+          await eventStore.probeWrite?.();
+        }),
+        run('readStore', async () => {
+          await readStore.getCheckpoint(PROBE_KEY);
+          await readStore.probeWrite();
+        }),
         run('blobStore', async () => {
           await blobStore.stat(PROBE_KEY);
-          await (await blobStore.createWriter()).abort();
+          const writer = await blobStore.createWriter();
+          try {
+            await writer.write(PROBE_BYTES);
+          } finally {
+            await writer.abort();
+          }
         }),
+        ...(diskSpace && diskSpace.floorBytes > 0
+          ? [
+              run('diskSpace', async () => {
+                // the disk as it is now, less what uploads in flight are still to write
+                await diskSpace.sample();
+                const free = diskSpace.free();
+                return { ok: free >= diskSpace.floorBytes, free, min: diskSpace.floorBytes };
+              }),
+            ]
+          : []),
         ...(projectorLag
           ? [
               run('projectorLag', async () => {
-                const behind = Number((await projectorLag()).behind);
-                return { ok: behind <= maxLag, behind, max: maxLag };
+                const lag = await projectorLag();
+                const behind = Number(lag.behind);
+                const ahead = lag.ahead.map((model) => model.checkpoint);
+                return { ok: behind <= maxLag && ahead.length === 0, behind, max: maxLag, ...(ahead.length > 0 ? { ahead } : {}) };
               }),
             ]
           : []),

@@ -9,6 +9,14 @@ export interface BlobInfo {
   size: number;
 }
 
+/** One blob of a listing. */
+export interface ListedBlob {
+  key: string;
+  size: number;
+  /** ms since the epoch when the blob last changed under its key: written, committed, moved there, cut */
+  modifiedAt: number;
+}
+
 export interface ByteRange {
   /** first byte, inclusive */
   start: number;
@@ -48,6 +56,13 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** delete every blob under `prefix/` (for example an upload's chunks); idempotent */
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * Every blob under `prefix/`, at any depth, each once, as a stream: the store is walked as the
+   * listing is read, never held in memory, so it may hold millions of blobs. No order is promised. A
+   * blob committed, moved or deleted during the listing may or may not be in it; one written with
+   * `writeAt` may be listed while parts are still being written. For tools (the audit).
+   */
+  list(prefix: string): AsyncIterable<ListedBlob>;
   close(): Promise<void>;
 }
 
@@ -56,6 +71,14 @@ export class BlobNotFound extends Error {
   constructor(readonly key: string) {
     super(`blob not found: ${key}`);
   }
+}
+
+/**
+ * The store cannot take (or give) bytes now: its disk is full, over quota, read-only or failing, or
+ * its server cannot be reached. Nothing is wrong with the request: it may be retried.
+ */
+export class BlobStoreUnavailable extends Error {
+  override readonly name = 'BlobStoreUnavailable';
 }
 
 /** Keys must not escape the store: no `..`, no absolute paths, no empty segments. */

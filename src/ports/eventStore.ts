@@ -71,6 +71,13 @@ export interface EventStore {
   subscribeToAll(options?: { after?: bigint }): Subscription;
   /** position of the newest event, 0n when empty (used to wait for projections) */
   headPosition(): Promise<bigint>;
+  /**
+   * A real write no reader sees (a row of a table of the store's own, never an event), as an append
+   * would make it: resolves once durable, rejects (EventStoreUnavailable) when the store cannot take
+   * writes now (disk full, read-only). For readiness. Absent where the engine has no such write
+   * (EventStoreDB: every write is an event in `$all`).
+   */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -59,8 +59,16 @@ export interface ReadStore {
    * `to.collection`, sets `to`'s checkpoint to `from`'s position, deletes `from`'s checkpoint, and
    * answers true. Otherwise changes nothing and answers false (`to` moved on: catch up, try again).
    * Throws, changing nothing, when `from` has no checkpoint (nothing was built).
+   * `replacing`: also switch when `to`'s checkpoint is beyond `from`'s, if it is exactly this position
+   * (compare-and-set): a live model the rebuild found ahead of the last event, reflecting events the
+   * event store does not have, is replaced rather than kept.
    */
-  promote(from: ReadModelRef, to: ReadModelRef): Promise<boolean>;
+  promote(from: ReadModelRef, to: ReadModelRef, options?: { replacing?: bigint }): Promise<boolean>;
+  /**
+   * A real write no reader sees (in a table or collection of the store's own), resolving once done:
+   * rejects (ReadStoreUnavailable) when the store cannot take writes now (disk full, read-only). For readiness.
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -52,7 +52,7 @@ describe('npm run audit on a clean service', function () {
   after(() => service?.close());
 
   it('finds nothing and counts what it checked: items of several kinds, a multi-part upload, payments, bundles', async () => {
-    const { findings, summary } = await auditOf(service);
+    const { findings, summary } = await auditOf(service, { blobGraceMs: 0 });
     expect(findings).to.deep.equal([]);
     expect(summary).to.deep.equal({
       head: BigInt(events),
@@ -67,19 +67,23 @@ describe('npm run audit on a clean service', function () {
         plannedItems: 12,
         paidItems: 3,
         awaitingSettlement: 0,
+        // the items' blobs: the multi-part upload's bytes became its item's
+        blobsListed: 6,
+        blobsNotJudged: 0,
       },
       findings: 0,
       receiptKeyChecked: true,
+      blobGraceMs: 0,
     });
   });
 
   it('exits 0 from the command line beside the running service, with the summary (or JSON) on stdout', async () => {
     const env = { DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE };
-    const { summary } = await auditOf(service);
-    const text = await runScript('audit', [], env);
+    const { summary } = await auditOf(service, { blobGraceMs: 0 });
+    const text = await runScript('audit', ['--blob-grace-minutes', '0'], env);
     expect(text).to.deep.equal({ code: 0, stdout: `${summaryText(summary)}\n`, stderr: '' });
 
-    const json = await runScript('audit', ['--json', '--concurrency', '2'], env);
+    const json = await runScript('audit', ['--json', '--concurrency', '2', '--blob-grace-minutes', '0'], env);
     expect(json.code).to.equal(0);
     expect(JSON.parse(json.stdout)).to.deep.equal({
       findings: [],
@@ -87,6 +91,7 @@ describe('npm run audit on a clean service', function () {
       checked: summary.checked,
       findingCount: 0,
       receiptKeyChecked: true,
+      blobGraceMs: 0,
     });
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
-import { runAudit, type AuditSummary } from '../../src/audit/audit.js';
+import { DEFAULT_BLOB_GRACE_MS, runAudit, type AuditSummary } from '../../src/audit/audit.js';
 import { readServicePublicModulus } from '../../src/audit/serviceKey.js';
 import type { Finding } from '../../src/audit/types.js';
 import { BundleRepository } from '../../src/app/bundles.js';
@@ -53,12 +53,15 @@ export async function dropPlan(service: TestService, planId: string): Promise<vo
   await service.projections.waitFor(position!, 5000);
 }
 
-/** The audit over the service's own stores, findings sorted by kind then id. */
-export async function auditOf(service: TestService, { wallet = true } = {}): Promise<{ findings: Finding[]; summary: AuditSummary }> {
+/** The audit over the service's own stores, findings sorted by kind then id (`blobGraceMs: 0` judges every blob, however young). */
+export async function auditOf(
+  service: TestService,
+  { wallet = true, blobGraceMs = DEFAULT_BLOB_GRACE_MS } = {},
+): Promise<{ findings: Finding[]; summary: AuditSummary }> {
   const findings: Finding[] = [];
   const servicePublicModulus = wallet ? await readServicePublicModulus({ walletFile: SERVICE_WALLET_FILE, dataDir: service.dataDir }) : undefined;
   const summary = await runAudit(
-    { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, servicePublicModulus },
+    { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, servicePublicModulus, blobGraceMs },
     (f) => findings.push(f),
   );
   findings.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));

@@ -1,6 +1,7 @@
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { deletionContract } from './contract/deletion.js';
 import { keysContract } from './contract/keys.js';
+import { listingContract } from './contract/listing.js';
 import { partsContract } from './contract/parts.js';
 import { readWriteContract } from './contract/readWrite.js';
 import { writerContract } from './contract/writer.js';
@@ -39,5 +40,6 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory): void
     deletionContract(store);
     keysContract(store);
     partsContract(store);
+    listingContract(store);
   });
 }

@@ -5,8 +5,9 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js';
-import { streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
+import { EventStoreUnavailable, streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
 import { eventStoreContract } from './contract.js';
+import { fillSqlite } from '../support/fullSqlite.js';
 import { collect, expectConflict, inStreams, newEvent, nextEvents, summary, testStreams } from './contractSupport.js';
 
 describe('SQLite event store', () => {
@@ -151,6 +152,61 @@ describe('SQLite event store', () => {
       const again = openSqliteEventStore({ path });
       expect(summary(await collect(again.readStream(a)))).to.deep.equal([`${a}:0:A1`]);
       await again.close();
+    });
+  });
+
+  describe('a file that cannot be written', () => {
+    let db: Database.Database;
+    let store: SqliteEventStore;
+    beforeEach(() => {
+      store = openSqliteEventStore({ path: newPath(), onOpen: (connection) => (db = connection) });
+    });
+    afterEach(() => store.close());
+    const causeOf = (error: unknown) => ((error as Error).cause as { code?: string } | undefined)?.code;
+
+    it('fails a whole group with EventStoreUnavailable (SQLITE_FULL) when the file cannot grow, stores none of it, and appends again once it can', async () => {
+      const { a, b } = testStreams('a', 'b');
+      await store.append(a, [newEvent('A1')], 'no_stream');
+      // the file may not grow past its pages now: what a full disk does to SQLite
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      const large = { padding: 'x'.repeat(64 * 1024) };
+      const outcomes = await Promise.allSettled([
+        store.append(a, [newEvent('A2', large)], 0n),
+        store.append(b, [newEvent('B1', large)], 'no_stream'),
+      ]);
+      const reasons = outcomes.map((o) => (o.status === 'rejected' ? o.reason : o.status));
+      expect(reasons.map((r) => (r as Error).name)).to.deep.equal(['EventStoreUnavailable', 'EventStoreUnavailable']);
+      expect(reasons.map(causeOf)).to.deep.equal(['SQLITE_FULL', 'SQLITE_FULL']);
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`]);
+
+      db.pragma('max_page_count = 1073741823');
+      expect((await store.append(b, [newEvent('B1', large)], 'no_stream')).nextRevision).to.equal(0n);
+    });
+
+    it('takes a probe write (readiness) that changes neither the head nor $all, and fails it as an append fails when the file is full', async () => {
+      const { a } = testStreams('a');
+      await store.append(a, [newEvent('A1')], 'no_stream');
+      const head = await store.headPosition();
+      await store.probeWrite();
+      expect(await store.headPosition()).to.equal(head);
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`]);
+      // the free pages the probe left are taken too, as appends would take them
+      fillSqlite(db);
+      const error = await store.probeWrite().catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(EventStoreUnavailable);
+      expect(causeOf(error)).to.equal('SQLITE_FULL');
+    });
+
+    it('answers EventStoreUnavailable (SQLITE_READONLY) while the connection may not write, and appends again once it may', async () => {
+      const { a } = testStreams('a');
+      db.pragma('query_only = ON');
+      const error = await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(EventStoreUnavailable);
+      expect(causeOf(error)).to.equal('SQLITE_READONLY');
+      // reads still work
+      expect(await store.headPosition()).to.equal(0n);
+      db.pragma('query_only = OFF');
+      expect((await store.append(a, [newEvent('A1')], 'no_stream')).nextRevision).to.equal(0n);
     });
   });
 

@@ -32,6 +32,7 @@ function watched(store: BlobStore) {
     createWriter: () => store.createWriter(),
     read: (key, range) => store.read(key, range),
     stat: (key) => store.stat(key),
+    list: (prefix) => store.list(prefix),
     writeAt: (key, offset, source) => {
       const prefix = key.split('/').slice(0, 2).join('/');
       started.set(prefix, (started.get(prefix) ?? 0) + 1);
@@ -106,7 +107,7 @@ for (const [name, open] of stores) {
     let blobs: ReturnType<typeof watched>;
     beforeEach(async () => {
       blobs = watched(await open());
-      service = await startTestService({}, { blobStore: blobs.store });
+      service = await startTestService({}, async () => ({ blobStore: blobs.store }));
     });
     afterEach(() => service.close());
 

@@ -27,6 +27,8 @@ const copy = (pointer: BlobPointer): BlobPointer => ({ ...pointer, cuts: pointer
 
 export class MemoryBlobBackend implements BlobBackend {
   readonly pointers = new Map<string, BlobPointer>();
+  /** when each key last changed, as the GridFS backend keeps it on the pointer */
+  readonly changedAt = new Map<string, number>();
   readonly files = new Map<string, MemoryFile>();
   /** chunks of uploads not finished yet, by upload id */
   readonly pending = new Map<string, Buffer[]>();
@@ -47,6 +49,7 @@ export class MemoryBlobBackend implements BlobBackend {
       this.pointers.set(key, pointer);
     }
     pointer.seq += 1;
+    this.changedAt.set(key, this.now().getTime());
     return { blob: pointer.blob, seq: pointer.seq };
   }
 
@@ -54,6 +57,7 @@ export class MemoryBlobBackend implements BlobBackend {
     await tick();
     const before = this.pointers.get(key);
     this.pointers.set(key, copy(pointer));
+    this.changedAt.set(key, this.now().getTime());
     return before;
   }
 
@@ -62,6 +66,7 @@ export class MemoryBlobBackend implements BlobBackend {
     const pointer = this.pointers.get(key);
     if (pointer === undefined || (blob !== undefined && pointer.blob !== blob)) return undefined;
     this.pointers.delete(key);
+    this.changedAt.delete(key);
     return pointer;
   }
 
@@ -71,6 +76,7 @@ export class MemoryBlobBackend implements BlobBackend {
     if (pointer === undefined || pointer.blob !== blob) return undefined;
     pointer.seq += 1;
     pointer.cuts.push({ seq: pointer.seq, size });
+    this.changedAt.set(key, this.now().getTime());
     return pointer.seq;
   }
 
@@ -78,7 +84,7 @@ export class MemoryBlobBackend implements BlobBackend {
     await tick();
     const pattern = underPrefix(prefix);
     for (const [key, pointer] of [...this.pointers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (pattern.test(key)) yield { key, blob: pointer.blob };
+      if (pattern.test(key)) yield { key, blob: pointer.blob, changedAt: this.changedAt.get(key) ?? 0 };
     }
   }
 

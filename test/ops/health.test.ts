@@ -24,13 +24,17 @@ describe('health and readiness', function () {
     it('answers GET /ready with 200 and every check passing when the stores answer and the read models are current', async () => {
       const res = await fetch(`${service.url}/ready`);
       expect(res.status).to.equal(200);
-      expect(await res.json()).to.deep.equal({
+      const body = await res.json();
+      // the free space is the disk's own figure
+      expect(body.checks.diskSpace.free).to.be.a('number').and.to.be.at.least(1024 ** 3);
+      expect(body).to.deep.equal({
         status: 'ready',
         failed: [],
         checks: {
           eventStore: { ok: true },
           readStore: { ok: true },
           blobStore: { ok: true },
+          diskSpace: { ok: true, free: body.checks.diskSpace.free, min: 1024 ** 3 },
           projectorLag: { ok: true, behind: 0, max: 10_000 },
         },
       });

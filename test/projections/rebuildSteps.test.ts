@@ -132,15 +132,37 @@ describe('rebuild of read models', () => {
     expect(await reads.getCheckpoint(checkpointOf(txStatusProjection))).to.equal(undefined);
   });
 
-  it('fails, leaving the live read model alone, when its checkpoint is beyond the last event', async () => {
-    await appendUploads(events, 1, 1);
+  it('replaces live read models whose checkpoints are beyond the last event (an older event store put back) with the events there are', async () => {
+    const head = await appendUploads(events, 1, 1);
     await projectLive();
-    await reads.commit([], [{ name: checkpointOf(txStatusProjection), position: 99n }]);
-    const before = await documentsOf(reads, collectionOf(txStatusProjection));
-    let error: unknown;
-    await rebuild({ eventStore: events, readStore: reads, projections: [txStatusProjection] }).catch((e: unknown) => (error = e));
-    expect((error as Error).message).to.equal('the live checkpoints of tx-status_v1 are beyond the last event (5)');
-    expect(await documentsOf(reads, collectionOf(txStatusProjection))).to.deep.equal(before);
-    expect(await reads.getCheckpoint(checkpointOf(txStatusProjection))).to.equal(99n);
+    // read models of a newer event store: documents and checkpoints beyond this store's last event
+    await reads.commit([{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 99n }], [{ name: checkpointOf(txStatusProjection), position: 99n }]);
+    await reads.commit([], [{ name: checkpointOf(accountBalanceProjection), position: 98n }]);
+
+    const result = await rebuild({ eventStore: events, readStore: reads, projections: allProjections });
+
+    // those ahead are switched last, once the rebuild has read to the end and still finds them ahead
+    expect(result.promoted).to.have.deep.members(allProjections.map((p) => ({ collection: collectionOf(p), position: head })));
+    expect(result.promoted.slice(-2).map((p) => p.collection)).to.have.members([collectionOf(txStatusProjection), collectionOf(accountBalanceProjection)]);
+    expect(await readModelsOf(reads, allProjections)).to.deep.equal(await freshReadModels(events, allProjections));
+    for (const p of allProjections) expect(await reads.getCheckpoint(checkpointOf(p)), p.name).to.equal(head);
+  });
+
+  it('empties the live read models of an event store that holds no event any more (deleted)', async () => {
+    await reads.commit([{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 7n }], [{ name: checkpointOf(txStatusProjection), position: 7n }]);
+
+    const result = await rebuild({ eventStore: events, readStore: reads, projections: [txStatusProjection, accountBalanceProjection] });
+
+    expect(result).to.deep.equal({
+      events: 0,
+      // the one without a checkpoint first, then the one ahead
+      promoted: [
+        { collection: collectionOf(accountBalanceProjection), position: 0n },
+        { collection: collectionOf(txStatusProjection), position: 0n },
+      ],
+      dropped: [],
+    });
+    expect(await documentsOf(reads, collectionOf(txStatusProjection))).to.deep.equal([]);
+    expect(await reads.getCheckpoint(checkpointOf(txStatusProjection))).to.equal(0n);
   });
 });

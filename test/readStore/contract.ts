@@ -41,6 +41,13 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       expect(await store.get('c', 'a')).to.equal(undefined);
     });
 
+    it('takes a probe write (readiness) that no read sees, as often as asked', async () => {
+      await store.probeWrite();
+      await store.probeWrite();
+      expect(await store.scan('write_probe', { limit: 10 })).to.deep.equal([]);
+      expect(await store.getCheckpoint('write_probe')).to.equal(undefined);
+    });
+
     it('keeps collections apart', async () => {
       await store.commit(
         [
@@ -192,6 +199,17 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
         expect(await store.promote({ collection: 'n~rebuild', checkpoint: 'n~rebuild' }, { collection: 'n', checkpoint: 'n' })).to.equal(true);
         expect(await all('n')).to.deep.equal([{ id: 'y', doc: 2, position: 1n }]);
         expect(await store.getCheckpoint('n')).to.equal(1n);
+      });
+
+      it('replaces a live model beyond the built one when asked to replace exactly its checkpoint, and only then', async () => {
+        await store.commit([{ collection: 'm_v1~rebuild', id: 'c', doc: { new: 'c' }, position: 3n }], [{ name: 'm_v1~rebuild', position: 3n }]);
+        // the live checkpoint moved on from what the caller saw: refused, nothing changed
+        expect(await store.promote(built, live, { replacing: 4n })).to.equal(false);
+        expect(await store.getCheckpoint('m_v1')).to.equal(5n);
+        expect(await store.promote(built, live, { replacing: 5n })).to.equal(true);
+        expect(await all('m_v1')).to.deep.equal([{ id: 'c', doc: { new: 'c' }, position: 3n }]);
+        expect(await store.getCheckpoint('m_v1')).to.equal(3n);
+        expect(await store.getCheckpoint('m_v1~rebuild')).to.equal(undefined);
       });
 
       it('refuses, changing nothing, when the built model is behind the live checkpoint', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type RunningService, type ServiceOverrides } from '../../src/service.js';
+import { startService, type RunningService, type ServiceStores } from '../../src/service.js';
 import { startGatewayInfo } from './gatewayInfo.js';
 
 export const SERVICE_WALLET_FILE = fileURLToPath(new URL('../fixtures/test-only-service-wallet.json', import.meta.url));
@@ -37,12 +37,18 @@ export const testServiceConfig = (dataDir: string, gatewayUrl: string, env: Reco
     ...env,
   });
 
-/** The whole service in-process on 127.0.0.1 port 0, with a fresh data directory. */
-export async function startTestService(env: Record<string, string> = {}, overrides: ServiceOverrides = {}): Promise<TestService> {
+/**
+ * The whole service in-process on 127.0.0.1 port 0, with a fresh data directory; `openStores` opens
+ * some of its stores in that directory instead of the configuration (to wrap them, or keep a handle).
+ */
+export async function startTestService(
+  env: Record<string, string> = {},
+  openStores: (dataDir: string) => Promise<ServiceStores> = async () => ({}),
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'upload-service-'));
   const gateway = await startGatewayInfo(TEST_BLOCK_HEIGHT);
   const config = testServiceConfig(dataDir, gateway.url, env);
-  const service = await startService(config, createLogger(config.logLevel), overrides);
+  const service = await startService(config, createLogger(config.logLevel), await openStores(dataDir));
   return {
     ...service,
     dataDir,

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange } from '../../ports/blobStore.js';
+import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob } from '../../ports/blobStore.js';
+import { disk } from './diskFaults.js';
 import { errnoCode, isAbsent } from './errno.js';
+import { filesUnder } from './listing.js';
 import { sweepTemp } from './sweep.js';
 import { assertBlobKey, assertRangeWithin } from './validate.js';
 import { FsBlobWriter } from './writer.js';
@@ -29,7 +31,10 @@ export interface FsBlobStoreOptions {
   staleTempAfterMs?: number;
 }
 
-/** The embedded blob store: `<root>/<key>` per committed blob, written by atomic rename. */
+/**
+ * The embedded blob store: `<root>/<key>` per committed blob, written by atomic rename. A disk that
+ * is full, over quota, read-only or failing answers BlobStoreUnavailable (see `diskFaults.ts`).
+ */
 export async function openFsBlobStore(options: FsBlobStoreOptions): Promise<BlobStore> {
   const root = resolve(options.root);
   const tempDir = join(root, TEMP_DIR);
@@ -50,7 +55,7 @@ class FsBlobStore implements BlobStore {
   async createWriter(): Promise<BlobWriter> {
     this.#assertOpen();
     const temp = join(this.tempDir, randomUUID());
-    const handle = await open(temp, 'wx');
+    const handle = await disk(() => open(temp, 'wx'));
     if (this.#closed) {
       // close() ran while the file was being created and could not abort a writer it did not know
       await handle.close();
@@ -102,7 +107,7 @@ class FsBlobStore implements BlobStore {
   async writeAt(key: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<{ bytesWritten: number }> {
     const path = this.#checkedPath(key);
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`invalid offset ${offset}`);
-    return writeAtPath(path, offset, source);
+    return disk(() => writeAtPath(path, offset, source));
   }
 
   async truncate(key: string, size: number): Promise<void> {
@@ -114,21 +119,23 @@ class FsBlobStore implements BlobStore {
       if (isAbsent(error)) throw new BlobNotFound(key);
       throw error;
     }
-    try {
-      if ((await handle.stat()).size > size) {
-        await handle.truncate(size);
-        await handle.datasync();
+    await disk(async () => {
+      try {
+        if ((await handle.stat()).size > size) {
+          await handle.truncate(size);
+          await handle.datasync();
+        }
+      } finally {
+        await handle.close();
       }
-    } finally {
-      await handle.close();
-    }
+    });
   }
 
   async move(from: string, to: string): Promise<void> {
     const source = this.#checkedPath(from);
     const target = this.#checkedPath(to);
     try {
-      await renameDurable(source, target);
+      await disk(() => renameDurable(source, target));
     } catch (error) {
       if (isAbsent(error) && !(await this.stat(from))) throw new BlobNotFound(from);
       throw error;
@@ -149,7 +156,7 @@ class FsBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     const path = this.#checkedPath(key);
     try {
-      await unlink(path);
+      await disk(() => unlink(path));
     } catch (error) {
       // EISDIR: the key is only a prefix of other blobs, so there is no blob to delete
       if (!isAbsent(error) && errnoCode(error) !== 'EISDIR') throw error;
@@ -164,11 +171,15 @@ class FsBlobStore implements BlobStore {
       // moved away first, so every blob under the prefix disappears at once and a crash halfway
       // through the removal leaves nothing visible (the temp sweep finishes the job)
       const trash = join(this.tempDir, `${randomUUID()}.deleted`);
-      await rename(dir, trash);
-      await rm(trash, { recursive: true, force: true });
+      await disk(() => rename(dir, trash));
+      await disk(() => rm(trash, { recursive: true, force: true }));
     } catch (error) {
       if (!isAbsent(error)) throw error;
     }
+  }
+
+  list(prefix: string): AsyncIterable<ListedBlob> {
+    return filesUnder(this.#checkedPath(prefix), prefix);
   }
 
   /** Aborts writers still open (their bytes were never promised to anyone); open reads finish. */

@@ -19,6 +19,8 @@ export interface DiskSpace {
   /** the estimated free bytes (Infinity when no floor is set) */
   free(): number;
   readonly floorBytes: number;
+  /** a sample now (the first one; a probe that wants the disk as it is) */
+  sample(): Promise<void>;
   /** the first sample */
   start(): Promise<void>;
 }
@@ -89,6 +91,7 @@ export function createDiskSpace(options: DiskSpaceOptions): DiskSpace {
     },
     belowFloor: () => floorBytes > 0 && free() < floorBytes,
     free,
+    sample: () => (floorBytes > 0 ? sample() : Promise.resolve()),
     async start() {
       if (floorBytes > 0) await sample();
     },

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { mkdirDurable, syncDir } from './durable.js';
 import { isAbsent } from './errno.js';
+import { writeAll } from './writeAll.js';
 
 /** chunks smaller than this are gathered into one write, so a part costs few syscalls */
 const WRITE_BATCH = 1024 * 1024;
@@ -31,15 +32,13 @@ export async function writeAtPath(path: string, offset: number, source: AsyncIte
     const flush = async () => {
       const buffers = batch;
       const at = position;
-      const length = batched;
-      position += batched;
+        position += batched;
       batch = [];
       batched = 0;
       // one write in flight while the next batch is gathered: disk and hashing overlap
       await inFlight;
-      inFlight = handle.writev(buffers, at).then(({ bytesWritten }) => {
-        if (bytesWritten !== length) throw new Error(`short write: ${bytesWritten} of ${length} bytes at ${at}`);
-      });
+      // a short write is tried again, so a full disk surfaces as its errno (ENOSPC), not as a count
+      inFlight = writeAll(handle, buffers, at);
       // marked handled now; the failure surfaces at the next await of inFlight
       inFlight.catch(() => {});
     };

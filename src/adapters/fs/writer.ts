@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
 import { asError, StagedBlobWriter } from '../stagedBlobWriter.js';
+import { diskFault } from './diskFaults.js';
 import { renameDurable } from './durable.js';
 import { isAbsent } from './errno.js';
 import { writeAll } from './writeAll.js';
@@ -66,7 +67,8 @@ export class FsBlobWriter extends StagedBlobWriter {
           this.size += queued.chunk.byteLength;
           queued.resolve();
         }
-      } catch (error) {
+      } catch (caught) {
+        const error = diskFault(caught);
         this.failure ??= error;
         for (const queued of [...batch, ...this.#queue.splice(0)]) queued.reject(error);
       }
@@ -77,10 +79,14 @@ export class FsBlobWriter extends StagedBlobWriter {
   protected async publish(key: string): Promise<number> {
     await this.#draining;
     if (this.failure !== undefined) throw asError(this.failure);
-    // data before name: the rename must never expose a file whose bytes are not on disk yet
-    await this.#handle?.datasync();
-    await this.#closeHandle();
-    await renameDurable(this.paths.temp, this.paths.pathOf(key));
+    try {
+      // data before name: the rename must never expose a file whose bytes are not on disk yet
+      await this.#handle?.datasync();
+      await this.#closeHandle();
+      await renameDurable(this.paths.temp, this.paths.pathOf(key));
+    } catch (error) {
+      throw diskFault(error);
+    }
     return this.size;
   }
 

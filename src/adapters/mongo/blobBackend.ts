@@ -37,8 +37,8 @@ export interface BlobBackend {
   removePointer(key: string, blob?: string): Promise<BlobPointer | undefined>;
   /** records a cut at `size` under a new number if `key` still points at `blob`; its number, or undefined */
   appendCut(key: string, blob: string, size: number): Promise<number | undefined>;
-  /** keys strictly under `prefix/`, with the blobs they point at */
-  keysUnder(prefix: string): AsyncIterable<{ key: string; blob: string }>;
+  /** keys strictly under `prefix/`, with the blobs they point at and when they last changed (ms since the epoch) */
+  keysUnder(prefix: string): AsyncIterable<{ key: string; blob: string; changedAt: number }>;
   /** whether any key points at `blob` */
   isReferenced(blob: string): Promise<boolean>;
 

@@ -11,6 +11,8 @@ interface PointerRecord {
   blob: ObjectId;
   seq: number;
   cuts: Cut[];
+  /** when the key last changed (a part, a commit or move, a cut); absent on pointers written before it was kept */
+  changedAt?: Date;
 }
 
 interface LayerMetadata {
@@ -94,7 +96,7 @@ class GridFsBackend implements BlobBackend {
     const row = await onceMoreOnDuplicateKey(() =>
       this.pointers.findOneAndUpdate(
         { _id: key },
-        { $inc: { seq: 1 }, $setOnInsert: { blob: new ObjectId(), cuts: [] } },
+        { $inc: { seq: 1 }, $set: { changedAt: new Date() }, $setOnInsert: { blob: new ObjectId(), cuts: [] } },
         { upsert: true, returnDocument: 'after' },
       ),
     );
@@ -106,7 +108,7 @@ class GridFsBackend implements BlobBackend {
     const row = await onceMoreOnDuplicateKey(() =>
       this.pointers.findOneAndReplace(
         { _id: key },
-        { blob: new ObjectId(pointer.blob), seq: pointer.seq, cuts: pointer.cuts },
+        { blob: new ObjectId(pointer.blob), seq: pointer.seq, cuts: pointer.cuts, changedAt: new Date() },
         { upsert: true, returnDocument: 'before' },
       ),
     );
@@ -124,7 +126,7 @@ class GridFsBackend implements BlobBackend {
     const row = await this.pointers.findOneAndUpdate(
       { _id: key, blob: new ObjectId(blob) },
       [
-        { $set: { seq: { $add: ['$seq', 1] } } },
+        { $set: { seq: { $add: ['$seq', 1] }, changedAt: '$$NOW' } },
         { $set: { cuts: { $concatArrays: [{ $ifNull: ['$cuts', []] }, [{ seq: '$seq', size: { $literal: size } }]] } } },
       ],
       { returnDocument: 'after' },
@@ -132,9 +134,10 @@ class GridFsBackend implements BlobBackend {
     return row?.seq;
   }
 
-  async *keysUnder(prefix: string): AsyncGenerator<{ key: string; blob: string }> {
-    const cursor = this.pointers.find({ _id: { $regex: underPrefix(prefix) } }, { projection: { blob: 1 } });
-    for await (const row of cursor) yield { key: row._id, blob: row.blob.toHexString() };
+  async *keysUnder(prefix: string): AsyncGenerator<{ key: string; blob: string; changedAt: number }> {
+    const cursor = this.pointers.find({ _id: { $regex: underPrefix(prefix) } }, { projection: { blob: 1, changedAt: 1 } });
+    // an older pointer: its blob's creation time (in its ObjectId) is the best known
+    for await (const row of cursor) yield { key: row._id, blob: row.blob.toHexString(), changedAt: (row.changedAt ?? row.blob.getTimestamp()).getTime() };
   }
 
   async isReferenced(blob: string): Promise<boolean> {

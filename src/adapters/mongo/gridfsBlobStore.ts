@@ -1,6 +1,7 @@
 import type { MongoClient, WriteConcernSettings } from 'mongodb';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { openGridFsBackend } from './gridfsBackend.js';
+import { guardedBlobBackend } from './guardedBlobBackend.js';
 import { LayeredBlobStore } from './layeredBlobStore.js';
 
 export interface GridFsBlobStoreOptions {
@@ -35,7 +36,8 @@ const BUCKET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /**
  * The scale-out blob store: bytes in a GridFS bucket shared by every API replica. See
  * `layeredBlobStore.ts` for how immutable GridFS files carry blobs written at offsets, truncated and
- * moved, and `gridfsBackend.ts` for the collections. Creates its indexes and sweeps what a crashed
+ * moved, and `gridfsBackend.ts` for the collections; a deployment that cannot be reached or is out of
+ * disk answers BlobStoreUnavailable. Creates its indexes and sweeps what a crashed
  * commit left before it answers; nothing connects before this is called.
  */
 export async function openGridFsBlobStore(options: GridFsBlobStoreOptions): Promise<BlobStore> {
@@ -49,7 +51,7 @@ export async function openGridFsBlobStore(options: GridFsBlobStoreOptions): Prom
     writeConcern: options.writeConcern ?? { w: 'majority', journal: true },
     ...(options.chunkSizeBytes !== undefined ? { chunkSizeBytes: options.chunkSizeBytes } : {}),
   });
-  const store = new LayeredBlobStore(backend, options.log);
+  const store = new LayeredBlobStore(guardedBlobBackend(backend), options.log);
   const staleAfterMs = options.staleTempAfterMs ?? 60 * 60 * 1000;
   if (Number.isFinite(staleAfterMs)) await store.sweep(staleAfterMs);
   return store;

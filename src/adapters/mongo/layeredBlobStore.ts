@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange } from '../../ports/blobStore.js';
+import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob } from '../../ports/blobStore.js';
 import { assertBlobKey, assertRangeWithin } from '../fs/validate.js';
 import type { BlobBackend, LayerUpload } from './blobBackend.js';
 import { hiddenLayers, planRange, sizeOf, type Cut, type Layer } from './blobPlan.js';
@@ -156,6 +156,20 @@ export class LayeredBlobStore implements BlobStore {
     for await (const { key, blob } of this.backend.keysUnder(prefix)) {
       const removed = await this.backend.removePointer(key, blob);
       if (removed !== undefined) await this.#quietly('dropping a deleted blob failed', () => this.#dropIfUnreferenced(blob));
+    }
+  }
+
+  list(prefix: string): AsyncIterable<ListedBlob> {
+    this.#assertKey(prefix);
+    return this.#listed(prefix);
+  }
+
+  /** the keys' cursor, and each key's size from its layers: one blob in memory at a time */
+  async *#listed(prefix: string): AsyncGenerator<ListedBlob> {
+    for await (const { key, changedAt } of this.backend.keysUnder(prefix)) {
+      const blob = await this.#snapshot(key);
+      // deleted since the cursor passed it
+      if (blob !== undefined) yield { key, size: sizeOf(blob.layers, blob.cuts), modifiedAt: changedAt };
     }
   }
 

@@ -161,14 +161,14 @@ class MongoReadStoreImpl implements MongoReadStore {
     });
   }
 
-  promote(from: ReadModelRef, to: ReadModelRef): Promise<boolean> {
+  promote(from: ReadModelRef, to: ReadModelRef, options: { replacing?: bigint } = {}): Promise<boolean> {
     return guarded(async () => {
       const promoted = await this.#transaction(async (session) => {
         const stored = await this.#storedCheckpoints([from.checkpoint, to.checkpoint], session);
         const built = stored.get(from.checkpoint);
         if (built === undefined) throw new Error(`cannot promote ${from.collection}: checkpoint ${from.checkpoint} does not exist`);
         const live = stored.get(to.checkpoint);
-        if (live !== undefined && live > built) return false;
+        if (live !== undefined && live > built && live !== options.replacing) return false;
         await this.#catalog.swap(from.collection, to.collection, session);
         await this.#checkpoints.replaceOne({ _id: to.checkpoint }, { position: built }, { upsert: true, session });
         await this.#checkpoints.deleteOne({ _id: from.checkpoint }, { session });
@@ -178,6 +178,13 @@ class MongoReadStoreImpl implements MongoReadStore {
       // housekeeping: a failure leaves retired collections for the next promote or open to drop
       if (promoted) await this.#catalog.dropRetired(RETIRED_GRACE_MS).catch(() => undefined);
       return promoted;
+    });
+  }
+
+  probeWrite(): Promise<void> {
+    return guarded(async () => {
+      // a collection of its own, outside any transaction: what a commit needs (a primary taking writes)
+      await this.db.collection<{ _id: string; at: Date }>('write_probe').updateOne({ _id: 'probe' }, { $set: { at: new Date() } }, { upsert: true });
     });
   }
 

@@ -18,9 +18,11 @@ import {
   type Subscription,
 } from '../../ports/eventStore.js';
 import type { SerializedEvent } from './eventStoreAppend.js';
-import { GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
+import { eventStoreUnavailable, GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
 import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
 import { SqliteSubscription } from './eventStoreSubscription.js';
+import { guardSqlite } from './unavailable.js';
+import { writeProbe } from './writeProbe.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -34,9 +36,15 @@ export interface SqliteEventStoreOptions {
   pageSize?: number;
   /** clock for `created` (default Date.now) */
   now?: () => number;
+  /**
+   * Called with the connection once it is set up: pragmas of the caller's own. Tests keep it to make
+   * the file full (`max_page_count`) or read-only (`query_only`) while the store is in use.
+   */
+  onOpen?: (db: Database.Database) => void;
 }
 
 export interface SqliteEventStore extends EventStore {
+  probeWrite(): Promise<void>;
   stats(): GroupCommitStats;
 }
 
@@ -47,6 +55,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     // FULL: the WAL is fsynced at every commit, so an answered append is on disk.
     db.pragma('synchronous = FULL');
     createSchema(db);
+    options.onOpen?.(db);
     return new SqliteStore(db, prepareStatements(db), options);
   } catch (error) {
     db.close();
@@ -60,6 +69,7 @@ class SqliteStore implements SqliteEventStore {
   private readonly writer: GroupCommitWriter;
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
+  private readonly probe: () => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -68,6 +78,7 @@ class SqliteStore implements SqliteEventStore {
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
+    this.probe = writeProbe(db);
     this.writer = new GroupCommitWriter({
       db,
       statements,
@@ -91,7 +102,7 @@ class SqliteStore implements SqliteEventStore {
     while (remaining > 0) {
       this.assertOpen();
       // Paged rather than iterated: a statement left open across `yield` would block the writer.
-      const page = this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize));
+      const page = this.guarded(() => this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize)));
       for (const row of page) {
         from = row.revision + 1n;
         remaining -= 1;
@@ -106,7 +117,7 @@ class SqliteStore implements SqliteEventStore {
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     while (remaining > 0) {
       this.assertOpen();
-      const page = this.statements.allPage(after, Math.min(remaining, this.pageSize));
+      const page = this.guarded(() => this.statements.allPage(after, Math.min(remaining, this.pageSize)));
       for (const row of page) {
         after = row.position;
         remaining -= 1;
@@ -120,7 +131,7 @@ class SqliteStore implements SqliteEventStore {
     this.assertOpen();
     const subscription = new SqliteSubscription(
       {
-        readAfter: (after, limit) => (this.closed ? [] : this.statements.allPage(after, limit).map(toRecordedEvent)),
+        readAfter: (after, limit) => (this.closed ? [] : this.guarded(() => this.statements.allPage(after, limit)).map(toRecordedEvent)),
         remove: (s) => this.subscriptions.delete(s),
       },
       options.after ?? 0n,
@@ -133,7 +144,12 @@ class SqliteStore implements SqliteEventStore {
 
   async headPosition(): Promise<bigint> {
     this.assertOpen();
-    return this.statements.head();
+    return this.guarded(() => this.statements.head());
+  }
+
+  async probeWrite(): Promise<void> {
+    this.assertOpen();
+    this.guarded(this.probe);
   }
 
   stats(): GroupCommitStats {
@@ -147,6 +163,11 @@ class SqliteStore implements SqliteEventStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.db.close();
+  }
+
+  /** a read the file cannot serve now (I/O error, lock) answers EventStoreUnavailable */
+  private guarded<T>(read: () => T): T {
+    return guardSqlite(read, eventStoreUnavailable);
   }
 
   private assertOpen(): void {

@@ -4,7 +4,8 @@
  *
  * Each append is checked on its own (applyAppend refuses before inserting anything), so a conflicting
  * append is rejected alone while the others of the group commit; any other error (I/O, lock) fails the
- * whole group, since the transaction is then rolled back. Promises settle only after COMMIT has
+ * whole group, since the transaction is then rolled back; a file that cannot be written now (locked,
+ * full, read-only, failing) fails it with EventStoreUnavailable. Promises settle only after COMMIT has
  * returned, and with `synchronous = FULL` that means the WAL is on disk: an answered append survives
  * a crash.
  */
@@ -12,6 +13,7 @@ import type Database from 'better-sqlite3';
 import { EventStoreUnavailable, WrongExpectedRevision, type AppendResult } from '../../ports/eventStore.js';
 import { applyAppend, DuplicateEventId, type AppendRequest } from './eventStoreAppend.js';
 import type { Statements } from './eventStoreSchema.js';
+import { unavailableCode } from './unavailable.js';
 
 interface Pending {
   request: AppendRequest;
@@ -110,9 +112,15 @@ export class GroupCommitWriter {
 }
 
 function toStoreError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) {
-    return new EventStoreUnavailable(`the event store file is locked by another writer (${code})`, { cause: error });
-  }
-  return error;
+  const code = unavailableCode(error);
+  return code === undefined ? error : eventStoreUnavailable(code, error);
 }
+
+/** the port's EventStoreUnavailable for a SQLite code of `unavailable.ts` */
+export const eventStoreUnavailable = (code: string, cause: unknown): EventStoreUnavailable =>
+  new EventStoreUnavailable(
+    code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+      ? `the event store file is locked by another writer (${code})`
+      : `the event store file cannot be written or read now (${code})`,
+    { cause },
+  );

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS events (
   created  INTEGER NOT NULL,
   UNIQUE (stream, revision)
 ) STRICT;
+CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL) STRICT;
 `;
 
 export interface EventRow {

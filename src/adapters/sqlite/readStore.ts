@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
-import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type ReadModelRef, type ReadStore, type StoredDocument } from '../../ports/readStore.js';
+import { CheckpointConflict, ReadStoreUnavailable, type CheckpointWrite, type DocumentWrite, type ReadModelRef, type ReadStore, type StoredDocument } from '../../ports/readStore.js';
+import { guardSqlite } from './unavailable.js';
+import { writeProbe } from './writeProbe.js';
 
 /** documents deleted per transaction when a dropped or replaced collection is cleared */
 const CLEAR_CHUNK = 2000;
@@ -21,8 +23,18 @@ const MANY_CHUNK = 500;
  * (rewriting 300,000 documents held the write lock for 17 s); the detached documents are deleted
  * afterwards a chunk per transaction, so other writers (the service's projector) get their turns.
  * Every read resolves the name in the same snapshot as the documents, so it sees one or the other.
+ * A file that cannot be used now (locked, full, read-only, failing) answers ReadStoreUnavailable.
  */
-export function openSqliteReadStore({ path }: { path: string }): ReadStore {
+export interface SqliteReadStoreOptions {
+  path: string;
+  /**
+   * Called with the connection once its tables exist: pragmas of the caller's own. Tests keep it to
+   * make the file full (`max_page_count`) or read-only (`query_only`) while the store is in use.
+   */
+  onOpen?: (db: Database.Database) => void;
+}
+
+export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): ReadStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -36,7 +48,9 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
     CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS collection_names (name TEXT PRIMARY KEY, physical TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS detached (physical TEXT PRIMARY KEY) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL);
   `);
+  onOpen?.(db);
 
   const getOne = db.prepare('SELECT position, doc FROM documents WHERE collection = ? AND id = ?').safeIntegers(true);
   const upsert = db.prepare(
@@ -67,10 +81,14 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
   const cleared = db.prepare('DELETE FROM detached WHERE physical = ?');
   const clearSome = db.prepare('DELETE FROM documents WHERE collection = ? AND id IN (SELECT id FROM documents WHERE collection = ? LIMIT ?)');
 
+  const probe = writeProbe(db);
   const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
     doc: JSON.parse(row.doc) as T,
     position: row.position,
   });
+  const guard = <T>(operation: () => T): T =>
+    guardSqlite(operation, (code, cause) => new ReadStoreUnavailable(`the read store file cannot be used now (${code})`, { cause }));
+
   const checkpointOf = (name: string) => (getCheckpoint.get(name) as { position: bigint } | undefined)?.position;
   const physicalOf = (collection: string) => (physicalName.get(collection) as string | undefined) ?? collection;
   // '#' never appears in a projection's collection name, so a fresh name is no collection's own
@@ -112,11 +130,11 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
     for (const c of checkpoints) putCheckpoint.run(c.name, c.position);
   });
 
-  const promote = db.transaction((from: ReadModelRef, to: ReadModelRef): boolean => {
+  const promote = db.transaction((from: ReadModelRef, to: ReadModelRef, replacing: bigint | undefined): boolean => {
     const built = checkpointOf(from.checkpoint);
     if (built === undefined) throw new Error(`cannot promote ${from.collection}: checkpoint ${from.checkpoint} does not exist`);
     const live = checkpointOf(to.checkpoint);
-    if (live !== undefined && live > built) return false;
+    if (live !== undefined && live > built && live !== replacing) return false;
     // a model promoted onto itself keeps its documents (rather than having them cleared)
     if (from.collection !== to.collection) {
       detach.run(physicalOf(to.collection));
@@ -141,7 +159,7 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
   const clearDetached = () =>
     (clearing ??= (async () => {
       // a turn of the event loop between chunks: this process keeps answering meanwhile
-      while (!closed && clearChunk.immediate()) await turn();
+      while (!closed && guard(() => clearChunk.immediate())) await turn();
     })().finally(() => (clearing = undefined)));
 
   const manyStatements = new Map<number, Database.Statement>();
@@ -158,40 +176,43 @@ export function openSqliteReadStore({ path }: { path: string }): ReadStore {
 
   return {
     async get<T>(collection: string, id: string) {
-      const row = readOne(collection, id);
+      const row = guard(() => readOne(collection, id));
       return row && toStored<T>(row);
     },
     async getMany<T>(collection: string, ids: readonly string[]) {
       const out = new Map<string, StoredDocument<T>>();
-      for (const row of readMany(collection, [...new Set(ids)])) out.set(row.id, toStored<T>(row));
+      for (const row of guard(() => readMany(collection, [...new Set(ids)]))) out.set(row.id, toStored<T>(row));
       return out;
     },
     async scan<T>(collection: string, page: { afterId?: string; limit: number }) {
-      return readScan(collection, page.afterId ?? '', page.limit).map((row) => ({ id: row.id, ...toStored<T>(row) }));
+      return guard(() => readScan(collection, page.afterId ?? '', page.limit)).map((row) => ({ id: row.id, ...toStored<T>(row) }));
     },
     async commit(writes, checkpoints) {
       // IMMEDIATE: a transaction that read the checkpoints first could not upgrade to writing once
       // another process committed in between (WAL snapshots); taking the write lock at BEGIN waits instead
-      commit.immediate(writes, checkpoints);
+      guard(() => commit.immediate(writes, checkpoints));
     },
     async getCheckpoint(name) {
-      return checkpointOf(name);
+      return guard(() => checkpointOf(name));
     },
     async dropCollection(collection) {
-      db.transaction(detachDocuments).immediate(collection);
+      guard(() => db.transaction(detachDocuments).immediate(collection));
       await clearDetached();
     },
     async tryLease(name, holder, ttlMs, now) {
-      return takeLease.run(name, holder, now + ttlMs, now).changes === 1;
+      return guard(() => takeLease.run(name, holder, now + ttlMs, now).changes === 1);
     },
     async deleteCheckpoint(name) {
-      removeCheckpoint.run(name);
+      guard(() => removeCheckpoint.run(name));
     },
-    async promote(from, to) {
+    async promote(from, to, options = {}) {
       // IMMEDIATE: the write lock is taken before the checkpoints are read, so they cannot change in between
-      const promoted = promote.immediate(from, to);
+      const promoted = guard(() => promote.immediate(from, to, options.replacing));
       if (promoted) await clearDetached();
       return promoted;
+    },
+    async probeWrite() {
+      guard(probe);
     },
     async close() {
       closed = true;

@@ -17,8 +17,17 @@ export const ReadinessBody = z
         error: z.string().optional().meta({ description: "the failure's kind (`timeout`, `ReadStoreUnavailable`...), never its message" }),
         behind: z.number().optional().meta({ description: 'projectorLag: events the slowest read model is behind' }),
         max: z.number().optional().meta({ description: 'projectorLag: the bound (READY_MAX_LAG)' }),
+        ahead: z
+          .array(z.string())
+          .optional()
+          .meta({ description: "projectorLag: read models whose checkpoint is beyond the event store's head (an older event store was put back): run `npm run rebuild`" }),
+        free: z.number().optional().meta({ description: "diskSpace: bytes free on the data directory's disk" }),
+        min: z.number().optional().meta({ description: 'diskSpace: the floor (MIN_FREE_DISK_BYTES)' }),
       }),
-    ).meta({ description: 'by check: eventStore, readStore, blobStore, and projectorLag where read models are served' }),
+    ).meta({
+      description:
+        'by check: eventStore and readStore (a read and a write no reader sees), blobStore (a temporary blob written and dropped), diskSpace, and projectorLag where read models are served',
+    }),
   })
   .meta({ id: 'Readiness' });
 

@@ -1,0 +1,42 @@
+import { WrongExpectedRevision } from '../ports/eventStore.js';
+import { KeyedLock } from './keyedLock.js';
+
+/** this process's acceptances, one at a time per item id */
+const acceptances = new KeyedLock();
+
+export interface UnacceptedBytes {
+  /** whether the item's stream shows it accepted (read again, now) */
+  accepted(): Promise<boolean>;
+  /** takes back the bytes the failed acceptance committed under the item's key */
+  withdraw(): Promise<void>;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/**
+ * Runs `acceptance` (which commits the item's bytes under its key, then appends `DataItemAccepted`)
+ * alone among this process's acceptances of the same item. When it fails for another reason than a
+ * conflict (a store down or full), nothing was accepted, so the bytes it committed are taken back:
+ * left there, they would be a blob no event speaks of. Not when the stream shows the item accepted
+ * after all: two uploads of one item commit the same bytes under the same key, and those are the
+ * winner's. The lock keeps another acceptance of the item in this process from committing or
+ * appending between that check and the withdrawal. When the check or the withdrawal fails, the
+ * bytes stay (the audit reports them): deleting what may be an accepted item's bytes is worse.
+ */
+export async function acceptOrWithdraw<T>(id: string, acceptance: () => Promise<T>, bytes: UnacceptedBytes): Promise<T> {
+  return acceptances.run(id, async () => {
+    try {
+      return await acceptance();
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevision)) await withdrawUnlessAccepted(id, bytes);
+      throw error;
+    }
+  });
+}
+
+async function withdrawUnlessAccepted(id: string, bytes: UnacceptedBytes): Promise<void> {
+  try {
+    if (!(await bytes.accepted())) await bytes.withdraw();
+  } catch (error) {
+    bytes.log?.('the bytes of an item whose acceptance failed were left in place', { id, error: String(error) });
+  }
+}
