@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { answerClientError } from './clientError.js';
 import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
+import { deferContinueOnUploads } from './expectContinue.js';
 
 /** Connection-level limits against slow or greedy clients (README, configuration). */
 export interface ServerLimits extends ConnectionLimits {
@@ -44,6 +45,7 @@ export async function listen(
   server.setTimeout(limits.idleTimeoutMs);
   // not Node's maxConnections, which refuses every new connection while the cap is held
   limitConnections(server, limits);
+  deferContinueOnUploads(server);
   server.on('clientError', answerClientError);
   server.listen(port, host);
   await once(server, 'listening');
