@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
+import { createUpload, postChunk } from '../support/multipart.js';
+import { itemOfSize } from '../support/sizedItem.js';
 import { eventually, rawConnection, tempFiles, uploadHead, type RawConnection } from './support.js';
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
@@ -42,6 +44,15 @@ describe('Expect: 100-continue on the upload routes', function () {
       expect(received).to.include('\r\nConnection: close\r\n');
     });
   }
+
+  it('answers 402 Insufficient balance without 100 Continue to a chunk past what the owner can pay, once the header is in', async () => {
+    const raw = (await itemOfSize(signers.ethereum(), 600_000)).getRaw();
+    const id = await createUpload(service.url);
+    expect((await postChunk(service.url, id, 0, raw.subarray(0, 4000))).status).to.equal(200);
+    const received = await answerWithoutBody(service, `/chunks/arweave/${id}/596000`, { 'Content-Length': '4000' });
+    expect(received).to.match(refusal(402, 'Insufficient balance'));
+    expect(received).not.to.include('100 Continue');
+  });
 
   it('answers 429 Too Many Requests without 100 Continue while the client has an upload in flight', async () => {
     const item = (await signedItem(signers.ethereum(), new Uint8Array(4000))).getRaw();
