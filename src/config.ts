@@ -25,6 +25,9 @@ const ConfigSchema = z.object({
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200),
   BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000),
+  /** a gateway's height is refused past the last accepted one plus this plus one block per BLOCK_TIME_MIN_MS since */
+  BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000).default(100),
+  BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000),
   RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
   /** in one process, how long a command waits for the projector to reach its event before answering */
   PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
@@ -66,12 +69,14 @@ const ConfigSchema = z.object({
   SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(25_000),
   /** limits against abuse (src/http/listen.ts, src/http/limits.ts) */
   HEADERS_TIMEOUT_MS: int(10, 3_600_000).default(60_000),
+  FIRST_REQUEST_TIMEOUT_MS: int(10, 3_600_000).default(10_000),
   BODY_IDLE_TIMEOUT_MS: int(10, 3_600_000).default(120_000),
   MIN_BODY_BYTES_PER_SECOND: int(0, 1_000_000_000).default(1024),
   BODY_RATE_GRACE_MS: int(0, 3_600_000).default(10_000),
   BODY_RATE_WINDOW_MS: int(10, 3_600_000).default(30_000),
   MAX_CONNECTIONS: int(0, 1_000_000).default(4096),
   MAX_CONNECTIONS_PER_CLIENT: int(0, 1_000_000).default(256),
+  MAX_CONNECTIONS_PER_NETWORK: int(0, 1_000_000).default(1024),
   MAX_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(64),
   TEMP_SPACE_BYTES: int(1, Number.MAX_SAFE_INTEGER).default(64 * 2 ** 30),
   /** default: an eighth of TEMP_SPACE_BYTES */
@@ -124,6 +129,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,
+    heightGuard: { maxJumpBlocks: c.BLOCK_HEIGHT_MAX_JUMP, minBlockIntervalMs: c.BLOCK_TIME_MIN_MS },
     receiptSignerWorkers: c.RECEIPT_SIGNER_WORKERS,
     projectionWaitMs: c.PROJECTION_WAIT_MS,
     startupCatchUpMs: c.STARTUP_CATCH_UP_MS,
@@ -161,9 +167,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     abuse: {
       headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+      firstRequestTimeoutMs: c.FIRST_REQUEST_TIMEOUT_MS,
       idleTimeoutMs: c.BODY_IDLE_TIMEOUT_MS,
       maxConnections: c.MAX_CONNECTIONS,
       maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
+      maxConnectionsPerNetwork: c.MAX_CONNECTIONS_PER_NETWORK,
       maxUploadsPerClient: c.MAX_UPLOADS_PER_CLIENT,
       bodyRate: { minBytesPerSecond: c.MIN_BODY_BYTES_PER_SECOND, graceMs: c.BODY_RATE_GRACE_MS, windowMs: c.BODY_RATE_WINDOW_MS },
       tempSpaceBytes: c.TEMP_SPACE_BYTES,

@@ -11,6 +11,7 @@ import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
 import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
 import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/storesFromConfig.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
+import { createHeightGuard } from './adapters/gateway/heightGuard.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
@@ -114,11 +115,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     liveBundles: () => liveBundlesByState(readStore),
     onError: warningsTo(log),
   });
+  // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height
+  const heights = createHeightGuard({ ...config.heightGuard, log: (message) => log.warn(message) });
   const blockHeight = createBlockHeightSource({
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
     refreshMs: config.blockHeightRefreshMs,
     fetch: countingFetch('blockHeight', metrics),
+    guard: heights,
     log: warningsTo(log),
   });
   await blockHeight.start();
@@ -234,7 +238,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     eventStore,
     readStore,
     blobStore,
-    gateway: instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs }), metrics),
+    gateway: instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights }), metrics),
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,

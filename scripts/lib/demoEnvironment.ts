@@ -111,6 +111,8 @@ export async function startDemoEnvironment(
       // age the anchor past the default 50 blocks and drop a bundle arlocal is about to mine.
       // arlocal does not expire anchors, so this only keeps the demo from dropping its own bundle.
       DROP_AFTER_BLOCKS: '1000',
+      // for the same reason, heights rise faster than the guard believes Arweave's can (heightGuard.ts)
+      BLOCK_HEIGHT_MAX_JUMP: '1000000',
       BLOCK_HEIGHT_REFRESH_MS: '1000',
       LOG_LEVEL: 'warn',
     });

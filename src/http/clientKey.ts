@@ -14,6 +14,19 @@ export function clientKeyOf(address: string | undefined): string {
   return `${expandIPv6(address).slice(0, 4).join(':')}::/64`;
 }
 
+/**
+ * The larger network a client's address belongs to, for the connection caps per network: an IPv4
+ * /24 or an IPv6 /48 (what one site or one hosting customer usually holds), so that many addresses
+ * of one owner count together.
+ */
+export function networkKeyOf(address: string | undefined): string {
+  if (address === undefined || address === '') return 'unknown';
+  const mapped = /^(?:::ffff:)?(\d+\.\d+\.\d+)\.\d+$/i.exec(address);
+  if (mapped) return `${mapped[1]!}.0/24`;
+  if (!isIPv6(address)) return address;
+  return `${expandIPv6(address).slice(0, 3).join(':')}::/48`;
+}
+
 /** the eight 16-bit groups of an IPv6 address, without a zone id */
 function expandIPv6(address: string): string[] {
   const [head = '', tail] = address.split('%')[0]!.split('::');

@@ -3,6 +3,7 @@ import { ServiceUnavailable, TooManyRequests } from '../domain/errors.js';
 import { CHUNK_MAX } from '../domain/upload/ids.js';
 import { createBodyRateWatch, type BodyRateLimits } from './bodyRate.js';
 import { clientKeyOf } from './clientKey.js';
+import { continueIfExpected } from './expectContinue.js';
 import type { Refusal, TempSpace } from './tempSpace.js';
 
 /**
@@ -79,6 +80,7 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
     let received = 0;
     const source = () => req.iterator({ destroyOnReturn: false });
     const counted = async function* () {
+      continueIfExpected(req);
       for await (const chunk of source() as AsyncIterable<Uint8Array>) {
         received += chunk.length;
         if (received > taken) {

@@ -1,27 +1,26 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { answerClientError } from './clientError.js';
-import { clientKeyOf } from './clientKey.js';
+import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
+import { deferContinueOnUploads } from './expectContinue.js';
 
 /** Connection-level limits against slow or greedy clients (README, configuration). */
-export interface ServerLimits {
-  /** the request line and headers must arrive within this, counted from the connection or the previous request */
+export interface ServerLimits extends ConnectionLimits {
+  /** the request line and headers must arrive within this, counted from the previous request (the first: firstRequestTimeoutMs) */
   headersTimeoutMs: number;
   /** a connection with no byte in either direction for this long is cut (an idle body included) */
   idleTimeoutMs: number;
-  /** connections open at once; 0: no limit */
-  maxConnections: number;
-  /** connections open at once from one client address (an IPv6 /64); 0: no limit */
-  maxConnectionsPerClient: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   headersTimeoutMs: 60_000,
+  firstRequestTimeoutMs: 10_000,
   idleTimeoutMs: 120_000,
   maxConnections: 4096,
   maxConnectionsPerClient: 256,
+  maxConnectionsPerNetwork: 1024,
 };
 
 /** Serves the app on `host:port` (0: any free port); resolves once listening, with the URL to reach it. */
@@ -44,38 +43,15 @@ export async function listen(
   server.requestTimeout = 0;
   server.headersTimeout = limits.headersTimeoutMs;
   server.setTimeout(limits.idleTimeoutMs);
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
-  if (limits.maxConnectionsPerClient > 0) capConnectionsPerClient(server, limits.maxConnectionsPerClient);
+  // not Node's maxConnections, which refuses every new connection while the cap is held
+  limitConnections(server, limits);
+  deferContinueOnUploads(server);
   server.on('clientError', answerClientError);
   server.listen(port, host);
   await once(server, 'listening');
   const bound = (server.address() as AddressInfo).port;
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return { server, port: bound, url: `http://${reachable}:${bound}` };
-}
-
-/**
- * One address may hold at most `max` connections: past that, a new connection is closed at once,
- * before a byte of it is parsed, so one client's half-open connections cannot use up the server's.
- * Counted by socket address: behind a reverse proxy every client shares the proxy's address, so
- * raise the cap (or 0) there and let the proxy limit its clients.
- */
-function capConnectionsPerClient(server: Server, max: number): void {
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const key = clientKeyOf(socket.remoteAddress);
-    const count = (open.get(key) ?? 0) + 1;
-    if (count > max) {
-      socket.destroy();
-      return;
-    }
-    open.set(key, count);
-    socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left === 0) open.delete(key);
-      else open.set(key, left);
-    });
-  });
 }
 
 /** Stops accepting, cuts open connections, and waits until the server is closed. */

@@ -31,7 +31,11 @@ export interface ArweaveGateway {
   postChunk(chunk: ChunkUpload, options?: GatewayCallOptions): Promise<void>;
   /** where a transaction stands (`GET /tx/{id}/status`) */
   transactionStatus(id: string, options?: GatewayCallOptions): Promise<TransactionStatus>;
-  /** the height of the gateway's current block (`GET /info`) */
+  /**
+   * the height of the gateway's current block (`GET /info`), as far as it is believed: the highest
+   * accepted so far; a height the adapter's guard refuses (far behind, or higher than blocks can
+   * come) is a GatewayRequestError, so nothing is decided on it
+   */
   currentHeight(options?: GatewayCallOptions): Promise<number>;
 }
 

@@ -10,7 +10,7 @@ export type GatewayFailureKind =
   | 'timeout'
   /** an HTTP status that says "not now": 5xx, 429, or one the call does not expect */
   | 'status'
-  /** a success status whose body is not what the call expects */
+  /** a success status whose body is not what the call expects, or an answer past the size bound */
   | 'answer';
 
 export interface GatewayFailure {

@@ -7,6 +7,7 @@ import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
+import { createHeightGuard } from '../../src/adapters/gateway/heightGuard.js';
 import { createBundler, type Bundler } from '../../src/app/bundler/bundler.js';
 import type { BundlerDeps } from '../../src/app/bundler/deps.js';
 import { BundleRepository } from '../../src/app/bundles.js';
@@ -20,7 +21,7 @@ import { loadTestJwk } from '../fixtures/testWallet.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import type { Arlocal } from '../support/arlocal.js';
+import { ARLOCAL_HEIGHT_SETTINGS, type Arlocal } from '../support/arlocal.js';
 
 /**
  * The service in-process on a data directory that outlives it (so a test can restart it), and a
@@ -93,6 +94,7 @@ export async function startBundlerNode(options: NodeOptions): Promise<BundlerNod
     BUNDLER_ENABLED: 'false',
     BUNDLE_MAX_WAIT_MS: '0',
     CONFIRMATIONS: String(CONFIRMATIONS),
+    ...ARLOCAL_HEIGHT_SETTINGS,
     ...options.env,
   });
   const service = await startService(config, createLogger(config.logLevel));
@@ -102,7 +104,11 @@ export async function startBundlerNode(options: NodeOptions): Promise<BundlerNod
     eventStore: service.eventStore,
     readStore: service.readStore,
     blobStore: service.blobStore,
-    gateway: createArweaveGateway({ gatewayUrl: options.gatewayUrl, timeoutMs: options.timeoutMs ?? 600 }),
+    gateway: createArweaveGateway({
+      gatewayUrl: options.gatewayUrl,
+      timeoutMs: options.timeoutMs ?? 600,
+      heights: createHeightGuard({ ...config.heightGuard, log: (message) => logs.push(message) }),
+    }),
     jwk: loadTestJwk(),
     bundles: new CrashingBundles(service.eventStore, options.crashBefore),
     settings: config.bundler,

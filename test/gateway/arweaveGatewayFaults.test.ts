@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
 import { GatewayRejected, GatewayRequestError } from '../../src/ports/gatewayErrors.js';
 import type { ArweaveGateway, ChunkUpload, TransactionHeader } from '../../src/ports/gateway.js';
+import { MAX_GATEWAY_ANSWER_BYTES } from '../../src/adapters/gateway/request.js';
+import { createHeightGuard } from '../../src/adapters/gateway/heightGuard.js';
+import { eventually } from '../limits/support.js';
 import { startScriptedGateway, type ScriptedGateway } from './scriptedGateway.js';
 
 const TX_ID = 'UGtqiCtZTKdDVqv0_vTQKBIt7XlOqHhTF1z7naPuhDo';
@@ -79,6 +82,61 @@ describe('arweave gateway client when the gateway fails', () => {
       kind: 'timeout',
       message: `GET ${gateway.url}/tx/${TX_ID}/status timed out after 50 ms`,
     });
+  });
+
+  it('cuts an answer without end past 1 MiB: a retryable GatewayRequestError of kind "answer" from every call, the connection closed', async () => {
+    const paths: Record<string, string> = {
+      price: 'GET /price/1000',
+      anchor: 'GET /tx_anchor',
+      postTransaction: 'POST /tx',
+      postChunk: 'POST /chunk',
+      transactionStatus: `GET /tx/${TX_ID}/status`,
+      currentHeight: 'GET /info',
+    };
+    for (const route of Object.values(paths)) {
+      const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+      gateway.answer(method, path, 'endless');
+    }
+    // no time limit that could come first: the size bound alone ends each call
+    const patient = createArweaveGateway({ gatewayUrl: gateway.url, timeoutMs: 600_000 });
+    for (const [name, call] of calls) {
+      const [method, path] = paths[name]!.split(' ');
+      expectRetryable(
+        await failure(call(patient)),
+        { kind: 'answer', status: 200, message: `${method} ${gateway.url}${path} answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes: cut` },
+        name,
+      );
+    }
+    // each answer was read no further: the gateway saw every connection closed by the client
+    await eventually(() => gateway.endless.length === 6 && gateway.endless.every((answer) => answer.closed), 'every endless answer closed by the client');
+  });
+
+  it('refuses an answer declaring more than 1 MiB before reading it', async () => {
+    gateway.answer('GET', '/info', 'huge');
+    expectRetryable(await failure(client.currentHeight()), {
+      kind: 'answer',
+      status: 200,
+      message: `GET ${gateway.url}/info answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes: cut`,
+    });
+  });
+
+  it('reads an answer of exactly 1 MiB', async () => {
+    gateway.answer('GET', '/tx_anchor', { status: 200, body: `${BLOCK_HASH}${' '.repeat(MAX_GATEWAY_ANSWER_BYTES - BLOCK_HASH.length)}` });
+    expect(await createArweaveGateway({ gatewayUrl: gateway.url, timeoutMs: 600_000 }).anchor()).to.equal(BLOCK_HASH);
+  });
+
+  it('throws a retryable GatewayRequestError of kind "answer" for a block height its guard refuses, then answers the last one accepted', async () => {
+    const logged: string[] = [];
+    const guarded = createArweaveGateway({ gatewayUrl: gateway.url, timeoutMs: 600_000, heights: createHeightGuard({ log: (message) => logged.push(message) }) });
+    gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 1_500_000 }), contentType: 'application/json' });
+    expect(await guarded.currentHeight()).to.equal(1_500_000);
+    gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 9_007_199_254_740_991 }), contentType: 'application/json' });
+    const error = await failure(guarded.currentHeight());
+    expectRetryable(error, { kind: 'answer', status: 200 });
+    expect(error.message).to.match(new RegExp(`^GET ${gateway.url}/info answered block height 9007199254740991, refused: above 15001\\d\\d, the most blocks possible since the last accepted height$`));
+    gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 1_499_990 }), contentType: 'application/json' });
+    expect(await guarded.currentHeight(), 'a height a little behind: the highest accepted stays').to.equal(1_500_000);
+    expect(logged).to.have.length(2);
   });
 
   it('throws a retryable error, not a rejection, for a post answered 429 or 408: the gateway asks for patience', async () => {

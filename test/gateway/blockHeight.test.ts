@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createBlockHeightSource, type BlockHeightSourceOptions } from '../../src/adapters/gateway/blockHeight.js';
+import { REORG_TOLERANCE_BLOCKS } from '../../src/adapters/gateway/heightGuard.js';
 import { startFakeGateway } from './fakeGateway.js';
 
 type FakeGateway = Awaited<ReturnType<typeof startFakeGateway>>;
@@ -27,7 +28,12 @@ describe('gateway block height source', () => {
     return s;
   }
 
-  const savedHeight = async () => JSON.parse(await readFile(stateFile, 'utf8')) as unknown;
+  /** the state file's height; its `at` (when the height was accepted) is checked where it matters */
+  const savedHeight = async () => {
+    const { height, at } = JSON.parse(await readFile(stateFile, 'utf8')) as { height: unknown; at: unknown };
+    expect(at).to.be.a('number');
+    return { height };
+  };
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'block-height-test-'));
@@ -41,13 +47,16 @@ describe('gateway block height source', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('fetches the height from GET /info on start and saves it in the state file', async () => {
+  it('fetches the height from GET /info on start and saves it in the state file, with when it was accepted', async () => {
     gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
     const heights = source();
+    const before = Date.now();
     await heights.start();
 
     expect(heights.current()).to.equal(1_500_000);
-    expect(await savedHeight()).to.deep.equal({ height: 1_500_000 });
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { height: number; at: number };
+    expect(saved.height).to.equal(1_500_000);
+    expect(saved.at).to.be.within(before, Date.now());
     expect(await readdir(dir)).to.deep.equal(['block-height.json']);
     expect(logged).to.deep.equal([]);
   });
@@ -164,7 +173,68 @@ describe('gateway block height source', () => {
 
     await mkdir(missingDir);
     await heights.refresh();
-    expect(JSON.parse(await readFile(join(missingDir, 'block-height.json'), 'utf8'))).to.deep.equal({ height: 12 });
+    expect(JSON.parse(await readFile(join(missingDir, 'block-height.json'), 'utf8'))).to.deep.include({ height: 12 });
+  });
+
+  it('keeps the last good height, unsaved refusals, when the gateway answers 9007199254740991, a height far behind, or a jump; logs each once', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+    const file = await readFile(stateFile, 'utf8');
+
+    for (const lie of [9_007_199_254_740_991, 1_500_000 - REORG_TOLERANCE_BLOCKS - 1, 1_500_000 + 10_000]) {
+      gateway.set({ answer: 'height', height: lie });
+      await heights.refresh();
+      await heights.refresh();
+      expect(heights.current(), String(lie)).to.equal(1_500_000);
+    }
+    expect(await readFile(stateFile, 'utf8')).to.equal(file);
+    expect(logged).to.have.length(3);
+    expect(logged[0]).to.match(/^block height 9007199254740991 from the gateway refused: above 15001\d\d, the most blocks possible since the last accepted height; keeping 1500000$/);
+    expect(logged[1]).to.equal(`block height 1499949 from the gateway refused: ${REORG_TOLERANCE_BLOCKS + 1} blocks below the last accepted 1500000; keeping 1500000`);
+    expect(logged[2]).to.match(/^block height 1510000 from the gateway refused: above 15001\d\d/);
+
+    gateway.set({ answer: 'height', height: 1_500_002 });
+    await heights.refresh();
+    expect(heights.current()).to.equal(1_500_002);
+    expect(await savedHeight()).to.deep.equal({ height: 1_500_002 });
+    expect(logged[3]).to.equal('block height from the gateway accepted again: 1500002');
+  });
+
+  it('refuses an absurd height on a first start, with no height known yet', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 9_007_199_254_740_991 });
+    const heights = source();
+    await heights.start();
+
+    expect(heights.current()).to.equal(0);
+    expect(await readdir(dir)).to.deep.equal([]);
+  });
+
+  it('reads a state file of earlier versions ({"height":N}) and refuses a height far below it', async () => {
+    await writeFile(stateFile, '{"height":1500000}\n');
+    gateway = await startFakeGateway({ answer: 'height', height: 12 });
+    const heights = source();
+    await heights.start();
+
+    expect(heights.current()).to.equal(1_500_000);
+    gateway.set({ answer: 'height', height: 1_500_003 });
+    await heights.refresh();
+    expect(heights.current()).to.equal(1_500_003);
+    expect(await savedHeight()).to.deep.equal({ height: 1_500_003 });
+  });
+
+  it('restores the time a saved height was accepted: a jump the time since allows is taken after a restart', async () => {
+    // saved a day ago: some 2,880 blocks of 30 s may have come since
+    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: Date.now() - 86_400_000 }));
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_720 });
+    const heights = source();
+    await heights.start();
+    expect(heights.current()).to.equal(1_500_720);
+
+    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: Date.now() }));
+    const restarted = source();
+    await restarted.start();
+    expect(restarted.current()).to.equal(1_500_000);
   });
 
   it('keeps a path prefix of the gateway URL', async () => {

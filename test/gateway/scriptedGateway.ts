@@ -8,7 +8,18 @@ export type ScriptedAnswer =
   /** never answers */
   | 'hang'
   /** sends the status line and the start of a body, then nothing more */
-  | 'stall';
+  | 'stall'
+  /** 200 and a body without end, as fast as the client reads it (see `endless`) */
+  | 'endless'
+  /** 200 declaring a 10 GiB body, of which it sends the first 64 KiB */
+  | 'huge';
+
+/** An endless answer being sent: how much went out, and whether the client closed the connection. */
+export interface EndlessAnswer {
+  path: string;
+  sent: number;
+  closed: boolean;
+}
 
 export interface RecordedRequest {
   method: string;
@@ -25,6 +36,8 @@ export interface RecordedRequest {
 export async function startScriptedGateway() {
   const answers = new Map<string, ScriptedAnswer>();
   const requests: RecordedRequest[] = [];
+  const endless: EndlessAnswer[] = [];
+  const block = Buffer.alloc(64 * 1024, '1');
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -33,6 +46,22 @@ export async function startScriptedGateway() {
       requests.push({ method: req.method ?? '', path, contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') });
       const answer = answers.get(`${req.method} ${path}`) ?? { status: 404, body: 'Not Found' };
       if (answer === 'hang') return;
+      if (answer === 'endless') {
+        const stream: EndlessAnswer = { path, sent: 0, closed: false };
+        endless.push(stream);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const pump = () => {
+          while (!res.destroyed && res.write(block)) stream.sent += block.length;
+        };
+        res.on('drain', pump);
+        res.once('close', () => (stream.closed = true));
+        pump();
+        return;
+      }
+      if (answer === 'huge') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 2 ** 30) }).write(block);
+        return;
+      }
       if (answer === 'stall') {
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' }).write('1');
         return;
@@ -46,6 +75,7 @@ export async function startScriptedGateway() {
   return {
     url,
     requests,
+    endless,
     answer(method: 'GET' | 'POST', path: string, answer: ScriptedAnswer) {
       answers.set(`${method} ${path}`, answer);
     },

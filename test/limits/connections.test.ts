@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { OTHER_CLIENT, eventually, post, rawConnection, trickle, type RawConnection } from './support.js';
+import { OTHER_CLIENT, eventually, get, post, rawConnection, tempFiles, trickle, uploadHead, type RawConnection } from './support.js';
 
 const contractAnswer = (status: number, message: string) =>
   `HTTP/1.1 ${status} ${message}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${message.length}\r\nConnection: close\r\n\r\n${message}`;
@@ -66,21 +66,115 @@ describe('connection limits (slowloris, oversized headers)', function () {
   });
 });
 
-describe('connections open at once (MAX_CONNECTIONS)', function () {
-  this.timeout(30_000);
+describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK)', function () {
+  this.timeout(60_000);
   let service: TestService;
+  let held: RawConnection[] = [];
   before(async () => {
-    service = await startTestService({ MAX_CONNECTIONS: '5' });
+    service = await startTestService({
+      MAX_CONNECTIONS: '40',
+      MAX_CONNECTIONS_PER_CLIENT: '4',
+      MAX_CONNECTIONS_PER_NETWORK: '12',
+      // nothing but the caps closes an idle connection during these tests
+      FIRST_REQUEST_TIMEOUT_MS: '600000',
+      HEADERS_TIMEOUT_MS: '600000',
+    });
+  });
+  afterEach(async () => {
+    for (const conn of held) conn.socket.destroy();
+    held = [];
+    await eventually(async () => (await openConnections(service)) === 0, 'every connection closed');
   });
   after(() => service.close());
 
-  it('closes a connection past the limit at once, and takes new ones once others closed', async () => {
-    const open = await Promise.all(Array.from({ length: 5 }, () => rawConnection(service.url)));
-    await eventually(async () => (await openConnections(service)) === 5, 'five connections accepted');
-    const extra = await rawConnection(service.url, OTHER_CLIENT);
-    expect(await extra.closed).to.equal('');
-    for (const conn of open) conn.socket.destroy();
-    await eventually(async () => (await openConnections(service)) === 0, 'the server saw them close');
-    expect((await fetch(`${service.url}/info`)).status).to.equal(200);
+  /** `count` raw connections from `address`, each accepted by the server before the next opens */
+  async function hold(address: string, count: number): Promise<RawConnection[]> {
+    const opened: RawConnection[] = [];
+    for (let i = 0; i < count; i++) {
+      const before = await openConnections(service);
+      const conn = await rawConnection(service.url, address);
+      opened.push(conn);
+      held.push(conn);
+      await eventually(async () => (await openConnections(service)) === before + 1, `connection ${i} from ${address} accepted`);
+    }
+    return opened;
+  }
+
+  it('answers a bystander while 17 addresses hold every connection idle: the oldest idle one of the largest network makes room', async () => {
+    // 3 addresses of 127.0.0.0/24 up to its network cap (12), 14 addresses of other /24s 2 each: 40, the cap
+    const largest: RawConnection[] = [];
+    for (const last of [10, 11, 12]) largest.push(...(await hold(`127.0.0.${last}`, 4)));
+    const others: RawConnection[] = [];
+    for (let net = 1; net <= 14; net++) others.push(...(await hold(`127.0.${net}.1`, 2)));
+    expect(await openConnections(service)).to.equal(40);
+
+    const answer = await get(service.url, '/info', { localAddress: '127.0.99.1' });
+    expect(answer.status).to.equal(200);
+    expect(JSON.parse(answer.body)).to.have.property('version');
+
+    await eventually(() => largest[0]!.socket.destroyed, 'the oldest idle connection of 127.0.0.0/24 closed');
+    expect(await largest[0]!.closed).to.equal('');
+    expect([...largest, ...others].filter((conn) => conn.socket.destroyed)).to.have.length(1);
+  });
+
+  it('closes a connection past the cap of its network at once, while other networks still connect', async () => {
+    for (const last of [20, 21, 22]) await hold(`127.0.0.${last}`, 4);
+    const past = await rawConnection(service.url, '127.0.0.23');
+    held.push(past);
+    expect(await past.closed).to.equal('');
+    await hold('127.0.1.23', 1);
+    expect(await openConnections(service)).to.equal(13);
+  });
+
+  it('closes a new connection at once when every connection is in the middle of a request', async () => {
+    // 40 uploads holding their bodies back after the first 100 bytes
+    const item = (await signedItem(signers.ethereum(), new Uint8Array(4000))).getRaw();
+    for (let net = 1; net <= 10; net++) {
+      for (const conn of await hold(`127.0.${net}.2`, 4)) {
+        conn.socket.write(uploadHead('/tx', { 'Content-Length': String(item.length) }));
+        conn.socket.write(item.subarray(0, 100));
+      }
+    }
+    await eventually(async () => (await tempFiles(service.dataDir)).length === 40, 'the 40 uploads are being written');
+    const refused = await rawConnection(service.url, '127.0.99.2');
+    expect(await refused.closed).to.equal('');
+    expect(held.filter((conn) => conn.socket.destroyed)).to.have.length(0);
+  });
+});
+
+describe('the first request of a connection (FIRST_REQUEST_TIMEOUT_MS)', function () {
+  this.timeout(30_000);
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ FIRST_REQUEST_TIMEOUT_MS: '500', HEADERS_TIMEOUT_MS: '60000' });
+  });
+  after(() => service.close());
+
+  it('answers 408 Request Timeout in the contract style to a connection that sends no request in time, and closes it', async () => {
+    const idle = await rawConnection(service.url);
+    expect(await idle.closed).to.equal(contractAnswer(408, 'Request Timeout'));
+    const slow = await rawConnection(service.url);
+    trickle(slow.socket, Buffer.from(`GET /info HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(10_000)}`), 50);
+    expect(await slow.closed).to.equal(contractAnswer(408, 'Request Timeout'));
+  });
+
+  it('gives the later requests of a kept-alive connection the headers timeout, not the first request deadline', async () => {
+    const kept = await rawConnection(service.url);
+    kept.socket.write('GET /info HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await eventually(() => kept.received().includes('"version"'), 'the first answer');
+    // the next request's headers come slowly, one byte every 50 ms
+    kept.socket.write('GET /info HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    const slowly = setInterval(() => kept.socket.write('a'), 50);
+    try {
+      // a connection opened after that, which sends nothing, is past its deadline first
+      const idle = await rawConnection(service.url);
+      expect(await idle.closed).to.equal(contractAnswer(408, 'Request Timeout'));
+      expect(kept.socket.destroyed).to.equal(false);
+    } finally {
+      clearInterval(slowly);
+    }
+    kept.socket.write('\r\n\r\n');
+    await eventually(() => kept.received().split('HTTP/1.1 200 OK').length === 3, 'the second answer');
+    kept.socket.destroy();
   });
 });

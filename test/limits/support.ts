@@ -27,6 +27,13 @@ export async function post(url: string, path: string, body: Uint8Array, options:
   return answerOf(req);
 }
 
+/** A GET from a chosen local address, on a connection of its own. */
+export async function get(url: string, path: string, options: { localAddress?: string } = {}): Promise<Answer> {
+  const req = request(new URL(path, url), { method: 'GET', ...(options.localAddress ? { localAddress: options.localAddress } : {}), agent: false });
+  req.end();
+  return answerOf(req);
+}
+
 /** Sends only the headers of a POST and waits for the answer (an upload refused before its body). */
 export async function postHeadersOnly(url: string, path: string, headers: Record<string, string>): Promise<Answer> {
   const req = request(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...headers }, agent: false });

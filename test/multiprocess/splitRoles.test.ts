@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
-import { startArlocal, type Arlocal } from '../support/arlocal.js';
+import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from '../support/arlocal.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
@@ -62,6 +62,7 @@ describe('split roles in separate processes on the embedded stores', function ()
       DATA_DIR: dataDir,
       WALLET_FILE: SERVICE_WALLET_FILE,
       GATEWAY_URL: arlocal.url,
+      ...ARLOCAL_HEIGHT_SETTINGS,
       BUNDLE_MAX_WAIT_MS: '0',
       BUNDLER_INTERVAL_MS: '200',
       CONFIRMATIONS: '3',

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { createGatewayPricing, type GatewayPricingOptions } from '../../src/adapters/pricing/gatewayPricing.js';
 import { ServiceUnavailable } from '../../src/domain/errors.js';
+import { MAX_GATEWAY_ANSWER_BYTES } from '../../src/adapters/gateway/request.js';
+import { startScriptedGateway } from '../gateway/scriptedGateway.js';
 import { flat, startFakePriceGateway, type FakePriceGateway } from './fakePriceGateway.js';
 import { rejectionOf } from './support.js';
+import { eventually } from '../limits/support.js';
 
 const CHUNK = 262_144;
 
@@ -214,6 +217,20 @@ describe('gateway pricing', () => {
       expect(await unavailable(pricing({ fetchTimeoutMs: 50 }).priceOf(1))).to.equal(
         `price unavailable: GET ${gateway.url}/price/${CHUNK} timed out after 50 ms`,
       );
+    });
+
+    it('cuts an answer without end past 1 MiB: Service unavailable, the connection closed', async () => {
+      const endless = await startScriptedGateway();
+      try {
+        endless.answer('GET', `/price/${CHUNK}`, 'endless');
+        const prices = createGatewayPricing({ gatewayUrl: endless.url, marginPercent: 0, fetchTimeoutMs: 600_000, log: (message) => logged.push(message) });
+        expect(await unavailable(prices.priceOf(1))).to.equal(
+          `price unavailable: GET ${endless.url}/price/${CHUNK} answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes: cut`,
+        );
+        await eventually(() => endless.endless[0]?.closed === true, 'the endless answer closed by the client');
+      } finally {
+        await endless.close();
+      }
     });
 
     it('refuses an answer that is not a non-negative integer', async () => {

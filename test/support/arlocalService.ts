@@ -1,4 +1,4 @@
-import { startArlocal, type Arlocal } from './arlocal.js';
+import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from './arlocal.js';
 import { startTestService, type TestService } from './testService.js';
 
 /**
@@ -9,7 +9,7 @@ export function withArlocalService(settings: Record<string, string> = {}): { arl
   const env = {} as { arlocal: Arlocal; service: TestService };
   before(async () => {
     env.arlocal = await startArlocal();
-    env.service = await startTestService({ GATEWAY_URL: env.arlocal.url, BUNDLE_MAX_WAIT_MS: '0', ...settings });
+    env.service = await startTestService({ GATEWAY_URL: env.arlocal.url, BUNDLE_MAX_WAIT_MS: '0', ...ARLOCAL_HEIGHT_SETTINGS, ...settings });
     await env.arlocal.mint(env.service.walletAddress, '100000000000000000');
   });
   after(async () => {

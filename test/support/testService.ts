@@ -13,6 +13,8 @@ export const TEST_BLOCK_HEIGHT = 1_000;
 export interface TestService extends RunningService {
   dataDir: string;
   gatewayUrl: string;
+  /** the stand-in gateway: its height can be changed, its `GET /info` calls counted */
+  gateway: Pick<Awaited<ReturnType<typeof startGatewayInfo>>, 'setHeight' | 'requests'>;
   /** stop the service, the gateway, and delete the data directory */
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function startTestService(
     ...service,
     dataDir,
     gatewayUrl: gateway.url,
+    gateway,
     async close() {
       await service.stop();
       await gateway.close();

@@ -2,6 +2,7 @@ import type { ArweaveGateway, ChunkUpload, GatewayCallOptions, TransactionHeader
 import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { fetchBlockHeight } from './fetchBlockHeight.js';
 import { gatewayGetText } from './getText.js';
+import { createHeightGuard, type HeightGuard } from './heightGuard.js';
 import { isFatalChunkAnswer, isRefusal, isSuccess, rejected, unexpectedStatus } from './postAnswers.js';
 import { gatewayRequest } from './request.js';
 import { transactionStatusIn } from './txStatus.js';
@@ -12,6 +13,12 @@ export interface ArweaveGatewayOptions {
   /** bounds each call, body included; the longest is a 256 KiB chunk going up */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * what heights are believed: a height it refuses fails the call (retryable) rather than drop a
+   * bundle by it or sign it as an anchor's height. Shared with the block height source, which
+   * restores the saved height into it (default: its own, default settings).
+   */
+  heights?: HeightGuard;
 }
 
 const TX_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -19,7 +26,12 @@ const TX_ID = /^[A-Za-z0-9_-]{43}$/;
 const ANCHOR = /^(?:[A-Za-z0-9_-]{43}|[A-Za-z0-9_-]{64})$/;
 
 /** The Arweave HTTP API as the bundler uses it; see the port for what each call means. */
-export function createArweaveGateway({ gatewayUrl, timeoutMs = 30_000, fetch: fetchFn = fetch }: ArweaveGatewayOptions): ArweaveGateway {
+export function createArweaveGateway({
+  gatewayUrl,
+  timeoutMs = 30_000,
+  fetch: fetchFn = fetch,
+  heights = createHeightGuard(),
+}: ArweaveGatewayOptions): ArweaveGateway {
   const base = { gatewayUrl, timeoutMs, fetch: fetchFn };
   const post = (path: string, json: unknown, signal: AbortSignal | undefined) =>
     gatewayRequest({ ...base, method: 'POST', path, accept: 'application/json, text/plain', json, signal });
@@ -67,6 +79,16 @@ export function createArweaveGateway({ gatewayUrl, timeoutMs = 30_000, fetch: fe
 
     transactionStatus,
 
-    currentHeight: ({ signal } = {}) => fetchBlockHeight({ ...base, signal }),
+    async currentHeight({ signal } = {}) {
+      const answered = await fetchBlockHeight({ ...base, signal });
+      const verdict = heights.admit(answered);
+      if (!verdict.accepted) {
+        throw new GatewayRequestError(`GET ${gatewayUrl.replace(/\/+$/, '')}/info answered block height ${answered}, refused: ${verdict.reason}`, {
+          kind: 'answer',
+          status: 200,
+        });
+      }
+      return verdict.height;
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { BlockHeightSource } from '../../ports/gateway.js';
 import { fetchBlockHeight } from './fetchBlockHeight.js';
+import { createHeightGuard, type HeightGuard } from './heightGuard.js';
 import { readHeightState, writeHeightState } from './heightStateFile.js';
 
 export interface BlockHeightSourceOptions {
@@ -12,6 +13,8 @@ export interface BlockHeightSourceOptions {
   /** how long `start()` may wait for the first answer of the gateway before going on without it */
   startWaitMs?: number;
   fetch?: typeof fetch;
+  /** what heights are believed; shared with the bundler's gateway (default: its own, default settings) */
+  guard?: HeightGuard;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -23,7 +26,8 @@ export interface GatewayBlockHeightSource extends BlockHeightSource {
 /**
  * The block height for receipts' deadline heights, cached so an upload never waits on the gateway:
  * refreshed from `GET /info` in the background, persisted so a restart with the gateway down still
- * knows it. A failed refresh is logged and the last known height kept.
+ * knows it. A failed refresh is logged and the last known height kept; so is a height the guard
+ * refuses (heightGuard.ts), which is never saved.
  */
 export function createBlockHeightSource({
   gatewayUrl,
@@ -33,12 +37,13 @@ export function createBlockHeightSource({
   startWaitMs = 2_000,
   fetch: fetchFn = fetch,
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
+  guard = createHeightGuard({ log }),
 }: BlockHeightSourceOptions): GatewayBlockHeightSource {
   // 0 until a height is known (no state file yet and the gateway unreachable since start): uploads
   // still succeed, their receipts carrying deadlineHeight = 0 + offset, a deadline already past.
   // The state file exists so that this happens only on a first start with the gateway down.
-  let height = 0;
-  /** what the state file holds, so a failed save is tried again on the next refresh */
+  const height = () => guard.current() ?? 0;
+  /** the height the state file holds, so a failed save is tried again on the next refresh */
   let saved: number | undefined;
   let running: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -49,16 +54,19 @@ export function createBlockHeightSource({
     try {
       fetched = await fetchBlockHeight({ gatewayUrl, timeoutMs: fetchTimeoutMs, fetch: fetchFn, signal });
     } catch (error) {
-      if (!signal?.aborted) log(`block height not refreshed, keeping ${height}: ${(error as Error).message}`);
+      if (!signal?.aborted) log(`block height not refreshed, keeping ${height()}: ${(error as Error).message}`);
       return;
     }
-    height = fetched;
-    if (fetched === saved) return;
+    // a refused height is logged by the guard (once, not every refresh), and neither used nor saved
+    if (!guard.admit(fetched).accepted) return;
+    // the highest accepted, which the bundler's calls may have raised since the last refresh
+    const accepted = height();
+    if (accepted === saved) return;
     try {
-      await writeHeightState(stateFile, fetched);
-      saved = fetched;
+      await writeHeightState(stateFile, { height: accepted, at: guard.acceptedAt() });
+      saved = accepted;
     } catch (error) {
-      log(`block height ${fetched} not saved to ${stateFile}`, error);
+      log(`block height ${accepted} not saved to ${stateFile}`, error);
     }
   }
 
@@ -69,15 +77,16 @@ export function createBlockHeightSource({
   }
 
   return {
-    current: () => height,
+    current: height,
     refresh,
 
     async start() {
       if (running) return;
       const run = (running = new AbortController());
       try {
-        saved = await readHeightState(stateFile);
-        if (saved !== undefined && height === 0) height = saved;
+        const state = await readHeightState(stateFile);
+        saved = state?.height;
+        if (state) guard.restore(state.height, state.at);
       } catch (error) {
         log(`block height state ignored: ${(error as Error).message}`);
       }

@@ -1,11 +1,20 @@
 import { GatewayRequestError } from '../../ports/gatewayErrors.js';
+import { readBounded } from './readBounded.js';
 
 /**
- * One HTTP request to the gateway, bounded in time, answering the status and the body as text
- * whatever the status: callers decide what a status means for them (a 404 is "not found" for a
- * status query and a failure elsewhere). Only the request itself failing throws: a
+ * One HTTP request to the gateway, bounded in time and in size, answering the status and the body
+ * as text whatever the status: callers decide what a status means for them (a 404 is "not found"
+ * for a status query and a failure elsewhere). Only the request itself failing throws: a
  * GatewayRequestError, or the fetch's AbortError when the caller's signal stopped it.
  */
+
+/**
+ * The largest answer read from a gateway. Every answer the service asks for is small (`GET /info`
+ * about 1 KiB, a price, an anchor, a status, `OK`), and an error page of a proxy in front of a
+ * gateway a few KiB: 1 MiB leaves room for all of them, while a gateway streaming without end is
+ * cut there instead of filling the memory until the time limit.
+ */
+export const MAX_GATEWAY_ANSWER_BYTES = 1024 * 1024;
 
 export interface GatewayRequest {
   gatewayUrl: string;
@@ -17,6 +26,8 @@ export interface GatewayRequest {
   json?: unknown;
   /** bounds the whole request, body included */
   timeoutMs: number;
+  /** bounds the answer's body; default MAX_GATEWAY_ANSWER_BYTES */
+  maxAnswerBytes?: number;
   fetch: typeof fetch;
   /** aborts the request early (the caller stopping) */
   signal?: AbortSignal;
@@ -29,11 +40,12 @@ export interface GatewayAnswer {
 }
 
 export async function gatewayRequest(request: GatewayRequest): Promise<GatewayAnswer> {
-  const { gatewayUrl, path, method, accept, json, timeoutMs, fetch, signal } = request;
+  const { gatewayUrl, path, method, accept, json, timeoutMs, fetch, signal, maxAnswerBytes = MAX_GATEWAY_ANSWER_BYTES } = request;
   const url = `${gatewayUrl.replace(/\/+$/, '')}${path}`;
   const timeout = AbortSignal.timeout(timeoutMs);
   const headers: Record<string, string> = { accept };
   if (json !== undefined) headers['content-type'] = 'application/json';
+  let answer: { status: number; text: string | undefined };
   try {
     const response = await fetch(url, {
       method,
@@ -41,7 +53,7 @@ export async function gatewayRequest(request: GatewayRequest): Promise<GatewayAn
       body: json === undefined ? undefined : JSON.stringify(json),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    return { url, status: response.status, text: await response.text() };
+    answer = { status: response.status, text: await readBounded(response, maxAnswerBytes) };
   } catch (error) {
     // The caller stopping is not a gateway failure: it gets its own AbortError back, not something to retry.
     if (signal?.aborted) throw error;
@@ -49,6 +61,10 @@ export async function gatewayRequest(request: GatewayRequest): Promise<GatewayAn
     const code = codeOf(error);
     throw new GatewayRequestError(`${method} ${url} failed (${code ?? messageOf(error)})`, { kind: 'unreachable', code });
   }
+  if (answer.text === undefined) {
+    throw new GatewayRequestError(`${method} ${url} answered more than ${maxAnswerBytes} bytes: cut`, { kind: 'answer', status: answer.status });
+  }
+  return { url, status: answer.status, text: answer.text };
 }
 
 /** undici reports "fetch failed" and hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */
