@@ -11,7 +11,8 @@ import type { ReceiptSigner } from '../receipts/receiptSigner.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
 import { metadataOf, type RequestContext } from './context.js';
 import type { AccountRepository } from './accounts.js';
-import { releasePayment, reservePayment, settlePayment, type Payment } from './payments.js';
+import { releasePayment, settlePayment, type Payment } from './payments.js';
+import { reserveOrAwaitRacing } from './racingAcceptance.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
@@ -80,21 +81,24 @@ export async function acceptDataItem(
   }
 
   let payment: Payment | undefined;
+  let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
   try {
     const price = await deps.pricing.priceOf(verified.rawContentLength);
     if (price > 0n) {
-      payment = await reservePayment(deps.accounts, {
-        owner: verified.nativeAddress,
-        paidBy: input.paidBy ?? [],
-        winc: price,
-        dataItemId: id,
-        now: now(),
-        ctx: input.ctx,
-      });
+      const reserved = await reserveOrAwaitRacing(
+        { accounts: deps.accounts, loadItem: () => loadDataItem(deps.eventStore, id), now },
+        { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
+      );
+      if (reserved.kind === 'reserved') payment = reserved.payment;
+      else acceptedMeanwhile = reserved.state;
     }
   } catch (error) {
     await received.discard();
     throw error;
+  }
+  if (acceptedMeanwhile) {
+    await received.discard();
+    return existsOutcome(acceptedMeanwhile);
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
