@@ -51,6 +51,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { countedBytes, countingFetch, instrumentGateway, timedSigner } from './metrics/instrument.js';
 import { projectorLag } from '../projections/lag.js';
 import { liveBundlesByState } from '../projections/liveBundles.js';
+import { damagedItemsNow } from '../projections/uploadStats.js';
 import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
@@ -93,6 +94,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),
     liveBundles: () => liveBundlesByState(readStore),
+    damagedItems: () => damagedItemsNow(readStore),
     onError: warningsTo(log),
   });
   const blockHeight = createBlockHeightSource({

@@ -13,6 +13,7 @@ import { metadataOf, type RequestContext } from './context.js';
 import type { AccountRepository } from './accounts.js';
 import { releasePayment, settlePayment, type Payment } from './payments.js';
 import { reserveOrAwaitRacing } from './racingAcceptance.js';
+import { repairIfDamaged } from './repairDataItem.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
@@ -76,7 +77,7 @@ export async function acceptDataItem(
   const now = deps.now ?? Date.now;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
-    await received.discard();
+    await keepIfRepair(received, existing, input, deps);
     return existsOutcome(existing);
   }
 
@@ -122,6 +123,22 @@ export async function acceptDataItem(
   const indexed = await indexNestedItems(received, input.ctx, deps);
   await deps.awaitProjection?.(indexed ?? settled?.position ?? appended.position);
   return { kind: 'accepted', receipt: appended.receipt };
+}
+
+/** A re-sent item's bytes are given up, unless they repair its damaged stored bytes. */
+async function keepIfRepair(
+  received: ReceivedDataItem,
+  existing: Extract<DataItemState, { status: 'accepted' }>,
+  input: { uploadId?: string; ctx: RequestContext },
+  deps: AcceptDeps,
+): Promise<void> {
+  try {
+    if (await repairIfDamaged(received, existing, input, deps)) return;
+  } catch (error) {
+    await received.discard().catch(() => {});
+    throw error;
+  }
+  await received.discard();
 }
 
 /**
