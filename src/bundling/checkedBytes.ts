@@ -40,7 +40,8 @@ async function* checkedItem(blobStore: BlobStore, entry: CheckedEntry, passOn: b
     if (error instanceof BlobNotFound) return { id, blobKey, found: 'missing' };
     throw error;
   }
-  const hash = createHash('sha256');
+  // no digest to compare with: no second hash over the bytes
+  const hash = entry.sha256 !== undefined ? createHash('sha256') : undefined;
   let read = 0;
   // breaking out of for-await destroys the read stream: a long blob leaves no open file
   for await (const chunk of source) {
@@ -50,11 +51,11 @@ async function* checkedItem(blobStore: BlobStore, entry: CheckedEntry, passOn: b
       const held = await blobStore.stat(blobKey).catch(() => undefined);
       return { id, blobKey, found: 'long', size: Math.max(read, held?.size ?? 0) };
     }
-    hash.update(bytes);
+    hash?.update(bytes);
     if (passOn) yield bytes;
   }
-  const sha256 = hash.digest('hex');
-  if (read < size) return { id, blobKey, found: 'short', size: read, sha256 };
-  if (entry.sha256 !== undefined && sha256 !== entry.sha256) return { id, blobKey, found: 'digest', size: read, sha256 };
+  const sha256 = hash?.digest('hex');
+  if (read < size) return { id, blobKey, found: 'short', size: read, ...(sha256 !== undefined ? { sha256 } : {}) };
+  if (sha256 !== undefined && sha256 !== entry.sha256) return { id, blobKey, found: 'digest', size: read, sha256 };
   return undefined;
 }
