@@ -55,6 +55,6 @@ export class BundleDataRootChanged extends Error {
     readonly signed: string,
     readonly computed: string,
   ) {
-    super(`its blobs give data root ${computed}, it was signed with ${signed}`);
+    super(`its blobs, all as accepted, give data root ${computed}, not the ${signed} it was signed with`);
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import type { DataItem } from 'arbundles';
 import { runAudit } from '../../src/audit/audit.js';
 import type { Finding } from '../../src/audit/types.js';
@@ -254,6 +255,38 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     const others = items.filter((i) => i !== changed);
     expect((await idsInBundle(txId)).sort()).to.deep.equal(others.map((i) => i.id).sort());
     expect(await statusOf(node.service, changed.id)).to.deep.equal(DAMAGED);
+  });
+
+  it('drops, as a failed attempt, a prepared bundle whose intact blobs no longer give the data root it was signed with', async () => {
+    const first = await start({ env: { MAX_BUNDLE_ATTEMPTS: '2' } });
+    const items = await uploadItems(first.service, [2_000, 3_000]);
+    gateway.set('tx', 'refuse');
+    await first.pass();
+    const [planId] = await plansOf(first.service, items[0]!.id);
+    const prepared = await bundleState(first.service, planId!);
+    expect(prepared?.status).to.equal('prepared');
+    await first.stop();
+    // the recorded root edited (no blob changed): the signed transaction can never get its data
+    const otherRoot = Buffer.alloc(32, 7).toString('base64url');
+    const db = new Database(join(first.dataDir, 'events.db'));
+    try {
+      const row = db.prepare("SELECT position, data FROM events WHERE type = 'BundlePrepared'").get() as { position: bigint; data: string };
+      db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ ...JSON.parse(row.data), dataRoot: otherRoot }), row.position);
+    } finally {
+      db.close();
+    }
+    gateway.heal();
+
+    const second = await start({ dataDir: first.dataDir, env: { MAX_BUNDLE_ATTEMPTS: '2' } });
+    await second.pass();
+    const [dropped] = ofType(await bundleEvents(second.service), 'BundleDropped');
+    expect(dropped?.data.reason, second.logs.join('\n')).to.equal(
+      `its blobs, all as accepted, give data root ${prepared!.dataRoot}, not the ${otherRoot} it was signed with`,
+    );
+    expect(dropped?.data.damagedItemIds).to.equal(undefined);
+    for (const item of items) expect((await queued(second.service, item.id))?.attempts).to.equal(1);
+    const txId = await toPermanent(second);
+    expect(await statusesOf(second.service, items)).to.deep.equal(items.map(() => ({ status: 'FINALIZED', info: 'permanent', bundleId: txId })));
   });
 
   it('repairs a damaged item when the same item is uploaded again: 202 with its receipt, then bundled and FINALIZED', async () => {

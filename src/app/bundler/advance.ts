@@ -81,7 +81,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       return true;
     }
     if (error instanceof BundleDataRootChanged) {
-      await drop(`its blobs no longer give the data root it was signed with: ${error.message}`);
+      await drop(error.message);
       return true;
     }
     return false;
