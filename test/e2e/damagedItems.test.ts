@@ -63,9 +63,12 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     await arlocal?.stop();
   });
 
-  /** a bundler node; a drop counted as an attempt would fail every item at once */
+  /**
+   * A bundler node; a drop counted as an attempt would fail every item at once. No fault here is a
+   * slow answer: a generous gateway time limit keeps a busy machine's slow arlocal from failing a step.
+   */
   async function start(options: Partial<NodeOptions> = {}): Promise<BundlerNode> {
-    const node = await startBundlerNode({ heightUrl: arlocal.url, gatewayUrl: gateway.url, env: { MAX_BUNDLE_ATTEMPTS: '1' }, ...options });
+    const node = await startBundlerNode({ heightUrl: arlocal.url, gatewayUrl: gateway.url, env: { MAX_BUNDLE_ATTEMPTS: '1' }, timeoutMs: 20_000, ...options });
     nodes.push(node);
     await arlocal.mint(node.service.walletAddress, '100000000000000000');
     return node;
