@@ -66,7 +66,10 @@ export async function reserveOrAwaitRacing(deps: RacingDeps, request: ReserveReq
  * Whether an upload of this item is accepted or under way (a reservation for it is open on one of
  * its possible payers), so that refusing another upload of it for lack of funds would be wrong.
  */
-export async function acceptanceUnderWay(deps: Pick<RacingDeps, 'accounts' | 'loadItem'>, request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>): Promise<boolean> {
+export async function acceptanceUnderWay(
+  deps: Pick<RacingDeps, 'accounts' | 'loadItem'>,
+  request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>,
+): Promise<boolean> {
   return (await deps.loadItem()).status === 'accepted' || (await reservationHeld(deps.accounts, request));
 }
 
@@ -91,7 +94,10 @@ async function awaitRacingUpload(deps: RacingDeps, request: ReserveRequest, dead
 }
 
 /** a reservation for the item open on the owner's account or a listed payer's (ours failed: it is another upload's) */
-async function reservationHeld(accounts: AccountRepository, request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>): Promise<boolean> {
+async function reservationHeld(
+  accounts: AccountRepository,
+  request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>,
+): Promise<boolean> {
   const payers = new Set([...request.paidBy, request.owner]);
   for (const payer of payers) {
     if (holdsReservationFor(await accounts.read(payer), request.dataItemId)) return true;

@@ -92,7 +92,8 @@ export const factsOf = (event: DomainEvent): string =>
       ({ data: d }) => {
         const damaged = d.damagedItemIds ?? [];
         const back = `${d.itemIds.length - damaged.length} items back to the queue`;
-        return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${damaged.length > 0 ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}` : back}`;
+        const items = damaged.length > 0 ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}` : back;
+        return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
       },
     )
     .exhaustive();

@@ -105,7 +105,7 @@ export function createMetrics(sources: ScrapeSources = {}) {
 
   new Gauge({
     name: 'data_items_damaged',
-    help: 'Accepted items whose stored bytes no longer match their acceptance, not repaired yet: never posted until uploaded again (from the upload-stats read model)',
+    help: 'Accepted items whose stored bytes no longer match their acceptance, not repaired: never posted until uploaded again (upload-stats read model)',
     registers: [registry],
     async collect() {
       if (!sources.damagedItems) return;

@@ -51,7 +51,8 @@ export const TxStatusBody = z
   .meta({
     id: 'TxStatus',
     description:
-      'CONFIRMED/new: accepted; CONFIRMED/pending: in a bundle; FINALIZED/permanent; FAILED/failed; FAILED/damaged: its stored bytes no longer match its acceptance, it is bundled again once the same item is uploaded again',
+      'CONFIRMED/new: accepted; CONFIRMED/pending: in a bundle; FINALIZED/permanent; FAILED/failed; ' +
+      'FAILED/damaged: its stored bytes no longer match its acceptance, it is bundled again once the same item is uploaded again',
   });
 
 export const TxOffsetsBody = z
