@@ -6,21 +6,26 @@ import type { ProjectionDefinition } from './definition.js';
 export interface QueuedItem {
   size: number;
   acceptedAt: number;
-  /** bundles of this item that were dropped */
+  /** bundles of this item that were dropped (a drop for damaged items counts for none) */
   attempts: number;
   planId?: string;
+  /** its stored bytes are damaged: never planned until it is repaired */
+  damaged?: true;
 }
 
-type QueueEvent = Extract<DomainEvent, { type: 'DataItemAccepted' | 'DataItemFailed' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }>;
+type QueueEvent = Extract<
+  DomainEvent,
+  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
+>;
 
 export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent> = {
   name: 'bundle-queue',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, (e) => [e.data.id])
+      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, (e) => [e.data.id])
       .with({ type: 'BundlePlanned' }, (e) => e.data.items.map((i) => i.id))
       .with({ type: 'BundlePermanent' }, { type: 'BundleDropped' }, (e) => e.data.itemIds)
       .exhaustive(),
@@ -30,12 +35,18 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
     return match(event)
       .returnType<QueuedItem | undefined>()
       .with({ type: 'DataItemFailed' }, () => undefined)
+      // the plan holding it keeps it until that plan is dropped, so it is never in two live plans
+      .with({ type: 'DataItemDamaged' }, () => ({ ...doc, damaged: true as const }))
+      .with({ type: 'DataItemRepaired' }, () => {
+        const { damaged: _, ...repaired } = doc;
+        return repaired;
+      })
       .with({ type: 'BundlePlanned' }, ({ data }) => ({ ...doc, planId: data.planId }))
       .with({ type: 'BundlePermanent' }, ({ data }) => (doc.planId === data.planId ? undefined : doc))
       .with({ type: 'BundleDropped' }, ({ data }) => {
         if (doc.planId !== data.planId) return doc;
         const { planId: _, ...rest } = doc;
-        return { ...rest, attempts: doc.attempts + 1 };
+        return data.damagedItemIds ? rest : { ...rest, attempts: doc.attempts + 1 };
       })
       .exhaustive();
   },

@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
-import { factsOf } from '../src/history/facts.js';
+import { damageOf, factsOf } from '../src/history/facts.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /** One line of a timeline: when, what, and a sentence about it from the subject's point of view. */
@@ -43,6 +43,8 @@ type ItemHistoryEvent = Extract<
       | 'DataItemAccepted'
       | 'NestedItemsIndexed'
       | 'DataItemFailed'
+      | 'DataItemDamaged'
+      | 'DataItemRepaired'
       | 'ReservationSettled'
       | 'ReservationReleased'
       | 'UploadValidated'
@@ -82,6 +84,10 @@ const summaryOf = (event: ItemHistoryEvent, id: string): string =>
     .with({ type: 'DataItemAccepted' }, ({ data }) => accepted(data))
     .with({ type: 'NestedItemsIndexed' }, (e) => `payload is a bundle: ${factsOf(e)}`)
     .with({ type: 'DataItemFailed' }, (e) => factsOf(e))
+    .with({ type: 'DataItemDamaged' }, ({ data: d }) => `${damageOf(d)}: left the bundle queue; it is never posted until the same item is uploaded again`)
+    .with({ type: 'DataItemRepaired' }, ({ data: d }) =>
+      `repaired: its accepted bytes stored again${d.uploadId !== undefined ? ` by multi-part upload ${d.uploadId}` : ' by a new upload'}; back in the bundle queue`,
+    )
     .with({ type: 'ReservationSettled' }, ({ data: d }) => `${d.winc} winc settled: charged to ${d.address}`)
     .with({ type: 'ReservationReleased' }, ({ data: d }) => `${d.winc} winc released on ${d.address}: ${d.reason}`)
     .with({ type: 'UploadValidated' }, ({ data: d }) => `multi-part upload ${d.uploadId} verified: ${d.size} bytes`)
@@ -99,14 +105,26 @@ const summaryOf = (event: ItemHistoryEvent, id: string): string =>
       { type: 'BundlePermanent' },
       ({ data: d }) => `permanent: transaction ${d.txId} in block ${d.blockHeight}, ${d.confirmations} confirmations`,
     )
-    .with({ type: 'BundleDropped' }, ({ data: d }) => `bundle ${d.planId} dropped: ${d.reason}; back to the queue`)
+    .with({ type: 'BundleDropped' }, ({ data: d }) => {
+      if (!d.damagedItemIds) return `bundle ${d.planId} dropped: ${d.reason}; back to the queue`;
+      return d.damagedItemIds.includes(id)
+        ? `bundle ${d.planId} dropped without this item, whose stored bytes are damaged`
+        : `bundle ${d.planId} dropped for another item's damaged bytes; back to the queue (not counted as an attempt)`;
+    })
     .exhaustive();
 
 /** the item an event concerns, or with a bundle event every item of the bundle */
 const itemIdsOf = (event: ItemHistoryEvent): readonly string[] =>
   match(event)
     .returnType<readonly string[]>()
-    .with({ type: 'DataItemAccepted' }, { type: 'NestedItemsIndexed' }, { type: 'DataItemFailed' }, (e) => [e.data.id])
+    .with(
+      { type: 'DataItemAccepted' },
+      { type: 'NestedItemsIndexed' },
+      { type: 'DataItemFailed' },
+      { type: 'DataItemDamaged' },
+      { type: 'DataItemRepaired' },
+      (e) => [e.data.id],
+    )
     .with(
       { type: 'ReservationSettled' },
       { type: 'ReservationReleased' },
@@ -133,6 +151,8 @@ export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, It
     'DataItemAccepted',
     'NestedItemsIndexed',
     'DataItemFailed',
+    'DataItemDamaged',
+    'DataItemRepaired',
     'ReservationSettled',
     'ReservationReleased',
     'UploadValidated',

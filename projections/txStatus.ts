@@ -5,7 +5,8 @@ import type { ProjectionDefinition } from './definition.js';
 /** Answers `GET /tx/:id/status` and, with the root bundle known, `GET /tx/:id/offsets` (CONTRACT.md section 6). */
 export interface TxStatusDocument {
   status: 'CONFIRMED' | 'FINALIZED' | 'FAILED';
-  info: 'new' | 'pending' | 'permanent' | 'failed';
+  /** `damaged`: its stored bytes no longer match its acceptance; it is bundled again once the same item is uploaded again */
+  info: 'new' | 'pending' | 'permanent' | 'failed' | 'damaged';
   winc: string;
   rawContentLength: number;
   payloadContentType: string;
@@ -17,28 +18,46 @@ export interface TxStatusDocument {
   planId?: string;
   bundleId?: string;
   startOffsetInRootBundle?: number;
+  /** its stored bytes were found damaged and not repaired since: FAILED/damaged whatever its bundle does */
+  damaged?: true;
 }
 
 type TxStatusEvent = Extract<
   DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'BundlePlanned' | 'BundlePrepared' | 'BundlePermanent' | 'BundleDropped' }
+  {
+    type:
+      | 'DataItemAccepted'
+      | 'DataItemFailed'
+      | 'DataItemDamaged'
+      | 'DataItemRepaired'
+      | 'BundlePlanned'
+      | 'BundlePrepared'
+      | 'BundlePermanent'
+      | 'BundleDropped';
+  }
 >;
 
+/**
+ * Where the item stands given its bundle: waiting, or in a live plan. A damaged item is FAILED/damaged
+ * meanwhile: the client is told that this item will not be made permanent unless it is sent again
+ * (the receipt's promise is broken, and waiting on CONFIRMED would never end).
+ */
+const placed = (doc: TxStatusDocument): TxStatusDocument =>
+  doc.damaged
+    ? { ...doc, status: 'FAILED', info: 'damaged' }
+    : { ...doc, status: 'CONFIRMED', info: doc.planId !== undefined ? 'pending' : 'new' };
+
 /** back to the queue: nothing of the dropped bundle stays */
-const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...rest }: TxStatusDocument): TxStatusDocument => ({
-  ...rest,
-  status: 'CONFIRMED',
-  info: 'new',
-});
+const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...rest }: TxStatusDocument): TxStatusDocument => placed(rest);
 
 export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatusEvent> = {
   name: 'tx-status',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, (e) => [e.data.id])
+      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, (e) => [e.data.id])
       .with({ type: 'BundlePlanned' }, (e) => e.data.items.map((i) => i.id))
       .with({ type: 'BundlePrepared' }, { type: 'BundlePermanent' }, { type: 'BundleDropped' }, (e) => e.data.itemIds)
       .exhaustive(),
@@ -63,12 +82,19 @@ export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatus
     return match(event)
       .returnType<TxStatusDocument>()
       .with({ type: 'DataItemFailed' }, () => ({ ...unbundled(doc), status: 'FAILED', info: 'failed' }))
-      .with({ type: 'BundlePlanned' }, ({ data }) => ({
-        ...unbundled(doc),
-        info: 'pending',
-        planId: data.planId,
-        startOffsetInRootBundle: data.items.find((i) => i.id === id)!.offset,
-      }))
+      // its plan stays until dropped (the bundler drops it right after), so a plan's events still find it
+      .with({ type: 'DataItemDamaged' }, () => placed({ ...doc, damaged: true }))
+      .with({ type: 'DataItemRepaired' }, () => {
+        const { damaged: _, ...repaired } = doc;
+        return placed(repaired);
+      })
+      .with({ type: 'BundlePlanned' }, ({ data }) =>
+        placed({
+          ...unbundled(doc),
+          planId: data.planId,
+          startOffsetInRootBundle: data.items.find((i) => i.id === id)!.offset,
+        }),
+      )
       // events of a plan the item has left since (dropped, then planned again) change nothing
       .with({ type: 'BundlePrepared' }, ({ data }) => (doc.planId === data.planId ? { ...doc, bundleId: data.txId } : doc))
       .with({ type: 'BundlePermanent' }, ({ data }) =>

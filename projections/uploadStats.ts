@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { ReadStore } from '../src/ports/readStore.js';
+import { collectionOf, type ProjectionDefinition } from './definition.js';
 
 /** the one document of the upload-stats read model */
 export const UPLOAD_STATS_ID = 'all';
@@ -22,11 +23,16 @@ export interface UploadStatsDocument {
   items: number;
   bytes: number;
   failedItems: number;
+  /** items whose stored bytes are damaged now (found, not yet repaired); absent until the first is found */
+  damagedItems?: number;
   bundlesPermanent: number;
   bundlesDropped: number;
 }
 
-type UploadStatsEvent = Extract<DomainEvent, { type: 'DataItemAccepted' | 'DataItemFailed' | 'BundlePermanent' | 'BundleDropped' }>;
+type UploadStatsEvent = Extract<
+  DomainEvent,
+  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'BundlePermanent' | 'BundleDropped' }
+>;
 
 export const emptyUploadStats = (): UploadStatsDocument => ({ minutes: [], items: 0, bytes: 0, failedItems: 0, bundlesPermanent: 0, bundlesDropped: 0 });
 
@@ -44,7 +50,7 @@ export function countInMinute(minutes: readonly MinuteBucket[], at: number, byte
 export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, UploadStatsEvent> = {
   name: 'upload-stats',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePermanent', 'BundleDropped'],
   documentIds: () => [UPLOAD_STATS_ID],
   reduce: (doc, event) => {
     const stats = doc ?? emptyUploadStats();
@@ -57,8 +63,17 @@ export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, Up
         bytes: stats.bytes + d.rawContentLength,
       }))
       .with({ type: 'DataItemFailed' }, () => ({ ...stats, failedItems: stats.failedItems + 1 }))
+      // each is recorded once per damage (the item's decider), so the count is of items damaged now
+      .with({ type: 'DataItemDamaged' }, () => ({ ...stats, damagedItems: (stats.damagedItems ?? 0) + 1 }))
+      .with({ type: 'DataItemRepaired' }, () => ({ ...stats, damagedItems: Math.max(0, (stats.damagedItems ?? 0) - 1) }))
       .with({ type: 'BundlePermanent' }, () => ({ ...stats, bundlesPermanent: stats.bundlesPermanent + 1 }))
       .with({ type: 'BundleDropped' }, () => ({ ...stats, bundlesDropped: stats.bundlesDropped + 1 }))
       .exhaustive();
   },
 };
+
+/** Items whose stored bytes are damaged now, for /metrics (one document read). */
+export async function damagedItemsNow(readStore: Pick<ReadStore, 'get'>): Promise<number> {
+  const stats = await readStore.get<UploadStatsDocument>(collectionOf(uploadStatsProjection), UPLOAD_STATS_ID);
+  return stats?.doc.damagedItems ?? 0;
+}

@@ -56,6 +56,7 @@ import { countedBytes, countingFetch, instrumentGateway, timedSigner } from './m
 import { projectorLag } from '../projections/lag.js';
 import { refuseReadModelsAhead } from '../projections/aheadOfEvents.js';
 import { liveBundlesByState } from '../projections/liveBundles.js';
+import { damagedItemsNow } from '../projections/uploadStats.js';
 import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
@@ -113,6 +114,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),
     liveBundles: () => liveBundlesByState(readStore),
+    damagedItems: () => damagedItemsNow(readStore),
     onError: warningsTo(log),
   });
   // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height

@@ -3,7 +3,9 @@
  * blob store, against SHA-256 alone over the same stream in the same run, so the ratio shows what the
  * chunking and merkle tree cost on top of reading and hashing the bytes once. Then one pass building
  * every chunk upload body (re-read by range, hash-checked, base64url), as posting does, and the
- * transaction signature. Peak RSS is the process's VmHWM, reset after the blobs are written when
+ * transaction signature. The data root is also computed as the bundler does it, each item's
+ * blob checked against its accepted sha256 on the way (a second SHA-256 over the items' bytes).
+ * Peak RSS is the process's VmHWM, reset after the blobs are written when
  * the kernel allows it, so it covers the measured passes only.
  *
  * The blobs are read back from the page cache (they were just written): this measures CPU and the
@@ -18,7 +20,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
-import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, signBundleTransaction, type BlobEntry } from '../../src/bundling/index.js';
+import {
+  bundleBytes,
+  bundleLayout,
+  checkedBundleBytes,
+  chunkUploads,
+  computeDataRoot,
+  signBundleTransaction,
+  type CheckedEntry,
+} from '../../src/bundling/index.js';
 import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { positiveIntEnv } from './lib/settings.js';
@@ -37,10 +47,10 @@ function settings() {
 }
 
 /** item blobs of sizes spread evenly over [1 KiB, max], filled from a 16 MiB random pool */
-async function writeItems(store: BlobStore, totalBytes: number, maxItem: number): Promise<BlobEntry[]> {
+async function writeItems(store: BlobStore, totalBytes: number, maxItem: number): Promise<Required<CheckedEntry>[]> {
   const pool = randomBytes(16 * MiB);
   const headerFor = (n: number) => 32 + 64 * n;
-  const entries: BlobEntry[] = [];
+  const entries: Required<CheckedEntry>[] = [];
   let written = 0;
   for (let i = 0; headerFor(entries.length + 1) + written < totalBytes; i++) {
     const room = totalBytes - headerFor(entries.length + 1) - written;
@@ -48,8 +58,9 @@ async function writeItems(store: BlobStore, totalBytes: number, maxItem: number)
     const id = createHash('sha256').update(`bench item ${i}`).digest('base64url');
     const blobKey = `items/${id}`;
     const start = Math.floor(Math.random() * (pool.byteLength - size));
-    await store.put(blobKey, slices(pool.subarray(start, start + size)));
-    entries.push({ id, size, blobKey });
+    const bytes = pool.subarray(start, start + size);
+    await store.put(blobKey, slices(bytes));
+    entries.push({ id, size, blobKey, sha256: createHash('sha256').update(bytes).digest('hex') });
     written += size;
   }
   return entries;
@@ -92,13 +103,18 @@ async function main(): Promise<void> {
     const dataRoot = async () => {
       await computeDataRoot(bundleBytes(store, entries));
     };
-    const results = { sha256: [] as number[], dataRoot: [] as number[] };
+    const checked = async () => {
+      await computeDataRoot(checkedBundleBytes(store, entries));
+    };
+    const passes = { sha256: sha256Only, dataRoot, checked };
+    const results = { sha256: [] as number[], dataRoot: [] as number[], checked: [] as number[] };
     for (let round = 1; round <= rounds; round++) {
-      // alternating order, so neither side always runs on a warmer cache
-      const order = round % 2 === 1 ? (['sha256', 'dataRoot'] as const) : (['dataRoot', 'sha256'] as const);
+      // rotating order, so no pass always runs on a warmer cache
+      const all = ['sha256', 'dataRoot', 'checked'] as const;
+      const order = all.map((_, i) => all[(i + round) % all.length]!);
       for (const which of order) {
         const start = process.hrtime.bigint();
-        await (which === 'sha256' ? sha256Only() : dataRoot());
+        await passes[which]();
         results[which].push(size / seconds(start));
         say(`round ${round} ${which.padEnd(8)} ${rate(results[which].at(-1)!)}`);
       }
@@ -117,6 +133,8 @@ async function main(): Promise<void> {
     say(`\nmedians of ${rounds} rounds, same bundle, same run`);
     say(`sha256 of the streamed bundle   ${rate(median(results.sha256))}`);
     say(`data root of the streamed bundle ${rate(median(results.dataRoot))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
+    const checkedRatios = results.checked.map((value, i) => value / (results.sha256[i] ?? NaN));
+    say(`data root, items checked against their sha256 ${rate(median(results.checked))}   ratio to sha256: ${median(checkedRatios).toFixed(3)}`);
     say(`chunk upload bodies (${bodies} chunks, by range) ${rate(chunkRate)}`);
     say(`sign the transaction: ${signMs.toFixed(1)} ms (id ${tx.id})`);
     const peak = await peakRssMiB(process.pid);
@@ -131,6 +149,8 @@ async function main(): Promise<void> {
       baseline: 'SHA-256 of the same streamed bundle',
       baselineMiBps: round(median(results.sha256)),
       ratio: round(median(ratios), 3),
+      checkedDataRootMiBps: round(median(results.checked)),
+      checkedRatio: round(median(checkedRatios), 3),
       chunkBodiesMiBps: round(chunkRate),
       signMs: round(signMs),
       peakRssMiB: round(peak, 0),

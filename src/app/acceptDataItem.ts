@@ -11,7 +11,9 @@ import type { ReceiptSigner } from '../receipts/receiptSigner.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
 import { metadataOf, type RequestContext } from './context.js';
 import type { AccountRepository } from './accounts.js';
-import { releasePayment, reservePayment, settlePayment, type Payment } from './payments.js';
+import { releasePayment, settlePayment, type Payment } from './payments.js';
+import { reserveOrAwaitRacing } from './racingAcceptance.js';
+import { repairIfDamaged } from './repairDataItem.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
@@ -76,26 +78,29 @@ export async function acceptDataItem(
   const now = deps.now ?? Date.now;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
-    await received.discard();
+    await keepIfRepair(received, existing, input, deps);
     return existsOutcome(existing);
   }
 
   let payment: Payment | undefined;
+  let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
   try {
     const price = await deps.pricing.priceOf(verified.rawContentLength);
     if (price > 0n) {
-      payment = await reservePayment(deps.accounts, {
-        owner: verified.nativeAddress,
-        paidBy: input.paidBy ?? [],
-        winc: price,
-        dataItemId: id,
-        now: now(),
-        ctx: input.ctx,
-      });
+      const reserved = await reserveOrAwaitRacing(
+        { accounts: deps.accounts, loadItem: () => loadDataItem(deps.eventStore, id), now },
+        { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
+      );
+      if (reserved.kind === 'reserved') payment = reserved.payment;
+      else acceptedMeanwhile = reserved.state;
     }
   } catch (error) {
     await received.discard();
     throw error;
+  }
+  if (acceptedMeanwhile) {
+    await received.discard();
+    return existsOutcome(acceptedMeanwhile);
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
@@ -123,6 +128,22 @@ export async function acceptDataItem(
   const indexed = await indexNestedItems(received, input.ctx, deps);
   await deps.awaitProjection?.(indexed ?? settled?.position ?? appended.position);
   return { kind: 'accepted', receipt: appended.receipt };
+}
+
+/** A re-sent item's bytes are given up, unless they repair its damaged stored bytes. */
+async function keepIfRepair(
+  received: ReceivedDataItem,
+  existing: Extract<DataItemState, { status: 'accepted' }>,
+  input: { uploadId?: string; ctx: RequestContext },
+  deps: AcceptDeps,
+): Promise<void> {
+  try {
+    if (await repairIfDamaged(received, existing, input, deps)) return;
+  } catch (error) {
+    await received.discard().catch(() => {});
+    throw error;
+  }
+  await received.discard();
 }
 
 /**

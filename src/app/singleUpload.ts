@@ -1,7 +1,9 @@
 import { InsufficientBalance } from '../domain/errors.js';
 import type { VerifiedHeader } from '../verify/index.js';
 import type { CommandHandlers } from '../http/commands.js';
-import { acceptDataItem, type AcceptDeps } from './acceptDataItem.js';
+import type { DataItemId } from '../domain/ids.js';
+import { acceptDataItem, loadDataItem, type AcceptDeps } from './acceptDataItem.js';
+import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
 
@@ -18,6 +20,10 @@ export function createSingleUploadHandler(
             const winc = await deps.pricing.priceOf(contentLength);
             const now = (deps.now ?? Date.now)();
             if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
+              // a re-sent item, or one whose other upload holds the credits now: answered 202 once accepted
+              const loadItem = () => loadDataItem(deps.eventStore, header.id as DataItemId);
+              const request = { owner: header.nativeAddress, paidBy, dataItemId: header.id };
+              if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, request)) return;
               throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
             }
           };

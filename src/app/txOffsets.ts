@@ -11,6 +11,8 @@ import { nestedOffsetsProjection, type NestedOffsetsDocument } from '../../proje
  */
 export function offsetsOf(doc: TxStatusDocument | undefined, now: number, retentionMs: number): TxOffsets | undefined {
   if (!doc || doc.bundleId === undefined || doc.startOffsetInRootBundle === undefined) return undefined;
+  // its bytes are not the ones the bundle will carry: that bundle is being dropped
+  if (doc.damaged) return undefined;
   if (doc.timestamp < now - retentionMs) return undefined;
   return {
     rootBundleId: doc.bundleId,

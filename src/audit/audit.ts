@@ -3,6 +3,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { checkBalances } from './checks/balances.js';
 import { checkBundleLayout } from './checks/bundleLayout.js';
+import { checkDamagedItems } from './checks/damagedItems.js';
 import { checkItemBytes } from './checks/itemBytes.js';
 import { checkLiveBundles } from './checks/liveBundles.js';
 import { checkOrphanBlobs } from './checks/orphanBlobs.js';
@@ -45,6 +46,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   (events, sink) => checkBundleLayout(events, stores, sink),
   checkLiveBundles,
   checkSettlements,
+  checkDamagedItems,
 ];
 
 /**

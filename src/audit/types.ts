@@ -25,6 +25,9 @@ export type FindingKind =
   | 'bundle-item-size'
   | 'bundle-item-unknown'
   | 'item-in-two-bundles'
+  /** recorded damaged by the bundler (its stored bytes are not the accepted ones) and not repaired */
+  | 'item-damaged'
+  | 'damaged-item-planned'
   | 'settlement-missing'
   | 'settlement-mismatch'
   | 'settlement-orphan'

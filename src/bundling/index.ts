@@ -7,4 +7,5 @@ export { computeDataRoot, DataTree, DataTreeBuilder } from './merkle.js';
 export { BUNDLE_TAGS, signBundleTransaction, type BundleTransaction, type BundleTransactionInput } from './transaction.js';
 export { chunkUploads, type ChunkUpload, type ChunkUploadOptions } from './chunks.js';
 export { prepareBundle, type PrepareBundleInput, type PreparedBundle } from './prepare.js';
-export { BundleBlobMismatch, BundleChunkMismatch } from './errors.js';
+export { BundleBlobMismatch, BundleChunkMismatch, BundleDataRootChanged, BundleItemsDamaged, type ItemDamage } from './errors.js';
+export { checkedBundleBytes, type CheckedEntry } from './checkedBytes.js';

@@ -1,14 +1,14 @@
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RsaPrivateJwk } from '../wallet/rsaJwk.js';
-import { bundleBytes, type BlobEntry } from './bundleStream.js';
+import { checkedBundleBytes, type CheckedEntry } from './checkedBytes.js';
 import type { BundleLayout } from './layout.js';
 import { computeDataRoot, type DataTree } from './merkle.js';
 import { signBundleTransaction, type BundleTransaction } from './transaction.js';
 
 export interface PrepareBundleInput {
   blobStore: BlobStore;
-  /** from `bundleLayout`, fixed at planning */
-  layout: BundleLayout<BlobEntry>;
+  /** from `bundleLayout`, fixed at planning; each item's sha256 as accepted, to check its blob against */
+  layout: BundleLayout<CheckedEntry>;
   jwk: RsaPrivateJwk;
   anchor: string;
   /** winston for `layout.totalSize` bytes */
@@ -22,12 +22,13 @@ export interface PreparedBundle {
 }
 
 /**
- * Streams the bundle once to compute its data root (checking every blob's length on the way),
- * then signs its transaction. Memory: one blob read chunk plus the tree's hashes.
+ * Streams the bundle once to compute its data root, checking every blob's length and sha256 on the
+ * way (BundleItemsDamaged names the items whose blobs differ), then signs its transaction.
+ * Memory: one blob read chunk plus the tree's hashes.
  */
 export async function prepareBundle(input: PrepareBundleInput): Promise<PreparedBundle> {
   const { blobStore, layout } = input;
-  const tree = await computeDataRoot(bundleBytes(blobStore, layout.items));
+  const tree = await computeDataRoot(checkedBundleBytes(blobStore, layout.items));
   // lengths were checked blob by blob, so this holds unless the layout was edited after planning
   if (tree.dataSize !== layout.totalSize) {
     throw new Error(`bundle streamed ${tree.dataSize} bytes, its layout says ${layout.totalSize}`);

@@ -1,5 +1,6 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../domain/events.js';
+import type { DataItemDamaged } from '../domain/dataItem/events.js';
 
 /** At most this many items of a plan are named in its line; `--json` has them all. */
 const PLAN_ITEMS_SHOWN = 5;
@@ -33,6 +34,11 @@ export const factsOf = (event: DomainEvent): string =>
       ].join('; ');
     })
     .with({ type: 'DataItemFailed' }, ({ data: d }) => `failed after ${d.attempts} bundle attempts: ${d.reason}`)
+    .with({ type: 'DataItemDamaged' }, ({ data: d }) => `${damageOf(d)}${d.planId !== undefined ? ` (found in bundle ${d.planId})` : ''}`)
+    .with(
+      { type: 'DataItemRepaired' },
+      ({ data: d }) => `bytes of sha256 ${d.sha256} stored again${d.uploadId !== undefined ? ` by upload ${d.uploadId}` : ''}`,
+    )
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
     .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
     .with({ type: 'UploadFinalizeRequested' }, ({ data: d }) => `${d.mode} finalize${d.paidBy.length > 0 ? `, paid by ${d.paidBy.join(', ')}` : ''}`)
@@ -83,6 +89,21 @@ export const factsOf = (event: DomainEvent): string =>
     )
     .with(
       { type: 'BundleDropped' },
-      ({ data: d }) => `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${d.itemIds.length} items back to the queue`,
+      ({ data: d }) => {
+        const damaged = d.damagedItemIds ?? [];
+        const back = `${d.itemIds.length - damaged.length} items back to the queue`;
+        const items = damaged.length > 0 ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}` : back;
+        return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
+      },
     )
+    .exhaustive();
+
+/** what was found under a damaged item's blob key, in a few words */
+export const damageOf = (d: DataItemDamaged['data']): string =>
+  match(d.found)
+    .returnType<string>()
+    .with('missing', () => `stored bytes lost: no blob at ${d.blobKey}`)
+    .with('short', () => `stored bytes cut short: blob ${d.blobKey} holds ${d.size ?? '?'} bytes, fewer than accepted`)
+    .with('long', () => `stored bytes grown: blob ${d.blobKey} holds at least ${d.size ?? '?'} bytes, more than accepted`)
+    .with('digest', () => `stored bytes changed: blob ${d.blobKey} has sha256 ${d.sha256 ?? '?'}, not the accepted one`)
     .exhaustive();

@@ -4,7 +4,7 @@ import type { ProjectorLag } from '../../projections/lag.js';
 /**
  * The service's Prometheus metrics. One registry per service instance (never prom-client's global
  * default), so several services in one process (tests) do not clash. Passed through deps; nothing
- * imports a global. Gauges of state (projector lag, live bundles) are computed at scrape time.
+ * imports a global. Gauges of state (projector lag, live bundles, damaged items) are computed at scrape time.
  */
 
 /** what the scrape-time gauges read; each is a cheap call on a store */
@@ -12,6 +12,8 @@ export interface ScrapeSources {
   projectorLag?: () => Promise<ProjectorLag>;
   /** live bundles counted by state, from the live-bundles read model */
   liveBundles?: () => Promise<Record<string, number>>;
+  /** items whose stored bytes are damaged now, from the upload-stats read model */
+  damagedItems?: () => Promise<number>;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -97,6 +99,21 @@ export function createMetrics(sources: ScrapeSources = {}) {
         for (const state of LIVE_BUNDLE_STATES) this.set({ state }, counts[state] ?? 0);
       } catch (error) {
         onError('live bundles not read for /metrics', error);
+      }
+    },
+  });
+
+  new Gauge({
+    name: 'data_items_damaged',
+    help: 'Accepted items whose stored bytes no longer match their acceptance, not repaired: never posted until uploaded again (upload-stats read model)',
+    registers: [registry],
+    async collect() {
+      if (!sources.damagedItems) return;
+      try {
+        this.set(await sources.damagedItems());
+      } catch (error) {
+        this.set(Number.NaN);
+        onError('damaged items not read for /metrics', error);
       }
     },
   });

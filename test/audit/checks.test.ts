@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { runAudit } from '../../src/audit/audit.js';
 import { checkBundleLayout } from '../../src/audit/checks/bundleLayout.js';
+import { checkDamagedItems } from '../../src/audit/checks/damagedItems.js';
 import { checkLiveBundles } from '../../src/audit/checks/liveBundles.js';
 import { checkSettlements } from '../../src/audit/checks/settlements.js';
 import { fanOut } from '../../src/audit/fanOut.js';
@@ -104,6 +105,38 @@ describe('audit checks', () => {
         sink,
       );
       expect(findings).to.deep.equal([{ kind: 'item-in-two-bundles', id: a, detail: 'planned in p4 while live in p3' }]);
+    });
+  });
+
+  describe('damaged items', () => {
+    const damaged = (id: string, timestamp: number): DomainEvent => ({
+      type: 'DataItemDamaged',
+      data: { id, blobKey: `items/${id}`, found: 'missing', planId: 'p1', timestamp },
+    });
+    const repaired = (id: string): DomainEvent => ({ type: 'DataItemRepaired', data: { id, sha256: '0'.repeat(64), timestamp: 9 } });
+
+    it('reports every item still damaged at the end, and a plan that holds an item while it is damaged; a repaired one is fine', async () => {
+      const { findings, sink } = recorder();
+      await checkDamagedItems(
+        stream([
+          dataItemAccepted(a),
+          dataItemAccepted(b),
+          dataItemAccepted(c),
+          damaged(a, 0),
+          damaged(b, 0),
+          plan('p2', [{ id: b, size: 10, offset: 96 }]),
+          repaired(b),
+          plan('p3', [{ id: b, size: 10, offset: 96 }]),
+          damaged(c, 0),
+          repaired(c),
+        ]),
+        sink,
+      );
+      const found = `stored bytes lost: no blob at items/${a}, found 1970-01-01T00:00:00.000Z`;
+      expect(findings).to.deep.equal([
+        { kind: 'damaged-item-planned', id: b, detail: `planned in p2 while damaged (stored bytes lost: no blob at items/${b}, found 1970-01-01T00:00:00.000Z)` },
+        { kind: 'item-damaged', id: a, detail: `${found}; not repaired: never posted until the same item is uploaded again` },
+      ]);
     });
   });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -176,5 +177,31 @@ describe('dashboard pages in a browser', function () {
     expect(await text('#not-found-message')).to.equal(`No data item with id ${unknown} is known to this service.`);
     expect(await page.isHidden('#found')).to.equal(true);
     await page.screenshot({ path: join(tmpdir(), 'dashboard-unknown.png') });
+  });
+
+  // last: it adds a damaged item and a dropped bundle to what the tests above count
+  it('shows an item whose stored bytes were found damaged: on its page, and counted on the status page', async () => {
+    const damaged = await signedItem(signers.arweave(), 'soon damaged', [{ name: 'Content-Type', value: 'text/plain' }]);
+    await upload(damaged);
+    const blob = join(env.service.dataDir, 'blobs', 'items', damaged.id);
+    const bytes = await readFile(blob);
+    bytes[bytes.length - 1]! ^= 0x01;
+    await writeFile(blob, bytes);
+    await env.service.bundler.runOnce();
+    expect(await statusOf(damaged.id)).to.include({ status: 'FAILED', info: 'damaged' });
+
+    await page.goto(`${env.service.url}/dashboard/tx/${damaged.id}`);
+    await page.waitForSelector('#damage', { state: 'visible' });
+    expect(await text('#item-status')).to.equal('FAILED (damaged)');
+    expect(await text('#damage')).to.equal(
+      'The stored bytes of this item no longer match the bytes it was accepted with, so it is kept out of every bundle. Uploading the same item again repairs it.',
+    );
+    const types = await page.$$eval('#timeline li', (lis) => lis.map((li) => li.getAttribute('data-type')));
+    expect(types).to.deep.equal(['DataItemAccepted', 'BundlePlanned', 'DataItemDamaged', 'BundleDropped']);
+
+    await page.goto(`${env.service.url}/dashboard`);
+    await page.waitForFunction(() => document.getElementById('items-damaged')?.textContent === '1', undefined, { timeout: 15_000 });
+    expect(await page.getAttribute('#damaged', 'class')).to.equal('alarm');
+    await page.screenshot({ path: join(tmpdir(), 'dashboard-damaged.png'), fullPage: true });
   });
 });

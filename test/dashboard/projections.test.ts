@@ -122,6 +122,32 @@ describe('item-history projection', () => {
       ['8', 'BundlePermanent', 'permanent: transaction tx-b in block 4, 18 confirmations'],
     ]);
   });
+
+  it('tells an item found damaged, its bundle dropped without it, then repaired; and the other item why its bundle was dropped', () => {
+    const [bad, other] = [itemId(1), itemId(2)];
+    const docs = project(itemHistoryProjection, [
+      dataItemAccepted(bad, { timestamp: T }),
+      dataItemAccepted(other, { timestamp: T }),
+      planned('plan-a', 2),
+      { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'short', size: 900, sha256: 'c'.repeat(64), planId: 'plan-a', timestamp: T + 20 } },
+      {
+        type: 'BundleDropped',
+        data: { planId: 'plan-a', itemIds: [bad, other], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], timestamp: T + 21 },
+      },
+      { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: T + 30 } },
+    ]);
+    expect(docs.get(bad)?.doc?.entries.slice(2).map((e) => [e.type, e.summary])).to.deep.equal([
+      [
+        'DataItemDamaged',
+        `stored bytes cut short: blob items/${bad} holds 900 bytes, fewer than accepted: left the bundle queue; it is never posted until the same item is uploaded again`,
+      ],
+      ['BundleDropped', 'bundle plan-a dropped without this item, whose stored bytes are damaged'],
+      ['DataItemRepaired', 'repaired: its accepted bytes stored again by a new upload; back in the bundle queue'],
+    ]);
+    expect(docs.get(other)?.doc?.entries.at(-1)?.summary).to.equal(
+      "bundle plan-a dropped for another item's damaged bytes; back to the queue (not counted as an attempt)",
+    );
+  });
 });
 
 describe('bundle-history projection', () => {

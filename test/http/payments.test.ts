@@ -79,6 +79,37 @@ describe('payments on single uploads', function () {
     expect((await balance(service, owner)).winc).to.equal('12345');
   });
 
+  it('answers 200 and 202 with the same receipt, charging once, when one paid item is sent twice at once by an owner funded for one', async () => {
+    for (let round = 0; round < 8; round++) {
+      // a new owner each round, credited exactly one price: 2000 bytes at 10 winc
+      const item = await itemOfSize(signers.ethereum(), 2000);
+      const owner = ethAddress(item);
+      await credit(service, owner, 20_000n);
+      const answers = await Promise.all([upload(service, item), upload(service, item)]);
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses, `round ${round}: ${answers.map((a) => `${a.status} ${a.body.slice(0, 30)}`).join(' | ')}`).to.deep.equal([200, 202]);
+      const [ok, exists] = answers[0]!.status === 200 ? answers : [answers[1]!, answers[0]!];
+      expect(exists!.statusText).to.equal('Data Item Exists');
+      expect(JSON.parse(exists!.body)).to.deep.equal(JSON.parse(ok!.body));
+      expect(await balance(service, owner)).to.include({ winc: '0', spentWinc: '20000', reservedWinc: '0' });
+    }
+  });
+
+  it('answers 202 with the original receipt to a paid item sent again once its owner has nothing left, and charges nothing more', async () => {
+    const item = await itemOfSize(signers.ethereum(), 2000);
+    const owner = ethAddress(item);
+    await credit(service, owner, 20_000n);
+    const first = await upload(service, item);
+    expect(first.status).to.equal(200);
+    const again = await upload(service, item);
+    expect({ status: again.status, statusText: again.statusText, receipt: JSON.parse(again.body) }).to.deep.equal({
+      status: 202,
+      statusText: 'Data Item Exists',
+      receipt: JSON.parse(first.body),
+    });
+    expect(await balance(service, owner)).to.include({ winc: '0', spentWinc: '20000', reservedWinc: '0' });
+  });
+
   it('leaves the balance unchanged when an upload fails verification', async () => {
     const signer = signers.ethereum();
     const item = await itemOfSize(signer, 3000);

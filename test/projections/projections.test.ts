@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { allProjections, txStatusProjection, receiptsProjection, type ProjectionDefinition } from '../../projections/index.js';
+import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, type ProjectionDefinition } from '../../projections/index.js';
+import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 
@@ -29,6 +30,54 @@ describe('tx status projection', () => {
   });
 });
 
+/** items 1 and 2 planned together; 2's stored bytes found damaged; the bundle dropped for it */
+const [good, bad] = [itemId(1), itemId(2)];
+const planned: DomainEvent = {
+  type: 'BundlePlanned',
+  data: { planId: 'p1', items: [{ id: good, size: 1100, offset: 160 }, { id: bad, size: 1100, offset: 1260 }], headerSize: 160, totalSize: 2360, timestamp: 2 },
+};
+const damaged: DomainEvent = { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'missing', planId: 'p1', timestamp: 3 } };
+const droppedForDamage: DomainEvent = {
+  type: 'BundleDropped',
+  data: { planId: 'p1', itemIds: [good, bad], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], timestamp: 4 },
+};
+const repaired: DomainEvent = { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: 5 } };
+const damageStory = [dataItemAccepted(good), dataItemAccepted(bad), planned, damaged, droppedForDamage];
+const statusOf = (events: DomainEvent[], id: string) => {
+  const doc = project(txStatusProjection, events).get(id)?.doc;
+  return doc && { status: doc.status, info: doc.info, planId: doc.planId, damaged: doc.damaged };
+};
+
+describe('read models of an item whose stored bytes were found damaged', () => {
+  it('tx-status: FAILED/damaged from the finding on, also once its bundle is dropped; the other item is back to new', () => {
+    expect(statusOf(damageStory.slice(0, 4), bad)).to.deep.equal({ status: 'FAILED', info: 'damaged', planId: 'p1', damaged: true });
+    expect(statusOf(damageStory, bad)).to.deep.equal({ status: 'FAILED', info: 'damaged', planId: undefined, damaged: true });
+    expect(statusOf(damageStory, good)).to.deep.equal({ status: 'CONFIRMED', info: 'new', planId: undefined, damaged: undefined });
+  });
+
+  it('tx-status: repaired, it waits for a bundle again, or stays pending in the plan still holding it', () => {
+    expect(statusOf([...damageStory, repaired], bad)).to.deep.equal({ status: 'CONFIRMED', info: 'new', planId: undefined, damaged: undefined });
+    // a repair recorded between the finding and the drop (the bundler stopped in between)
+    expect(statusOf([...damageStory.slice(0, 4), repaired], bad)).to.deep.equal({ status: 'CONFIRMED', info: 'pending', planId: 'p1', damaged: undefined });
+  });
+
+  it('bundle-queue: the damaged item stays out of the queue, and the drop counts as no attempt of any item', () => {
+    const docs = project(bundleQueueProjection, damageStory);
+    expect(docs.get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
+    expect(docs.get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0, damaged: true });
+    expect(project(bundleQueueProjection, [...damageStory, repaired]).get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
+    const otherDrop: DomainEvent = { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good, bad], reason: 'not seen 51 blocks after its anchor', timestamp: 4 } };
+    expect(project(bundleQueueProjection, [dataItemAccepted(good), planned, otherDrop]).get(good)?.doc).to.include({ attempts: 1 });
+  });
+
+  it('upload-stats: counts the items damaged now', () => {
+    const stats = (events: DomainEvent[]) => project(uploadStatsProjection, events).get(UPLOAD_STATS_ID)?.doc?.damagedItems;
+    expect(stats([dataItemAccepted(good)])).to.equal(undefined);
+    expect(stats(damageStory)).to.equal(1);
+    expect(stats([...damageStory, repaired])).to.equal(0);
+  });
+});
+
 describe('receipts projection', () => {
   it('keeps the receipt of each accepted item', () => {
     const event = dataItemAccepted(itemId(2));
@@ -44,6 +93,11 @@ describe('every projection', () => {
       const once = project(p, events);
       const twice = project(p, events, once);
       expect([...twice.entries()]).to.deep.equal([...once.entries()]);
+    });
+    it(`${p.name}: applying a damage, its drop and a repair twice changes nothing`, () => {
+      const events = [...damageStory, repaired];
+      const once = project(p, events);
+      expect([...project(p, events, once).entries()]).to.deep.equal([...once.entries()]);
     });
   }
 });

@@ -1,7 +1,20 @@
-import { bundleBytes, bundleLayout, chunkUploads, computeDataRoot, prepareBundle, type DataTree } from '../../bundling/index.js';
+import {
+  BundleBlobMismatch,
+  BundleChunkMismatch,
+  BundleDataRootChanged,
+  BundleItemsDamaged,
+  bundleLayout,
+  checkedBundleBytes,
+  chunkUploads,
+  computeDataRoot,
+  prepareBundle,
+  type DataTree,
+} from '../../bundling/index.js';
 import type { Bundle } from '../../domain/bundle/state.js';
 import type { TransactionHeader } from '../../ports/gateway.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
+import { acceptedDigests } from './acceptances.js';
+import { dropForDamage } from './damage.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { unseenPastAnchor } from './expiry.js';
 
@@ -16,15 +29,27 @@ export interface Upload {
 }
 export type TreeCache = Map<string, Upload>;
 
-const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: `items/${id}` })));
+const blobKeyOf = (id: string) => `items/${id}`;
+const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id) })));
 
+/** the layout with each item's accepted sha256, so its blob is checked while the data root is computed */
+async function checkedLayoutOf(deps: BundlerDeps, bundle: Bundle) {
+  const digests = await acceptedDigests(deps.eventStore, bundle.items.map((i) => i.id));
+  return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id), sha256: digests.get(id)! })));
+}
+
+/**
+ * The prepared bundle's tree: known in this process, or computed again (after a restart, or a
+ * chunk that no longer matched) while every blob is checked against its acceptance. Throws
+ * BundleItemsDamaged when blobs changed, BundleDataRootChanged when they are intact and still
+ * give another root (no data could ever match the signed transaction).
+ */
 async function uploadOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Promise<Upload> {
   const known = trees.get(bundle.planId);
   if (known) return known;
-  const tree = await computeDataRoot(bundleBytes(deps.blobStore, layoutOf(bundle).items));
-  if (Buffer.from(tree.dataRoot).toString('base64url') !== bundle.dataRoot) {
-    throw new Error(`bundle ${bundle.planId}: its blobs no longer give the data root it was signed with`);
-  }
+  const tree = await computeDataRoot(checkedBundleBytes(deps.blobStore, (await checkedLayoutOf(deps, bundle)).items));
+  const root = Buffer.from(tree.dataRoot).toString('base64url');
+  if (root !== bundle.dataRoot) throw new BundleDataRootChanged(bundle.dataRoot!, root);
   const upload = { tree, nextChunk: 0 };
   trees.set(bundle.planId, upload);
   return upload;
@@ -48,6 +73,19 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     trees.delete(planId);
     await record({ type: 'Drop', data: { planId, reason, now: now() } });
   };
+  /** the bundle cannot be made of the bytes its items' blobs hold now: those items found, the rest re-planned */
+  const dropIfDamaged = async (error: unknown): Promise<boolean> => {
+    if (error instanceof BundleItemsDamaged) {
+      trees.delete(planId);
+      await dropForDamage(deps, bundle, error.damaged, record);
+      return true;
+    }
+    if (error instanceof BundleDataRootChanged) {
+      await drop(error.message);
+      return true;
+    }
+    return false;
+  };
 
   switch (bundle.status) {
     case 'planned': {
@@ -56,7 +94,14 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         deps.gateway.anchor(call),
         deps.gateway.currentHeight(call),
       ]);
-      const { tx, tree } = await prepareBundle({ blobStore: deps.blobStore, layout: layoutOf(bundle), jwk: deps.jwk, anchor, reward: reward.toString() });
+      let prepared: Awaited<ReturnType<typeof prepareBundle>>;
+      try {
+        prepared = await prepareBundle({ blobStore: deps.blobStore, layout: await checkedLayoutOf(deps, bundle), jwk: deps.jwk, anchor, reward: reward.toString() });
+      } catch (error) {
+        if (await dropIfDamaged(error)) return;
+        throw error;
+      }
+      const { tx, tree } = prepared;
       trees.set(planId, { tree, nextChunk: 0 });
       await record({
         type: 'MarkPrepared',
@@ -67,12 +112,13 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     case 'prepared':
     case 'posted':
       try {
+        // the tree first, also before the header: a transaction whose data cannot follow is never posted
+        const upload = await uploadOf(deps, bundle, trees);
         if (bundle.status === 'prepared') {
           await deps.gateway.postTransaction(bundle.tx as unknown as TransactionHeader, call);
           await record({ type: 'MarkPosted', data: { planId, now: now() } });
           return;
         }
-        const upload = await uploadOf(deps, bundle, trees);
         for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), upload.tree, { fromIndex: upload.nextChunk })) {
           signal?.throwIfAborted();
           await deps.gateway.postChunk(chunk, call);
@@ -82,6 +128,19 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         await record({ type: 'MarkSeeded', data: { planId, now: now() } });
         trees.delete(planId);
       } catch (error) {
+        if (await dropIfDamaged(error)) return;
+        // A blob changed since this process computed the tree: which one is found by computing it
+        // again, checking every blob. All intact again, the post is retried from that tree.
+        if (error instanceof BundleChunkMismatch || error instanceof BundleBlobMismatch) {
+          trees.delete(planId);
+          try {
+            await uploadOf(deps, bundle, trees);
+          } catch (recheck) {
+            if (await dropIfDamaged(recheck)) return;
+            throw recheck;
+          }
+          throw error;
+        }
         // refused for good (an unfunded wallet, an anchor too old): its items go back to the queue
         if (error instanceof GatewayRejected) return drop(`gateway refused it: ${error.message}`);
         // Still failing when the anchor has expired and the network has not got the transaction (a

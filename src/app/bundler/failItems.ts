@@ -12,7 +12,7 @@ export async function failExhaustedItems(deps: BundlerDeps, itemIds: readonly st
   const queued = await deps.readStore.getMany<QueuedItem>(collectionOf(bundleQueueProjection), itemIds);
   let failed = 0;
   for (const [id, { doc }] of queued) {
-    if (doc.planId || doc.attempts < deps.settings.maxAttempts) continue;
+    if (doc.planId || doc.damaged || doc.attempts < deps.settings.maxAttempts) continue;
     const state = await loadDataItem(deps.eventStore, id as DataItemId);
     if (state.status !== 'accepted' || state.failed) continue;
     let revision = -1n;

@@ -26,7 +26,7 @@ export type BundleCommand =
   | { type: 'MarkSeeded'; data: { planId: string; now: number } }
   | { type: 'MarkConfirmed'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
   | { type: 'MarkPermanent'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
-  | { type: 'Drop'; data: { planId: string; reason: string; now: number } };
+  | { type: 'Drop'; data: { planId: string; reason: string; damagedItemIds?: string[]; now: number } };
 
 const at = (state: BundleState, status: BundleStatus) => state?.status === status;
 

@@ -49,7 +49,17 @@ export const BundlePermanent = z.object({
 
 export const BundleDropped = z.object({
   type: z.literal('BundleDropped'),
-  data: z.object({ ...base, itemIds, txId: z.string().optional(), reason: z.string() }),
+  data: z.object({
+    ...base,
+    itemIds,
+    txId: z.string().optional(),
+    reason: z.string(),
+    /**
+     * dropped because these items' stored bytes are damaged (each has its DataItemDamaged): they
+     * leave the queue, and the drop counts as no attempt of the others, which go back to it
+     */
+    damagedItemIds: z.array(z.string()).optional(),
+  }),
 });
 
 export const BundleEvent = z.discriminatedUnion('type', [

@@ -44,6 +44,46 @@ export const DataItemFailed = z.object({
 });
 export type DataItemFailed = z.infer<typeof DataItemFailed>;
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * The item's stored bytes no longer are the ones it was accepted with (a blob changed, cut short or
+ * lost: bit rot, an operator's mistake, a write into the store): found by the bundler while it
+ * prepared or posted bundle `planId`. The item leaves the bundle queue, so no bundle ever carries
+ * other bytes under its id, until the same item is uploaded again (`DataItemRepaired`).
+ */
+export const DataItemDamaged = z.object({
+  type: z.literal('DataItemDamaged'),
+  data: z.object({
+    id: z.string(),
+    blobKey: z.string(),
+    /** what the blob was found to be: absent, shorter or longer than accepted, or of another sha256 */
+    found: z.enum(['missing', 'short', 'long', 'digest']),
+    /** bytes found under the key (at least this many when `long`) */
+    size: z.number().int().nonnegative().optional(),
+    /** hex sha256 of the bytes found, when they were read whole */
+    sha256: Sha256.optional(),
+    /** the bundle being prepared or posted when the damage was found */
+    planId: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemDamaged = z.infer<typeof DataItemDamaged>;
+
+/** A new upload of a damaged item, verified and of the accepted sha256, put its bytes back: it is queued again. */
+export const DataItemRepaired = z.object({
+  type: z.literal('DataItemRepaired'),
+  data: z.object({
+    id: z.string(),
+    /** of the bytes restored: the accepted one */
+    sha256: Sha256,
+    /** the multi-part upload that brought the bytes, if one did */
+    uploadId: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemRepaired = z.infer<typeof DataItemRepaired>;
+
 /**
  * Where an item nested in this (root) item's payload sits, at any depth. Offsets are from raw
  * starts, so the root's offset in its bundle plus `offsetInRootItem` is the item's offset there.
@@ -82,7 +122,7 @@ export const NestedItemsIndexed = z.object({
 });
 export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
 
-export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed]);
+export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed, DataItemDamaged, DataItemRepaired]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
 export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

@@ -35,6 +35,8 @@ export interface DashboardSummary {
     lastHour: { items: number; bytes: number };
     total: { items: number; bytes: number };
     failedItems: number;
+    /** items whose stored bytes no longer match their acceptance, not repaired yet */
+    damagedItems: number;
   };
   bundles: Record<BundleStatus, number>;
   /** positions are decimal strings (bigints in the store) */
@@ -101,6 +103,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           lastHour: perMinute.reduce((sum, m) => ({ items: sum.items + m.items, bytes: sum.bytes + m.bytes }), { items: 0, bytes: 0 }),
           total: { items: s.items, bytes: s.bytes },
           failedItems: s.failedItems,
+          damagedItems: s.damagedItems ?? 0,
         },
         bundles: { ...live, permanent: s.bundlesPermanent, dropped: s.bundlesDropped },
         projector: {

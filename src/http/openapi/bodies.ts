@@ -41,13 +41,18 @@ const PayloadFacts = {
 export const TxStatusBody = z
   .object({
     status: z.enum(['CONFIRMED', 'FINALIZED', 'FAILED']),
-    info: z.enum(['new', 'pending', 'permanent', 'failed']),
+    info: z.enum(['new', 'pending', 'permanent', 'failed', 'damaged']),
     winc: Winc,
     bundleId: z.string().optional().meta({ description: "the bundle transaction's id, once prepared" }),
     startOffsetInRootBundle: Count.optional().meta({ description: "the item's byte offset in the bundle's data, once planned" }),
     ...PayloadFacts,
   })
-  .meta({ id: 'TxStatus', description: 'CONFIRMED/new: accepted; CONFIRMED/pending: in a bundle; FINALIZED/permanent; FAILED/failed' });
+  .meta({
+    id: 'TxStatus',
+    description:
+      'CONFIRMED/new: accepted; CONFIRMED/pending: in a bundle; FINALIZED/permanent; FAILED/failed; ' +
+      'FAILED/damaged: its stored bytes no longer match its acceptance, it is bundled again once the same item is uploaded again',
+  });
 
 export const TxOffsetsBody = z
   .object({

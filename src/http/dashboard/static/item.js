@@ -24,6 +24,7 @@ function showItem(item) {
     badge.className = `badge ${item.status.info}`;
     badge.hidden = false;
   }
+  byId('damage').hidden = item.status?.info !== 'damaged';
   const nested = byId('nested');
   if (item.nestedIn) {
     nested.replaceChildren('Nested in the bundle of item ', el('a', { class: 'mono', href: `/dashboard/tx/${item.nestedIn}` }, item.nestedIn), '.');

@@ -64,6 +64,8 @@ poll(async () => {
   setText('uploads-total', s.uploads.total.items);
   setText('bytes-total', formatBytes(s.uploads.total.bytes));
   setText('items-failed', s.uploads.failedItems);
+  setText('items-damaged', s.uploads.damagedItems);
+  byId('damaged').className = s.uploads.damagedItems > 0 ? 'alarm' : '';
   rows(
     byId('bundles').tBodies[0],
     STATES.map((state) => [state, s.bundles[state] ?? 0, { 'data-state': state, class: (s.bundles[state] ?? 0) > 0 ? 'some' : 'none' }]),

@@ -21,6 +21,7 @@ export const DashboardSummaryBody = z
       lastHour: Counts,
       total: Counts,
       failedItems: z.int().nonnegative(),
+      damagedItems: z.int().nonnegative().meta({ description: 'items whose stored bytes no longer match their acceptance, not repaired yet' }),
     }),
     bundles: z.record(z.string(), z.int().nonnegative()).meta({ description: 'live bundles by state' }),
     projector: z.looseObject({ head: z.string(), behind: z.string(), byProjection: z.record(z.string(), z.string()) }),
