@@ -1,6 +1,6 @@
 import type { UploadEvent } from '../src/domain/upload/events.js';
 import type { UploadStatus } from '../src/domain/upload/state.js';
-import { clientKeyOf } from '../src/http/clientKey.js';
+import { clientKeyOf } from '../src/domain/clientKey.js';
 import { headerChunkNamesOwner } from '../src/domain/upload/state.js';
 import type { ProjectionDefinition } from './definition.js';
 

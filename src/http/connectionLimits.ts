@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerClientError } from './clientError.js';
-import { clientKeyOf, networkKeyOf } from './clientKey.js';
+import { clientKeyOf, networkKeyOf } from '../domain/clientKey.js';
 import { createConnectionTable } from './connectionTable.js';
 
 export interface ConnectionLimits {

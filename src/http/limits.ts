@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { ServiceUnavailable, TooManyRequests } from '../domain/errors.js';
 import { CHUNK_MAX } from '../domain/upload/ids.js';
 import { createBodyRateWatch, type BodyRateLimits } from './bodyRate.js';
-import { clientKeyOf } from './clientKey.js';
+import { clientKeyOf } from '../domain/clientKey.js';
 import { continueIfExpected } from './expectContinue.js';
 import type { Refusal, TempSpace } from './tempSpace.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clientKeyOf, networkKeyOf } from '../../src/http/clientKey.js';
+import { clientKeyOf, networkKeyOf } from '../../src/domain/clientKey.js';
 
 describe('clientKeyOf: the key per-client limits count under', () => {
   it('keeps an IPv4 address, also written IPv4-mapped', () => {

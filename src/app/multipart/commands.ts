@@ -1,5 +1,5 @@
 import { InsufficientBalance, InvalidChunkSize, InvalidDataItem, ServiceUnavailable, TooManyRequests, UploadNotFound } from '../../domain/errors.js';
-import { clientKeyOf } from '../../http/clientKey.js';
+import { clientKeyOf } from '../../domain/clientKey.js';
 import { CHUNK_MAX, CHUNK_MIN, newUploadId } from '../../domain/upload/ids.js';
 import type { Receipt } from '../../domain/receipt.js';
 import type { Upload } from '../../domain/upload/state.js';

@@ -6,7 +6,7 @@ import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
-import { clientKeyOf } from '../../http/clientKey.js';
+import { clientKeyOf } from '../../domain/clientKey.js';
 
 const DECIMAL = /^\d{1,16}$/;
 

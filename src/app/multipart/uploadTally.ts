@@ -3,7 +3,7 @@ import type { ReadStore } from '../../ports/readStore.js';
 import { fromRecorded } from '../../domain/events.js';
 import { isUploadEvent, type UploadEvent } from '../../domain/upload/events.js';
 import { headerChunkNamesOwner } from '../../domain/upload/state.js';
-import { clientKeyOf } from '../../http/clientKey.js';
+import { clientKeyOf } from '../../domain/clientKey.js';
 import { checkpointOf, collectionOf, unfinishedUploadsProjection, type UnfinishedUpload } from '../../../projections/index.js';
 
 /** What one client holds in multi-part uploads not yet at an end. */
