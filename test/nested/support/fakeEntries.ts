@@ -1,0 +1,30 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Bundle entries an attacker can make by the thousand: an ANS-104 header of signature type 2
+ * (ed25519) whose id is right (sha256 of its signature bytes) but whose signature is random bytes,
+ * so only a signature check tells it from a real item. Or, with `signature`, a copy of another
+ * item's signature: the entry then claims that item's id.
+ */
+export function fakeEntry(payload: Uint8Array = Buffer.from('no'), signature: Uint8Array = randomBytes(64)): { id: string; raw: Buffer } {
+  const header = Buffer.alloc(2 + 64 + 32 + 1 + 1 + 16);
+  header.writeUInt16LE(2, 0);
+  Buffer.from(signature).copy(header, 2);
+  randomBytes(32).copy(header, 66);
+  // no target, no anchor, no tags: the bytes are already zero
+  return { id: createHash('sha256').update(signature).digest('base64url'), raw: Buffer.concat([header, payload]) };
+}
+
+/** An ANS-104 bundle of raw items listed under the given ids (a real item's own id, or a claim). */
+export function rawBundle(entries: readonly { id: string; raw: Uint8Array }[]): Buffer {
+  const head = Buffer.alloc(32 + 64 * entries.length);
+  head.writeUIntLE(entries.length, 0, 6);
+  entries.forEach((entry, i) => {
+    head.writeUIntLE(entry.raw.length, 32 + 64 * i, 6);
+    Buffer.from(entry.id, 'base64url').copy(head, 32 + 64 * i + 32);
+  });
+  return Buffer.concat([head, ...entries.map((entry) => entry.raw)]);
+}
+
+/** A bundle of `count` fake entries (see fakeEntry). */
+export const fakeBundle = (count: number): Buffer => rawBundle(Array.from({ length: count }, () => fakeEntry()));
