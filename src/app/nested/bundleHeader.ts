@@ -31,24 +31,27 @@ export function readLength(bytes: Uint8Array): number | undefined {
   return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
 }
 
-/** The item count, checked against what the bundle's bytes can hold and against `maxItems`. */
-export function itemCount(countBytes: Uint8Array, bundleLength: number, maxItems: number): number {
+/** The item count, checked against what the bundle's bytes can hold. */
+export function itemCount(countBytes: Uint8Array, bundleLength: number): number {
   const count = readLength(countBytes);
   if (count === undefined || COUNT_BYTES + ENTRY_BYTES * count > bundleLength) {
     throw new UnindexableBundle(`a header of ${count ?? 'more than 2^53'} items does not fit in ${bundleLength} bytes`);
   }
-  if (count > maxItems) throw new UnindexableBundle(`${count} items is more than the ${maxItems} left to index`);
   return count;
 }
 
 /**
- * The entries of a header of `count` items. Their sizes must tile the rest of the bundle exactly:
- * 32 + 64·count + Σ sizes = bundle length; anything else leaves the items' places unknown.
+ * The first `taken` entries of a header of `count` items (`entryBytes` holds theirs). Items start
+ * after the whole header, 32 + 64·count. With every entry read, their sizes must tile the rest of
+ * the bundle exactly: 32 + 64·count + Σ sizes = bundle length; anything else leaves the items' places
+ * unknown. With fewer (a limit), each must still end inside the bundle; the rest of the tiling is
+ * not read (that could be a gigabyte of header), and the signature check of each item taken is
+ * what shows its bytes are where its entry says.
  */
-export function bundleEntries(entryBytes: Uint8Array, count: number, bundleLength: number): BundleEntry[] {
+export function bundleEntries(entryBytes: Uint8Array, taken: number, count: number, bundleLength: number): BundleEntry[] {
   const entries: BundleEntry[] = [];
   let offset = COUNT_BYTES + ENTRY_BYTES * count;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < taken; i++) {
     const at = i * ENTRY_BYTES;
     const size = readLength(entryBytes.subarray(at, at + 32));
     if (size === undefined || offset + size > bundleLength) {
@@ -57,6 +60,6 @@ export function bundleEntries(entryBytes: Uint8Array, count: number, bundleLengt
     entries.push({ id: Buffer.from(entryBytes.subarray(at + 32, at + 64)).toString('base64url'), size, offset });
     offset += size;
   }
-  if (offset !== bundleLength) throw new UnindexableBundle(`items end at byte ${offset} of a bundle of ${bundleLength} bytes`);
+  if (taken === count && offset !== bundleLength) throw new UnindexableBundle(`items end at byte ${offset} of a bundle of ${bundleLength} bytes`);
   return entries;
 }
