@@ -6,7 +6,10 @@
  * bystander's worst latency and the event loop's worst delay over that window, next to the same
  * figures for a window of the same length with nothing else happening (the baseline).
  *
- *   npx tsx scripts/bench/nested-index.ts [--entries 2800] [--json]
+ *   npx tsx scripts/bench/nested-index.ts [--entries 2800] [--genuine] [--json]
+ *
+ * `--genuine`: the entries are real items (ed25519, signed here) rather than forgeries, so every
+ * one of them gets a document in the nested-offsets read model.
  *
  * An item above FREE_UPLOAD_LIMIT_BYTES is paid: its owner is credited first (admin API). The
  * service runs in this process (the bystander's own requests wait on the same event loop, which is
@@ -24,11 +27,11 @@ import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { loadTestJwk, testWalletFile } from '../../test/fixtures/testWallet.js';
-import { fakeBundle } from '../../test/nested/support/fakeEntries.js';
+import { ed25519Key, fakeBundle, genuineEntry, rawBundle } from '../../test/nested/support/fakeEntries.js';
 import { emitJson, round, say } from './lib/output.js';
 
 const { values } = parseArgs({
-  options: { entries: { type: 'string', default: '2800' }, json: { type: 'boolean', default: false } },
+  options: { entries: { type: 'string', default: '2800' }, genuine: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
 });
 const entries = Number(values.entries);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -78,8 +81,9 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'nested-index-bench-'));
   const jwk = loadTestJwk();
   const signer = new ArweaveSigner(jwk);
-  say(`making a bundle item of ${entries} fake entries...`);
-  const payload = fakeBundle(entries);
+  say(`making a bundle item of ${entries} ${values.genuine ? 'genuine' : 'fake'} entries...`);
+  const key = ed25519Key();
+  const payload = values.genuine ? rawBundle(Array.from({ length: entries }, () => genuineEntry(key))) : fakeBundle(entries);
   const root = createData(payload, signer, {
     tags: [
       { name: 'Bundle-Format', value: 'binary' },
@@ -110,7 +114,7 @@ async function main(): Promise<void> {
       });
       if (res.status !== 200) throw new Error(`credit answered ${res.status}: ${await res.text()}`);
     }
-    say(`${raw.length} bytes (${paid ? 'paid' : 'free'}), ${entries} entries`);
+    say(`${raw.length} bytes (${paid ? 'paid' : 'free'}), ${entries} ${values.genuine ? 'genuine' : 'fake'} entries`);
 
     let uploadMs = 0;
     const work = (async () => {
@@ -134,6 +138,7 @@ async function main(): Promise<void> {
     emitJson({
       benchmark: 'nested-index',
       entries,
+      genuine: values.genuine,
       bytes: raw.length,
       paid,
       uploadMs: round(uploadMs),

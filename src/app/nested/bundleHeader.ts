@@ -24,11 +24,17 @@ export class UnindexableBundle extends Error {
   }
 }
 
-/** A 256-bit little-endian number, or undefined when it is larger than a safe integer. */
+/**
+ * A 256-bit little-endian number, or undefined when it is larger than a safe integer. Without
+ * BigInt: a header of 100,000 entries is read in a few milliseconds rather than a few hundred.
+ */
 export function readLength(bytes: Uint8Array): number | undefined {
-  let value = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!);
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
+  for (let i = bytes.length - 1; i > 6; i--) if (bytes[i] !== 0) return undefined;
+  // 2^53 - 1 has 0x1f in its seventh byte: anything above is not safe
+  if (bytes[6]! > 0x1f) return undefined;
+  let value = 0;
+  for (let i = 6; i >= 0; i--) value = value * 256 + bytes[i]!;
+  return value;
 }
 
 /** The item count, checked against what the bundle's bytes can hold. */
@@ -41,15 +47,15 @@ export function itemCount(countBytes: Uint8Array, bundleLength: number): number 
 }
 
 /**
- * The first `taken` entries of a header of `count` items (`entryBytes` holds theirs). Items start
- * after the whole header, 32 + 64·count. With every entry read, their sizes must tile the rest of
- * the bundle exactly: 32 + 64·count + Σ sizes = bundle length; anything else leaves the items' places
- * unknown. With fewer (a limit), each must still end inside the bundle; the rest of the tiling is
- * not read (that could be a gigabyte of header), and the signature check of each item taken is
- * what shows its bytes are where its entry says.
+ * The first `taken` entries of a header of `count` items (`entryBytes` holds theirs), one at a time
+ * (a caller may give the event loop back between them). Items start after the whole header,
+ * 32 + 64·count. With every entry read, their sizes must tile the rest of the bundle exactly:
+ * 32 + 64·count + Σ sizes = bundle length, else the last step throws; anything else leaves the
+ * items' places unknown. With fewer (a limit), each must still end inside the bundle; the rest of
+ * the tiling is not read (that could be a gigabyte of header), and the signature check of each item
+ * taken is what shows its bytes are where its entry says.
  */
-export function bundleEntries(entryBytes: Uint8Array, taken: number, count: number, bundleLength: number): BundleEntry[] {
-  const entries: BundleEntry[] = [];
+export function* bundleEntries(entryBytes: Buffer, taken: number, count: number, bundleLength: number): Generator<BundleEntry> {
   let offset = COUNT_BYTES + ENTRY_BYTES * count;
   for (let i = 0; i < taken; i++) {
     const at = i * ENTRY_BYTES;
@@ -57,9 +63,8 @@ export function bundleEntries(entryBytes: Uint8Array, taken: number, count: numb
     if (size === undefined || offset + size > bundleLength) {
       throw new UnindexableBundle(`item ${i} of ${size ?? 'more than 2^53'} bytes ends past the bundle's ${bundleLength} bytes`);
     }
-    entries.push({ id: Buffer.from(entryBytes.subarray(at + 32, at + 64)).toString('base64url'), size, offset });
+    yield { id: entryBytes.toString('base64url', at + 32, at + 64), size, offset };
     offset += size;
   }
   if (taken === count && offset !== bundleLength) throw new UnindexableBundle(`items end at byte ${offset} of a bundle of ${bundleLength} bytes`);
-  return entries;
 }

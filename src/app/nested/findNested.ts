@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { NestedItem } from '../../domain/dataItem/events.js';
 import type { Tag } from '../../verify/index.js';
-import { bundleEntries, COUNT_BYTES, ENTRY_BYTES, itemCount, UnindexableBundle } from './bundleHeader.js';
+import { bundleEntries, COUNT_BYTES, ENTRY_BYTES, itemCount, UnindexableBundle, type BundleEntry } from './bundleHeader.js';
 import { readRange } from './blobRange.js';
 import { itemHeads } from './itemHeaders.js';
 import { itemHead } from './itemHead.js';
@@ -111,14 +111,18 @@ async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
   const { blobStore, blobKey, limits } = walk;
   const bundleStart = parent.rawStart + parent.payloadDataStart;
   const bundleLength = parent.rawContentLength - parent.payloadDataStart;
-  let entries;
+  let entries: BundleEntry[];
   let count;
   try {
     if (bundleLength < COUNT_BYTES) throw new UnindexableBundle(`a payload of ${bundleLength} bytes has no room for an item count`);
     count = itemCount(await readRange(blobStore, blobKey, bundleStart, COUNT_BYTES), bundleLength);
     const taken = Math.min(count, limits.maxItems - walk.reserved);
     const entryBytes = await readRange(blobStore, blobKey, bundleStart + COUNT_BYTES, ENTRY_BYTES * taken);
-    entries = bundleEntries(entryBytes, taken, count, bundleLength);
+    entries = [];
+    for (const entry of bundleEntries(entryBytes, taken, count, bundleLength)) {
+      entries.push(entry);
+      if (entries.length % 1024 === 0) await walk.pace();
+    }
   } catch (error) {
     if (!(error instanceof UnindexableBundle)) throw error;
     yield { unindexed: { id: parent.id, reason: error.reason } };

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { deepHash } from '../../../src/verify/index.js';
 
 /**
  * Bundle entries an attacker can make by the thousand: an ANS-104 header of signature type 2
@@ -6,13 +7,30 @@ import { createHash, randomBytes } from 'node:crypto';
  * so only a signature check tells it from a real item. Or, with `signature`, a copy of another
  * item's signature: the entry then claims that item's id.
  */
-export function fakeEntry(payload: Uint8Array = Buffer.from('no'), signature: Uint8Array = randomBytes(64)): { id: string; raw: Buffer } {
+export function fakeEntry(payload: Uint8Array = Buffer.from('no'), signature: Uint8Array = randomBytes(64), owner: Uint8Array = randomBytes(32)): { id: string; raw: Buffer } {
   const header = Buffer.alloc(2 + 64 + 32 + 1 + 1 + 16);
   header.writeUInt16LE(2, 0);
   Buffer.from(signature).copy(header, 2);
-  randomBytes(32).copy(header, 66);
+  Buffer.from(owner).copy(header, 66);
   // no target, no anchor, no tags: the bytes are already zero
   return { id: createHash('sha256').update(signature).digest('base64url'), raw: Buffer.concat([header, payload]) };
+}
+
+/**
+ * A genuine item of signature type 2 (ed25519) made without arbundles, fast enough for bundles of
+ * 100,000 (node:crypto signs; the message is the ANS-104 deep hash, as arbundles signs it).
+ */
+export function genuineEntry(key: { privateKey: KeyObject; owner: Buffer }, payload: Uint8Array = randomBytes(16)): { id: string; raw: Buffer } {
+  const empty = Buffer.alloc(0);
+  const message = deepHash([Buffer.from('dataitem'), Buffer.from('1'), Buffer.from('2'), key.owner, empty, empty, empty, payload]);
+  const signature = sign(null, message, key.privateKey);
+  return fakeEntry(payload, signature, key.owner);
+}
+
+/** an ed25519 key as genuineEntry needs it */
+export function ed25519Key(): { privateKey: KeyObject; owner: Buffer } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privateKey, owner: Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url') };
 }
 
 /** An ANS-104 bundle of raw items listed under the given ids (a real item's own id, or a claim). */
