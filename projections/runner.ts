@@ -40,7 +40,8 @@ interface Options {
  * this runner last saw, so a read model promoted meanwhile by a rebuild is never overwritten.
  */
 export function createProjectionRunner(options: Options): ProjectionRunner {
-  const { eventStore, readStore, projections, batchSize = 1000, sliceWeight = SLICE_WEIGHT, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
+  const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
+  const sliceWeight = options.sliceWeight ?? SLICE_WEIGHT;
   const checkpoints = new Map<string, bigint | undefined>();
   const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
   let subscription: Subscription | undefined;

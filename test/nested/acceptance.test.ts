@@ -157,8 +157,21 @@ describe('accepting an item whose payload is a bundle', function () {
       const received = await receiveDataItem([claimant.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 30 });
       const { indexNested: _earlier, ...deps }: AcceptDeps = service.multipart.accept;
       await acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'earlier-version' } }, deps);
-      const claimed = { id: victim.id, parentId: claimant.id, startOffsetInParentDataItemPayload: 96, offsetInRootItem: claimant.getStartOfData() + 96, rawContentLength: 200, payloadDataStart: 150, payloadContentType: 'text/html', depth: 1 };
-      const earlier = toNewEvent({ type: 'NestedItemsIndexed', data: { id: claimant.id, items: [claimed], timestamp: Date.now() } }, 'e0e0e0e0-0000-4000-8000-000000000001', { correlationId: 'earlier-version' });
+      const claimed = {
+        id: victim.id,
+        parentId: claimant.id,
+        startOffsetInParentDataItemPayload: 96,
+        offsetInRootItem: claimant.getStartOfData() + 96,
+        rawContentLength: 200,
+        payloadDataStart: 150,
+        payloadContentType: 'text/html',
+        depth: 1,
+      };
+      const earlier = toNewEvent(
+        { type: 'NestedItemsIndexed', data: { id: claimant.id, items: [claimed], timestamp: Date.now() } },
+        'e0e0e0e0-0000-4000-8000-000000000001',
+        { correlationId: 'earlier-version' },
+      );
       await service.eventStore.append(dataItemStream(claimant.id as DataItemId), [earlier], 0n);
       expect(await service.projections.waitFor(await service.eventStore.headPosition(), 10_000)).to.equal(true);
       expect(await placeOf(victim.id)).to.deep.include({ rootId: claimant.id, payloadContentType: 'text/html' });

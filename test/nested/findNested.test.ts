@@ -173,11 +173,12 @@ describe('finding the items nested in a bundle payload', function () {
     const root = await bundleItem(signers.arweave(), payload);
     const found = await findNestedItems(store, await storedRoot(store, root));
     const places = expectedPlaces(root, 0, [victim, claim, nested.last], 1);
+    const at = (n: number) => `the item at byte ${places[n]!.startOffsetInParentDataItemPayload} of the bundle in ${root.id}`;
     expect(found).to.deep.equal({
       items: [places[2]],
       unindexed: [
-        { id: victim.id, reason: `the item at byte ${places[0]!.startOffsetInParentDataItemPayload} of the bundle in ${root.id} does not verify: signature of type 2 does not verify` },
-        { id: claim.id, reason: `the item at byte ${places[1]!.startOffsetInParentDataItemPayload} of the bundle in ${root.id} does not verify: signature of type 3 does not verify` },
+        { id: victim.id, reason: `${at(0)} does not verify: signature of type 2 does not verify` },
+        { id: claim.id, reason: `${at(1)} does not verify: signature of type 3 does not verify` },
       ],
     });
   });

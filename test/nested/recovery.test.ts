@@ -100,11 +100,18 @@ describe('recovering the nested index of a bundle item left unindexed', function
     expect(await pending()).to.include(root.id);
 
     // another writer's event on the item's stream (an engine's own type this service does not know)
-    await service.eventStore.append(stream, [{ id: uuidFromName(`other/${root.id}`), type: 'SomethingElseHappened', data: { id: root.id }, metadata: { correlationId: 'other', schemaVersion: 1 } }], 1n);
+    const other = { id: uuidFromName(`other/${root.id}`), type: 'SomethingElseHappened', data: { id: root.id }, metadata: { correlationId: 'other', schemaVersion: 1 } };
+    await service.eventStore.append(stream, [other], 1n);
 
     expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(1);
     const events = await streamOf(root.id);
-    expect(events.map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'NestedItemsIndexed', 'SomethingElseHappened', 'NestedItemsIndexed', 'NestedItemsIndexed']);
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'DataItemAccepted',
+      'NestedItemsIndexed',
+      'SomethingElseHappened',
+      'NestedItemsIndexed',
+      'NestedItemsIndexed',
+    ]);
     const parts = events.filter((e) => e.type === 'NestedItemsIndexed').map((e) => e.data as { unindexed: unknown[]; more?: true });
     expect(parts.map((p) => [p.unindexed.length, p.more])).to.deep.equal([
       [ITEMS_PER_EVENT, true],

@@ -130,7 +130,8 @@ async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
   }
   walk.reserved += entries.length;
   if (entries.length < count) {
-    const reason = `${count - entries.length} of its ${count} items are not indexed: at most ${limits.maxItems} are indexed under ${limits.scope ?? 'one item'}`;
+    const left = count - entries.length;
+    const reason = `${left} of its ${count} items are not indexed: at most ${limits.maxItems} are indexed under ${limits.scope ?? 'one item'}`;
     yield { unindexed: { id: parent.id, reason } };
   }
 
@@ -173,6 +174,7 @@ async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
       yield { unindexed: { id: item.id, reason: `its bundle is nested deeper than ${limits.maxDepth}` } };
       continue;
     }
-    yield* indexBundle(walk, { id: item.id, rawStart: offsetInRootItem, rawContentLength: entry.size, payloadDataStart: header.payloadDataStart, depth: item.depth });
+    const { rawContentLength, payloadDataStart, depth } = item;
+    yield* indexBundle(walk, { id: item.id, rawStart: offsetInRootItem, rawContentLength, payloadDataStart, depth });
   }
 }

@@ -4,10 +4,14 @@ import { deepHash } from '../../../src/verify/index.js';
 /**
  * Bundle entries an attacker can make by the thousand: an ANS-104 header of signature type 2
  * (ed25519) whose id is right (sha256 of its signature bytes) but whose signature is random bytes,
- * so only a signature check tells it from a real item. Or, with `signature`, a copy of another
- * item's signature: the entry then claims that item's id.
+ * so only a signature check tells it from a real item. With `signature`, a copy of another item's
+ * signature claims that item's id (or, with the right owner, it is the genuine item: genuineEntry).
  */
-export function fakeEntry(payload: Uint8Array = Buffer.from('no'), signature: Uint8Array = randomBytes(64), owner: Uint8Array = randomBytes(32)): { id: string; raw: Buffer } {
+export function fakeEntry(
+  payload: Uint8Array = Buffer.from('no'),
+  signature: Uint8Array = randomBytes(64),
+  owner: Uint8Array = randomBytes(32),
+): { id: string; raw: Buffer } {
   const header = Buffer.alloc(2 + 64 + 32 + 1 + 1 + 16);
   header.writeUInt16LE(2, 0);
   Buffer.from(signature).copy(header, 2);
