@@ -25,8 +25,6 @@ export interface RecordNestedDeps {
   /** entries looked at under a free item (winc 0), all depths together */
   freeMaxItems?: number;
   now?: () => number;
-  /** awaited between entries and chunks (see pace.ts) */
-  pace?: () => Promise<void>;
 }
 
 /** What one indexing run recorded. */
@@ -70,13 +68,15 @@ export async function indexNestedItems(
   const root = { id: rootId, blobKey: accepted.blobKey, rawContentLength: accepted.rawContentLength, payloadDataStart: accepted.payloadDataStart };
   const outcome: IndexOutcome = { appended: 0, items: 0, unindexed: 0 };
   let number = 0;
-  for await (const part of partsOf(walkNested(deps.blobStore, root, { limits, ...(deps.pace ? { pace: deps.pace } : {}), ...(signal ? { signal } : {}) }))) {
+  const findings = walkNested(deps.blobStore, root, { limits, ...(signal ? { signal } : {}) });
+  for await (const part of partsOf(findings)) {
     outcome.items += part.items.length;
     outcome.unindexed += part.unindexed.length;
     for (let attempt = 0; number >= progress.parts; attempt++) {
       if (done(progress)) return outcome;
       // the same id for the same part, whichever run appends it
-      const event = toNewEvent(partEvent(rootId, part, (deps.now ?? Date.now)()), uuidFromName(`NestedItemsIndexed/${rootId}/${number}`), metadata);
+      const eventId = uuidFromName(`NestedItemsIndexed/${rootId}/${number}`);
+      const event = toNewEvent(partEvent(rootId, part, (deps.now ?? Date.now)()), eventId, metadata);
       try {
         const { position, nextRevision } = await deps.eventStore.append(stream, [event], progress.revision);
         progress = { ...progress, revision: nextRevision, parts: progress.parts + 1, complete: !part.more };
