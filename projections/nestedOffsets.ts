@@ -15,6 +15,8 @@ export interface NestedOffsetsDocument {
   payloadDataStart: number;
   payloadContentType: string;
   depth: number;
+  /** the item's signature was verified over these bytes (absent: recorded by an earlier version, which checked only its id) */
+  verified?: true;
 }
 
 type NestedEvent = Extract<DomainEvent, { type: 'NestedItemsIndexed' }>;
@@ -40,10 +42,13 @@ export const nestedOffsetsProjection: ProjectionDefinition<NestedOffsetsDocument
   documentIds: (event) => event.data.items.map((item) => item.id),
   reduce: (doc, event, { id }) => {
     // The same signed item nested in two uploads is the same bytes: the first root found keeps it.
-    if (doc) return doc;
+    // An entry whose signature was not checked (recorded by an earlier version) may be anyone's
+    // claim on the id: the first verified place replaces it, and nothing replaces a verified one.
+    const verified = event.data.verified === true;
+    if (doc && (doc.verified || !verified)) return doc;
     const item = itemOf(event.data, id);
     if (!item) return doc;
     const { id: _id, ...place } = item;
-    return { rootId: event.data.id, ...place };
+    return { rootId: event.data.id, ...place, ...(verified ? { verified: true as const } : {}) };
   },
 };

@@ -1,10 +1,12 @@
+import { match } from 'ts-pattern';
 import type { DataItemAccepted, DataItemFailed, NestedItemsIndexed } from '../src/domain/dataItem/events.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /**
- * Accepted items whose payload is a bundle and whose nested items are not recorded yet. The upload
- * records them before answering, so a document lives here for a moment; one that stays was left by a
- * crash between the acceptance and the index, and the nested-index recovery finishes it.
+ * Accepted items whose payload is a bundle and whose nested index is not complete yet (its last
+ * part not recorded). The process that accepted the item indexes it right after answering, so a
+ * document lives here for as long as that takes; one that stays was left by a crash, a full queue or
+ * a stop, and the nested-index recovery finishes it.
  */
 export interface PendingNestedIndex {
   blobKey: string;
@@ -19,13 +21,17 @@ export const pendingNestedIndexProjection: ProjectionDefinition<PendingNestedInd
   // an item that failed for good is never in a bundle transaction: its nested offsets are moot
   handles: ['DataItemAccepted', 'NestedItemsIndexed', 'DataItemFailed'],
   documentIds: (event) => (event.type === 'DataItemAccepted' && !event.data.nestedBundle ? [] : [event.data.id]),
-  reduce: (_doc, event) =>
-    event.type === 'DataItemAccepted'
-      ? {
-          blobKey: event.data.blobKey,
-          rawContentLength: event.data.rawContentLength,
-          payloadDataStart: event.data.payloadDataStart,
-          acceptedAt: event.data.timestamp,
-        }
-      : undefined,
+  reduce: (doc, event) =>
+    match(event)
+      .returnType<PendingNestedIndex | undefined>()
+      .with({ type: 'DataItemAccepted' }, ({ data }) => ({
+        blobKey: data.blobKey,
+        rawContentLength: data.rawContentLength,
+        payloadDataStart: data.payloadDataStart,
+        acceptedAt: data.timestamp,
+      }))
+      // a part with more to follow: a crash before the last leaves the index to finish
+      .with({ type: 'NestedItemsIndexed' }, ({ data }) => (data.more ? doc : undefined))
+      .with({ type: 'DataItemFailed' }, () => undefined)
+      .exhaustive(),
 };

@@ -1,8 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/eventStore.js';
 import { CheckpointConflict, type ReadStore } from '../src/ports/readStore.js';
 import { batched } from './batched.js';
 import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
 import { advanced, projectBatch } from './projectBatch.js';
+import { slices, SLICE_WEIGHT } from './slices.js';
 
 export interface ProjectionRunner {
   start(): Promise<void>;
@@ -18,6 +20,8 @@ interface Options {
   readStore: ReadStore;
   projections: readonly AnyProjection[];
   batchSize?: number;
+  /** documents one commit may touch, about (see slices.ts) */
+  sliceWeight?: number;
   retryDelayMs?: number;
   /**
    * Takes or renews the projector's lease (one active runner across processes); false: another
@@ -31,12 +35,13 @@ interface Options {
 
 /**
  * Reads `$all` from the lowest checkpoint, applies each batch to every projection and writes the
- * documents with the checkpoints in one commit. Documents remember the position they reflect, so
+ * documents with the checkpoints in one commit per slice of the batch. Documents remember the position they reflect, so
  * an event seen twice (a replay after a crash) changes nothing. Each commit expects the checkpoints
  * this runner last saw, so a read model promoted meanwhile by a rebuild is never overwritten.
  */
 export function createProjectionRunner(options: Options): ProjectionRunner {
   const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
+  const sliceWeight = options.sliceWeight ?? SLICE_WEIGHT;
   const checkpoints = new Map<string, bigint | undefined>();
   const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
   let subscription: Subscription | undefined;
@@ -59,16 +64,26 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
     for (const w of waiters) if (low >= w.position) w.resolve(true);
   };
 
+  /**
+   * A batch is committed a slice at a time, each slice's documents with its checkpoints, and the
+   * event loop is given back between slices: a batch of large events (nested indexes) would
+   * otherwise be one long synchronous stretch that no query gets through.
+   */
   async function apply(batch: RecordedEvent[]) {
-    const targets = projections.map((p) => ({
-      projection: p,
-      collection: collectionOf(p),
-      checkpoint: checkpointOf(p),
-      after: checkpoints.get(checkpointOf(p)),
-    }));
-    const last = await projectBatch(readStore, targets, batch);
-    for (const t of targets) checkpoints.set(t.checkpoint, advanced(t.after, last));
-    notify();
+    let first = true;
+    for (const slice of slices(batch, sliceWeight)) {
+      if (!first) await nextTurn();
+      first = false;
+      const targets = projections.map((p) => ({
+        projection: p,
+        collection: collectionOf(p),
+        checkpoint: checkpointOf(p),
+        after: checkpoints.get(checkpointOf(p)),
+      }));
+      const last = await projectBatch(readStore, targets, slice);
+      for (const t of targets) checkpoints.set(t.checkpoint, advanced(t.after, last));
+      notify();
+    }
   }
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());

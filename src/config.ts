@@ -51,6 +51,8 @@ const ConfigSchema = z.object({
   DROP_AFTER_BLOCKS: int(1, 10_000).default(50),
   MAX_BUNDLE_ATTEMPTS: int(1, 1000).default(10),
   OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365),
+  /** bundle entries nested in a free item that are indexed (each costs a signature check); the rest are recorded as not indexed */
+  NESTED_FREE_MAX_ITEMS: int(0, 100_000).default(1000),
   EVENT_STORE: z.enum(['sqlite', 'esdb']).default('sqlite'),
   EVENTSTORE_URL: z.string().optional(),
   /** where read models live: SQLite under DATA_DIR, or a MongoDB replica set (MONGO_URL) */
@@ -155,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       maxAttempts: c.MAX_BUNDLE_ATTEMPTS,
     },
     offsetsRetentionMs: c.OFFSETS_RETENTION_DAYS * 86_400_000,
+    nestedFreeMaxItems: c.NESTED_FREE_MAX_ITEMS,
     eventStore: c.EVENT_STORE,
     eventStoreUrl: c.EVENTSTORE_URL,
     readStore: c.READ_STORE,

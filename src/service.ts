@@ -40,6 +40,8 @@ import { createUploadTally } from './app/multipart/uploadTally.js';
 import { createDiskSpace } from './adapters/fs/diskSpace.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
 import { recoverNestedIndexes } from './app/nested/recoverNested.js';
+import { createNestedIndexQueue } from './app/nested/indexQueue.js';
+import { indexNestedItems } from './app/nested/recordNested.js';
 import { every } from './app/periodic.js';
 import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
@@ -62,6 +64,14 @@ import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
 import { unavailableSigner } from './receipts/receiptSigner.js';
 import { serviceVersion } from './version.js';
+
+/**
+ * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
+ * the libuv pool (RSA) and of the event loop (the JS schemes), whatever the number of bundle uploads.
+ */
+const NESTED_INDEX_CONCURRENCY = 2;
+/** the recovery leaves a pending index this long to the process that accepted the item (it starts at once) */
+const NESTED_INDEX_GRACE_MS = 10_000;
 
 export interface RunningService {
   url: string;
@@ -171,9 +181,20 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     fetch: countingFetch('uploadPrice', metrics),
     log: warningsTo(log),
   });
+  // items nested in accepted bundle items are indexed here, after the upload has answered
+  const nestedIndex = createNestedIndexQueue({
+    index: async (rootId, metadata, signal) => {
+      const outcome = await indexNestedItems({ eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems }, rootId, metadata, signal);
+      if (outcome?.unindexed) log.warn('nested items not indexed', { rootId, items: outcome.items, unindexed: outcome.unindexed });
+    },
+    concurrency: NESTED_INDEX_CONCURRENCY,
+    maxQueued: 10_000,
+    log: (message, fields) => log.warn(message, fields),
+  });
   const acceptDeps: AcceptDeps = {
     eventStore,
     blobStore,
+    indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
     log: (message, fields) => log.warn(message, fields),
     accounts,
     pricing,
@@ -225,9 +246,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
         async () => {
           await finalizer.resume();
           await expireUploads(multipart, readStore, config.uploadLifetimes);
+          // queued, not awaited: a large index must not hold up the next pass
           await recoverNestedIndexes(
-            { eventStore, blobStore, readStore, log: (message, fields) => log.warn(message, fields) },
-            { now: Date.now(), graceMs: 60_000 },
+            { readStore, index: async (rootId) => nestedIndex.enqueue(rootId, { correlationId: 'nested-index-recovery' }) },
+            { now: Date.now(), graceMs: NESTED_INDEX_GRACE_MS },
           );
         },
         (message, error) => log.error(message, error),
@@ -360,6 +382,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       await tally?.stop();
       await bundler.stop();
       await maintenance?.stop();
+      // stops at the next entry; the recovery pass finishes the index after a restart
+      await nestedIndex.stop();
       await finalizer.idle();
       await reconciler.stop();
       await runner.stop();

@@ -1,4 +1,4 @@
-import { WrongExpectedRevision, type EventStore } from '../ports/eventStore.js';
+import { WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
 import { dataItemStream, newEventId, type DataItemId } from '../domain/ids.js';
@@ -15,7 +15,6 @@ import { releasePayment, settlePayment, type Payment } from './payments.js';
 import { reserveOrAwaitRacing } from './racingAcceptance.js';
 import { repairIfDamaged } from './repairDataItem.js';
 import type { BlobStore } from '../ports/blobStore.js';
-import { recordNestedItems } from './nested/recordNested.js';
 import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
@@ -29,8 +28,12 @@ export interface AcceptDeps {
   receiptSettings: { dataCaches: string[]; fastFinalityIndexes: string[]; publicModulus: string; deadlineHeightOffset: number };
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
-  /** where nested bundles are read from to index their items */
   blobStore: BlobStore;
+  /**
+   * indexes the items nested in an accepted bundle item in the background (never awaited: the
+   * answer does not wait for it; the recovery pass finishes what it leaves)
+   */
+  indexNested?: (rootId: string, metadata: Omit<EventMetadata, 'schemaVersion'>) => unknown;
   log?: (message: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
   /**
@@ -125,8 +128,8 @@ export async function acceptDataItem(
   // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
   // which settles reservations whose item was accepted.
   const settled = payment ? await settlePayment(deps.accounts, payment, input.ctx, now()).catch(() => undefined) : undefined;
-  const indexed = await indexNestedItems(received, input.ctx, deps);
-  await deps.awaitProjection?.(indexed ?? settled?.position ?? appended.position);
+  if (isBundle(verified.tags)) deps.indexNested?.(id, metadataOf(input.ctx));
+  await deps.awaitProjection?.(settled?.position ?? appended.position);
   return { kind: 'accepted', receipt: appended.receipt };
 }
 
@@ -144,30 +147,6 @@ async function keepIfRepair(
     throw error;
   }
   await received.discard();
-}
-
-/**
- * Records where the items nested in a bundle payload sit, before answering, so their offsets are
- * there with the item's. The item is accepted whatever happens here: a failure is only logged.
- */
-async function indexNestedItems(
-  { verified }: ReceivedDataItem,
-  ctx: RequestContext,
-  deps: AcceptDeps,
-): Promise<bigint | undefined> {
-  const { id, rawContentLength, payloadDataStart, tags } = verified;
-  const root = { id, blobKey: itemBlobKey(id), rawContentLength, payloadDataStart, tags };
-  try {
-    const recordDeps = { eventStore: deps.eventStore, blobStore: deps.blobStore, ...(deps.now ? { now: deps.now } : {}) };
-    const recorded = await recordNestedItems(recordDeps, root, metadataOf(ctx));
-    for (const left of recorded?.index.unindexed ?? []) {
-      deps.log?.('nested items not indexed', { rootId: id, id: left.id, reason: left.reason });
-    }
-    return recorded?.position;
-  } catch (error) {
-    deps.log?.('indexing nested items failed', { rootId: id, error: String(error) });
-    return undefined;
-  }
 }
 
 /**

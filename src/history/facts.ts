@@ -4,6 +4,8 @@ import type { DataItemDamaged } from '../domain/dataItem/events.js';
 
 /** At most this many items of a plan are named in its line; `--json` has them all. */
 const PLAN_ITEMS_SHOWN = 5;
+/** Likewise for the entries a nested index left out (an attacker's bundle may list thousands). */
+const UNINDEXED_SHOWN = 5;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -28,9 +30,12 @@ export const factsOf = (event: DomainEvent): string =>
     .with({ type: 'NestedItemsIndexed' }, ({ data: d }) => {
       const depth = d.items.reduce((max, i) => Math.max(max, i.depth), 0);
       const left = d.unindexed ?? [];
+      const shown = left.slice(0, UNINDEXED_SHOWN).map((u) => `${u.id} (${u.reason})`);
+      const more = left.length - shown.length;
       return [
-        `${d.items.length} nested items${d.items.length > 0 ? ` (depth up to ${depth})` : ''}`,
-        ...(left.length > 0 ? [`not indexed: ${left.map((u) => `${u.id} (${u.reason})`).join(', ')}`] : []),
+        `${d.items.length} nested items${d.items.length > 0 ? ` (depth up to ${depth})` : ''}${d.verified ? ', signatures verified' : ''}`,
+        ...(left.length > 0 ? [`not indexed: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`] : []),
+        ...(d.more ? ['more in the next part'] : []),
       ].join('; ');
     })
     .with({ type: 'DataItemFailed' }, ({ data: d }) => `failed after ${d.attempts} bundle attempts: ${d.reason}`)

@@ -7,6 +7,7 @@ import { signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { bundleBytes, bundleItem } from '../nested/support/nestedBundles.js';
+import { nestedIndexed } from '../nested/support/indexed.js';
 import { auditOf, credit, dropPlan, ethAddress, meta, planQueued, runScript, startPricedService, upload, uploaded } from './support.js';
 
 describe('npm run audit on a clean service', function () {
@@ -36,6 +37,7 @@ describe('npm run audit on a clean service', function () {
     await uploaded(service, paid);
     await uploaded(service, paidByPayer, { 'x-paid-by': payer });
     await uploaded(service, nested);
+    await nestedIndexed(service, nested.id);
     expect(await upload(service, free)).to.equal(202);
     const uploadId = await createUpload(service.url);
     await postChunks(service.url, uploadId, chunked.getRaw(), 2500);

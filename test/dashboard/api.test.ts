@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { expectText } from '../support/multipart.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
+import { nestedIndexed } from '../nested/support/indexed.js';
 import { serviceVersion } from '../../src/version.js';
 import { collectionOf, txStatusProjection, type TxStatusDocument } from '../../projections/index.js';
 
@@ -74,7 +75,7 @@ describe('dashboard JSON and pages over HTTP', function () {
   it('answers an item nested in an uploaded bundle with its root, and the root with its nested index', async () => {
     const nested = await twoLevels();
     expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(nested.root.getRaw()) })).status).to.equal(200);
-    expect(await service.projections.waitFor(await service.eventStore.headPosition(), 5000)).to.equal(true);
+    await nestedIndexed(service, nested.root.id);
     expect(await getJson(`/dashboard/api/tx/${nested.inner1.id}`)).to.deep.equal({
       id: nested.inner1.id,
       status: null,
@@ -86,7 +87,7 @@ describe('dashboard JSON and pages over HTTP', function () {
     const root = await getJson(`/dashboard/api/tx/${nested.root.id}`);
     expect(root.timeline.map((e: { type: string; summary: string }) => [e.type, e.summary])).to.deep.equal([
       ['DataItemAccepted', `accepted: ${nested.root.getRaw().length} bytes of application/octet-stream, 0 winc (free)`],
-      ['NestedItemsIndexed', 'payload is a bundle: 5 nested items (depth up to 2)'],
+      ['NestedItemsIndexed', 'payload is a bundle: 5 nested items (depth up to 2), signatures verified'],
     ]);
   });
 

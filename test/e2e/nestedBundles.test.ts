@@ -3,6 +3,7 @@ import { DataItem } from 'arbundles';
 import { withArlocalService } from '../support/arlocalService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
+import { nestedIndexed } from '../nested/support/indexed.js';
 
 /**
  * End to end with arlocal as the gateway: an uploaded item whose payload is a bundle holding an item
@@ -20,6 +21,8 @@ describe('nested bundles to an Arweave gateway (arlocal)', function () {
     for (const item of [plain, nested.root]) {
       expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
     }
+    // indexed in the background, after the upload answered
+    await nestedIndexed(env.service, nested.root.id);
 
     await env.service.bundler.runOnce();
     await env.arlocal.mine(20);

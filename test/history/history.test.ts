@@ -10,6 +10,7 @@ import { signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { bundleBytes, bundleItem } from '../nested/support/nestedBundles.js';
+import { nestedIndexed } from '../nested/support/indexed.js';
 import { credit, dropPlan, ethAddress, planQueued, runScript, startPricedService, uploaded } from '../audit/support.js';
 
 describe('npm run history', function () {
@@ -118,6 +119,7 @@ describe('npm run history', function () {
     const inner = await signedItem(signers.solana(), 'nested');
     const root = await bundleItem(signers.ethereum(), await bundleBytes([inner]));
     await uploaded(service, root);
+    await nestedIndexed(service, root.id);
     const error = await output(inner.id).then(
       () => undefined,
       (e: unknown) => e,

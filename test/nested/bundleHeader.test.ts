@@ -18,7 +18,7 @@ describe('bundle header arithmetic', () => {
   });
 
   it('places items after the 32 + 64·n header bytes, back to back', () => {
-    const entries = bundleEntries(Buffer.concat([entry(10, 1), entry(0, 2), entry(5, 3)]), 3, 32 + 3 * 64 + 15);
+    const entries = [...bundleEntries(Buffer.concat([entry(10, 1), entry(0, 2), entry(5, 3)]), 3, 3, 32 + 3 * 64 + 15)];
     expect(entries).to.deep.equal([
       { id: Buffer.alloc(32, 1).toString('base64url'), size: 10, offset: 224 },
       { id: Buffer.alloc(32, 2).toString('base64url'), size: 0, offset: 234 },
@@ -27,18 +27,26 @@ describe('bundle header arithmetic', () => {
   });
 
   it('refuses sizes that fall short of the bundle length', () => {
-    expect(() => bundleEntries(entry(10, 1), 1, 32 + 64 + 11))
+    expect(() => [...bundleEntries(entry(10, 1), 1, 1, 32 + 64 + 11)])
       .to.throw(UnindexableBundle)
       .with.property('reason', 'items end at byte 106 of a bundle of 107 bytes');
   });
 
-  it('refuses a count whose header does not fit, and one over the limit', () => {
-    expect(() => itemCount(le32(2n), 32 + 64, 10))
+  it('places the first entries of a longer header after the whole header, without the tiling of the rest', () => {
+    const entries = [...bundleEntries(Buffer.concat([entry(10, 1), entry(5, 2)]), 2, 4, 32 + 4 * 64 + 15 + 1000)];
+    expect(entries).to.deep.equal([
+      { id: Buffer.alloc(32, 1).toString('base64url'), size: 10, offset: 288 },
+      { id: Buffer.alloc(32, 2).toString('base64url'), size: 5, offset: 298 },
+    ]);
+    expect(() => [...bundleEntries(entry(2000, 1), 1, 4, 32 + 4 * 64 + 1000)])
+      .to.throw(UnindexableBundle)
+      .with.property('reason', "item 0 of 2000 bytes ends past the bundle's 1288 bytes");
+  });
+
+  it('refuses a count whose header does not fit', () => {
+    expect(() => itemCount(le32(2n), 32 + 64))
       .to.throw(UnindexableBundle)
       .with.property('reason', 'a header of 2 items does not fit in 96 bytes');
-    expect(() => itemCount(le32(3n), 1000, 2))
-      .to.throw(UnindexableBundle)
-      .with.property('reason', '3 items is more than the 2 left to index');
-    expect(itemCount(le32(2n), 32 + 128, 2)).to.equal(2);
+    expect(itemCount(le32(2n), 32 + 128)).to.equal(2);
   });
 });

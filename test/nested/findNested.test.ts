@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { DataItem } from 'arbundles';
 import type { BlobStore } from '../../src/ports/blobStore.js';
-import { findNestedItems } from '../../src/app/nested/findNested.js';
+import { findNestedItems, walkNested } from '../../src/app/nested/findNested.js';
 import { signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { bundleBytes, bundleItem, expectedPlaces, twoLevels, type TwoLevels } from './support/nestedBundles.js';
 import { storedRoot, tempBlobStore } from './support/blobs.js';
+import { fakeEntry, rawBundle } from './support/fakeEntries.js';
 
 /** 32-byte little-endian, as the bundle header writes numbers */
 const le32 = (n: number) => {
@@ -149,15 +150,72 @@ describe('finding the items nested in a bundle payload', function () {
     });
   });
 
-  it('does not open a bundle whose items would go past the item limit', async () => {
-    const found = await findNestedItems(store, await storedRoot(store, nested.root), { maxDepth: 8, maxItems: 4 });
+  it('indexes the first entries of a bundle that would go past the item limit, and says how many it left out', async () => {
+    const found = await findNestedItems(store, await storedRoot(store, nested.root), { maxDepth: 8, maxItems: 4, scope: 'this test' });
     expect(found).to.deep.equal({
-      items: nested.expected.filter((i) => i.depth === 1),
-      unindexed: [{ id: nested.middle.id, reason: '2 items is more than the 1 left to index' }],
+      items: nested.expected.filter((i) => i.id !== nested.inner2.id),
+      unindexed: [{ id: nested.middle.id, reason: '1 of its 2 items are not indexed: at most 4 are indexed under this test' }],
     });
   });
 
-  it('reads only the first 8 KiB of each large item, never a whole payload', async () => {
+  it('leaves out an entry that copies another item\'s header but whose signature does not cover its bytes, and nothing under it is looked for', async () => {
+    const victim = await signedItem(signers.solana(), 'genuine payload');
+    const tampered = Buffer.from(victim.getRaw());
+    tampered[tampered.length - 1]! ^= 1;
+    const claim = await bundleItem(signers.ethereum(), await bundleBytes([nested.first]));
+    const claimBytes = Buffer.from(claim.getRaw());
+    claimBytes[claimBytes.length - 1]! ^= 1; // a bundle item that claims its id, with its inner bundle changed
+    const payload = rawBundle([
+      { id: victim.id, raw: tampered },
+      { id: claim.id, raw: claimBytes },
+      { id: nested.last.id, raw: nested.last.getRaw() },
+    ]);
+    const root = await bundleItem(signers.arweave(), payload);
+    const found = await findNestedItems(store, await storedRoot(store, root));
+    const places = expectedPlaces(root, 0, [victim, claim, nested.last], 1);
+    const at = (n: number) => `the item at byte ${places[n]!.startOffsetInParentDataItemPayload} of the bundle in ${root.id}`;
+    expect(found).to.deep.equal({
+      items: [places[2]],
+      unindexed: [
+        { id: victim.id, reason: `${at(0)} does not verify: signature of type 2 does not verify` },
+        { id: claim.id, reason: `${at(1)} does not verify: signature of type 3 does not verify` },
+      ],
+    });
+  });
+
+  it('leaves out entries with the right id and a random signature, however many', async () => {
+    const fakes = Array.from({ length: 300 }, () => fakeEntry());
+    const root = await bundleItem(signers.ethereum(), rawBundle([...fakes, { id: nested.first.id, raw: nested.first.getRaw() }]));
+    const found = await findNestedItems(store, await storedRoot(store, root));
+    expect(found.items.map((i) => i.id)).to.deep.equal([nested.first.id]);
+    expect(found.unindexed.map((u) => u.id)).to.deep.equal(fakes.map((f) => f.id));
+    expect(new Set(found.unindexed.map((u) => u.reason.replace(/^the item at byte \d+ /, '')))).to.deep.equal(
+      new Set([`of the bundle in ${root.id} does not verify: signature of type 2 does not verify`]),
+    );
+  });
+
+  it('gives the event loop back while it checks the entries of one read', async () => {
+    // 1500 entries in one span of the blob: no I/O between their checks
+    const root = await bundleItem(signers.ethereum(), rawBundle(Array.from({ length: 1500 }, () => fakeEntry())));
+    const stored = await storedRoot(store, root);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    const turnsAtFinding: number[] = [];
+    const walk = walkNested(store, stored);
+    const first = await walk.next();
+    expect(first.done).to.equal(false);
+    setImmediate(tick);
+    for await (const _ of walk) turnsAtFinding.push(turns);
+    ticking = false;
+    expect(turnsAtFinding).to.have.length(1499);
+    expect(turnsAtFinding[turnsAtFinding.length - 1]).to.be.greaterThan(turnsAtFinding[0]!);
+  });
+
+  it('checks a large item\'s signature over bytes streamed from the blob, after reading its first 8 KiB for the header', async () => {
     const items = await Promise.all([0, 1, 2].map(() => itemOfSize(signers.ethereum(), 200 * 1024)));
     const root = await bundleItem(signers.ethereum(), await bundleBytes(items));
     const stored = await storedRoot(store, root);
@@ -168,11 +226,13 @@ describe('finding the items nested in a bundle payload', function () {
     };
     const found = await findNestedItems(counting, stored);
     expect(found).to.deep.equal({ items: expectedPlaces(root, 0, items, 1), unindexed: [] });
-    // the count, the entries, then each item's first 8 KiB on its own: the bytes between are too many to read through
-    expect(ranges).to.deep.equal([32, 3 * 64, 8192, 8192, 8192]);
+    // the count, the entries, then per item its first 8 KiB on its own (the bytes between are too
+    // many to read through) and the whole item as a stream
+    const size = items[0]!.getRaw().length;
+    expect(ranges).to.deep.equal([32, 3 * 64, 8192, size, 8192, size, 8192, size]);
   });
 
-  it('reads each item of a bundle of many small items without one read per item', async () => {
+  it('reads and checks each item of a bundle of many small items without one read per item', async () => {
     const items = await Promise.all(Array.from({ length: 200 }, (_, i) => signedItem(signers.ethereum(), `item ${i}`)));
     const root = await bundleItem(signers.ethereum(), await bundleBytes(items));
     const stored = await storedRoot(store, root);

@@ -8,7 +8,6 @@ import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { allProjections, collectionOf, nestedOffsetsProjection, type AnyProjection } from '../../projections/index.js';
 import { createTxOffsetsQuery } from '../../src/app/txOffsets.js';
-import { ITEMS_PER_EVENT, nestedItemsIndexedEvents } from '../../src/app/nested/recordNested.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 
 const ROOT = itemId(1);
@@ -27,7 +26,13 @@ const nestedItem = (n: number, overrides: Partial<NestedItem> = {}): NestedItem 
   ...overrides,
 });
 
+/** as recorded now: every item's signature verified */
 const indexed = (rootId: string, items: NestedItem[]): NestedItemsIndexed => ({
+  type: 'NestedItemsIndexed',
+  data: { id: rootId, items, timestamp: ACCEPTED_AT, verified: true },
+});
+/** as earlier versions recorded it: ids checked, signatures not */
+const indexedUnverified = (rootId: string, items: NestedItem[]): NestedItemsIndexed => ({
   type: 'NestedItemsIndexed',
   data: { id: rootId, items, timestamp: ACCEPTED_AT },
 });
@@ -69,15 +74,34 @@ describe('nested offsets projection', () => {
   it('keeps one document per nested item, with its root', () => {
     const docs = project(nestedOffsetsProjection, [indexed(ROOT, [nestedItem(0), nestedItem(1, { parentId: itemId(100), depth: 2 })])]);
     expect([...docs.entries()]).to.deep.equal([
-      [itemId(100), { position: 1n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)) } }],
-      [itemId(101), { position: 1n, doc: { rootId: ROOT, ...withoutId(nestedItem(1, { parentId: itemId(100), depth: 2 })) } }],
+      [itemId(100), { position: 1n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)), verified: true } }],
+      [itemId(101), { position: 1n, doc: { rootId: ROOT, ...withoutId(nestedItem(1, { parentId: itemId(100), depth: 2 })), verified: true } }],
     ]);
   });
 
   it('keeps the first root of an item nested in two uploads', () => {
     const secondRoot = indexed(itemId(2), [nestedItem(0, { offsetInRootItem: 5000 })]);
     const docs = project(nestedOffsetsProjection, [indexed(ROOT, [nestedItem(0)]), secondRoot]);
-    expect(docs.get(itemId(100))).to.deep.equal({ position: 2n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)) } });
+    expect(docs.get(itemId(100))).to.deep.equal({ position: 2n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)), verified: true } });
+  });
+
+  it('replaces a place recorded without a signature check (an earlier version) by the first verified one', () => {
+    const claim = indexedUnverified(itemId(2), [nestedItem(0, { offsetInRootItem: 5000 })]);
+    const genuine = indexed(ROOT, [nestedItem(0)]);
+    const docs = project(nestedOffsetsProjection, [claim, indexedUnverified(itemId(3), [nestedItem(0, { offsetInRootItem: 7000 })]), genuine]);
+    expect(docs.get(itemId(100))).to.deep.equal({ position: 3n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)), verified: true } });
+  });
+
+  it('keeps the first unverified place while no verified one comes', () => {
+    const docs = project(nestedOffsetsProjection, [indexedUnverified(itemId(2), [nestedItem(0)]), indexedUnverified(itemId(3), [nestedItem(0)])]);
+    expect(docs.get(itemId(100))).to.deep.equal({ position: 2n, doc: { rootId: itemId(2), ...withoutId(nestedItem(0)) } });
+  });
+
+  it('never replaces a verified place, neither by an unverified one nor by another verified one', () => {
+    const genuine = indexed(ROOT, [nestedItem(0)]);
+    const later = [indexedUnverified(itemId(2), [nestedItem(0, { offsetInRootItem: 5000 })]), indexed(itemId(3), [nestedItem(0, { offsetInRootItem: 7000 })])];
+    const docs = project(nestedOffsetsProjection, [genuine, ...later]);
+    expect(docs.get(itemId(100))).to.deep.equal({ position: 3n, doc: { rootId: ROOT, ...withoutId(nestedItem(0)), verified: true } });
   });
 
   it('changes nothing when the same events are applied twice', () => {
@@ -88,26 +112,6 @@ describe('nested offsets projection', () => {
 
   it('is one of the projections the service runs', () => {
     expect(allProjections).to.include(nestedOffsetsProjection);
-  });
-});
-
-describe('recording a nested index', () => {
-  it(`splits it into events of at most ${ITEMS_PER_EVENT} items, the reasons for what was left out in the first`, () => {
-    const items = Array.from({ length: 2 * ITEMS_PER_EVENT + 1 }, (_, n) => nestedItem(n));
-    const unindexed = [{ id: itemId(9), reason: 'its bundle is nested deeper than 8' }];
-    const events = nestedItemsIndexedEvents(ROOT, { items, unindexed }, 7);
-    expect(events.map((e) => [e.data.items.length, e.data.unindexed])).to.deep.equal([
-      [ITEMS_PER_EVENT, unindexed],
-      [ITEMS_PER_EVENT, undefined],
-      [1, undefined],
-    ]);
-    expect(events.flatMap((e) => e.data.items)).to.deep.equal(items);
-  });
-
-  it('records an empty or unreadable bundle with one event', () => {
-    expect(nestedItemsIndexedEvents(ROOT, { items: [], unindexed: [] }, 7)).to.deep.equal([
-      { type: 'NestedItemsIndexed', data: { id: ROOT, items: [], timestamp: 7 } },
-    ]);
   });
 });
 

@@ -1,17 +1,20 @@
 import { expect } from 'chai';
-import type { BlobStore } from '../../src/ports/blobStore.js';
+import type { EventStore, RecordedEvent } from '../../src/ports/eventStore.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { receiveDataItem } from '../../src/app/receiveDataItem.js';
-import { acceptDataItem } from '../../src/app/acceptDataItem.js';
+import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptDataItem.js';
 import { recoverNestedIndexes } from '../../src/app/nested/recoverNested.js';
+import { indexNestedItems, ITEMS_PER_EVENT } from '../../src/app/nested/recordNested.js';
+import { uuidFromName } from '../../src/app/nested/eventIds.js';
 import { collectionOf, nestedOffsetsProjection, pendingNestedIndexProjection } from '../../projections/index.js';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { twoLevels, type TwoLevels } from './support/nestedBundles.js';
+import { bundleItem, twoLevels, type TwoLevels } from './support/nestedBundles.js';
+import { fakeBundle } from './support/fakeEntries.js';
 
-/** A crash between accepting a bundle item and recording its nested items leaves it to the recovery. */
+/** A crash (or a stop) before a bundle item's nested index is complete leaves it to the recovery. */
 describe('recovering the nested index of a bundle item left unindexed', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   let service: TestService;
   let nested: TwoLevels;
   const MINUTE = 60_000;
@@ -21,30 +24,25 @@ describe('recovering the nested index of a bundle item left unindexed', function
   });
   after(() => service?.close());
 
-  /** the blob store as the indexing step sees it when the process dies there: nothing can be read */
-  const unreadable = (store: BlobStore): BlobStore =>
-    new Proxy(store, {
-      get: (target, name) => {
-        if (name === 'read') return () => Promise.reject(new Error('process gone'));
-        const value: unknown = Reflect.get(target, name);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-
+  /** accepted as an upload does, the process gone before its background indexing ran */
   async function acceptWithoutIndex(raw: Uint8Array) {
     const received = await receiveDataItem([raw], { blobStore: service.blobStore, maxSize: 1 << 30 });
-    const deps = { ...service.multipart.accept, blobStore: unreadable(service.blobStore) };
+    const { indexNested: _gone, ...deps }: AcceptDeps = service.multipart.accept;
     return acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'crash-test' } }, deps);
   }
-  async function typesOf(id: string) {
-    const types: string[] = [];
-    for await (const e of service.eventStore.readStream(dataItemStream(id as DataItemId))) types.push(e.type);
-    return types;
+  async function streamOf(id: string): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    for await (const e of service.eventStore.readStream(dataItemStream(id as DataItemId))) events.push(e);
+    return events;
   }
+  const typesOf = async (id: string) => (await streamOf(id)).map((e) => e.type);
   const pending = async () =>
     (await service.readStore.scan(collectionOf(pendingNestedIndexProjection), { limit: 100 })).map((d) => d.id);
-  const caughtUp = async () => expect(await service.projections.waitFor(await service.eventStore.headPosition(), 5_000)).to.equal(true);
-  const recover = (now: number) => recoverNestedIndexes({ eventStore: service.eventStore, blobStore: service.blobStore, readStore: service.readStore }, { now, graceMs: MINUTE });
+  const caughtUp = async () => expect(await service.projections.waitFor(await service.eventStore.headPosition(), 10_000)).to.equal(true);
+  const index = (eventStore: EventStore) => async (id: string) =>
+    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000 }, id, { correlationId: 'nested-index-recovery' })) !== undefined;
+  const recover = (now: number, eventStore = service.eventStore) =>
+    recoverNestedIndexes({ readStore: service.readStore, index: index(eventStore) }, { now, graceMs: MINUTE });
 
   it('lists the accepted bundle item as pending, leaves it alone within the grace period, then records its nested items once', async () => {
     const outcome = await acceptWithoutIndex(nested.root.getRaw());
@@ -57,10 +55,9 @@ describe('recovering the nested index of a bundle item left unindexed', function
     expect(await typesOf(nested.root.id)).to.deep.equal(['DataItemAccepted']);
 
     expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(1);
-    const events = [];
-    for await (const e of service.eventStore.readStream(dataItemStream(nested.root.id as DataItemId))) events.push(e);
+    const events = await streamOf(nested.root.id);
     expect(events.map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'NestedItemsIndexed']);
-    expect((events[1]!.data as { items: unknown[] }).items).to.deep.equal(nested.expected);
+    expect(events[1]!.data).to.deep.include({ items: nested.expected, verified: true });
     expect(events[1]!.metadata.correlationId).to.equal('nested-index-recovery');
     await caughtUp();
     expect(await pending()).to.deep.equal([]);
@@ -74,6 +71,57 @@ describe('recovering the nested index of a bundle item left unindexed', function
     await caughtUp();
     const doc = await service.readStore.get<{ rootId: string }>(collectionOf(nestedOffsetsProjection), fresh.inner1.id);
     expect(doc?.doc.rootId).to.equal(fresh.root.id);
+  });
+
+  it('resumes after the last part written, appending after the events of other kinds that came between', async () => {
+    // 2.5 parts of findings: entries that each fail their signature check
+    const entries = 2 * ITEMS_PER_EVENT + ITEMS_PER_EVENT / 2;
+    const root = await bundleItem(signers.arweave(), fakeBundle(entries));
+    await acceptWithoutIndex(root.getRaw());
+    const stream = dataItemStream(root.id as DataItemId);
+
+    // the process dies while appending the second part
+    let appends = 0;
+    const dying: EventStore = new Proxy(service.eventStore, {
+      get: (target, name) => {
+        if (name === 'append') {
+          return (...args: Parameters<EventStore['append']>) =>
+            ++appends === 2 ? Promise.reject(new Error('process gone')) : target.append(...args);
+        }
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    let failure: unknown;
+    await recover(Date.now() + MINUTE + 1_000, dying).catch((error: unknown) => (failure = error));
+    expect(String(failure)).to.equal('Error: process gone');
+    expect(await typesOf(root.id)).to.deep.equal(['DataItemAccepted', 'NestedItemsIndexed']);
+    await caughtUp();
+    expect(await pending()).to.include(root.id);
+
+    // another writer's event on the item's stream (an engine's own type this service does not know)
+    const other = { id: uuidFromName(`other/${root.id}`), type: 'SomethingElseHappened', data: { id: root.id }, metadata: { correlationId: 'other', schemaVersion: 1 } };
+    await service.eventStore.append(stream, [other], 1n);
+
+    expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(1);
+    const events = await streamOf(root.id);
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'DataItemAccepted',
+      'NestedItemsIndexed',
+      'SomethingElseHappened',
+      'NestedItemsIndexed',
+      'NestedItemsIndexed',
+    ]);
+    const parts = events.filter((e) => e.type === 'NestedItemsIndexed').map((e) => e.data as { unindexed: unknown[]; more?: true });
+    expect(parts.map((p) => [p.unindexed.length, p.more])).to.deep.equal([
+      [ITEMS_PER_EVENT, true],
+      [ITEMS_PER_EVENT, true],
+      [ITEMS_PER_EVENT / 2, undefined],
+    ]);
+    expect(new Set(parts.flatMap((p) => p.unindexed.map((u) => (u as { id: string }).id))).size).to.equal(entries);
+    await caughtUp();
+    expect(await pending()).to.not.include(root.id);
+    expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(0);
   });
 
   it('never lists an item whose payload is not a bundle', async () => {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { createProjectionRunner } from '../../projections/runner.js';
-import { allProjections, collectionOf, checkpointOf, txStatusProjection, receiptsProjection } from '../../projections/index.js';
+import { allProjections, collectionOf, checkpointOf, txStatusProjection, receiptsProjection, nestedOffsetsProjection } from '../../projections/index.js';
 import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
-import type { ReadStore } from '../../src/ports/readStore.js';
+import type { CheckpointWrite, DocumentWrite, ReadStore } from '../../src/ports/readStore.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
-import { sqliteStoresEach } from './readModels.js';
+import { documentsOf, sqliteStoresEach } from './readModels.js';
 
 const meta = { correlationId: 'test' };
 
@@ -81,6 +81,57 @@ describe('projection runner', () => {
     expect(await second.waitFor(p2, 10_000)).to.equal(true);
     await second.stop();
     expect((await reads.get(collectionOf(txStatusProjection), itemId(2)))?.position).to.equal(p2);
+  });
+
+  it('commits a batch of large nested indexes a slice at a time, each with its checkpoints, giving the event loop back between slices', async () => {
+    // four roots, each with an index of 1000 nested items: one batch of catch-up
+    for (let n = 1; n <= 4; n++) {
+      const root = itemId(n);
+      const items = Array.from({ length: 1000 }, (_, i) => ({
+        id: itemId(10_000 * n + i),
+        parentId: root,
+        startOffsetInParentDataItemPayload: 64_032 + 10 * i,
+        offsetInRootItem: 65_076 + 10 * i,
+        rawContentLength: 10,
+        payloadDataStart: 4,
+        payloadContentType: 'text/plain',
+        depth: 1,
+      }));
+      const stream = dataItemStream(root as DataItemId);
+      await events.append(stream, [toNewEvent(dataItemAccepted(root, { nestedBundle: true }), newEventId(), meta)], 'no_stream');
+      await events.append(stream, [toNewEvent({ type: 'NestedItemsIndexed', data: { id: root, items, timestamp: 1, verified: true } }, newEventId(), meta)], 0n);
+    }
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const commits: { turn: number; nested: DocumentWrite[]; checkpoints: readonly CheckpointWrite[] }[] = [];
+    const observed: ReadStore = Object.create(reads, {
+      commit: {
+        value: (writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]) => {
+          commits.push({ turn: turns, nested: writes.filter((w) => w.collection === collectionOf(nestedOffsetsProjection)), checkpoints });
+          return reads.commit(writes, checkpoints);
+        },
+      },
+    });
+    const runner = createProjectionRunner({ eventStore: events, readStore: observed, projections: allProjections });
+    await runner.start();
+    expect(await runner.waitFor(await events.headPosition(), 10_000)).to.equal(true);
+    await runner.stop();
+    ticking = false;
+
+    expect(commits.filter((c) => c.nested.length > 0).map((c) => c.nested.length)).to.deep.equal([1000, 1000, 1000, 1000]);
+    for (const [i, commit] of commits.entries()) {
+      // each commit moves every checkpoint to the last position its documents reflect
+      const positions = new Set(commit.checkpoints.map((c) => c.position));
+      expect(positions.size).to.equal(1);
+      for (const w of commit.nested) expect(w.position <= [...positions][0]!).to.equal(true);
+      if (i > 0) expect(commit.turn, `turns before commit ${i}`).to.be.greaterThan(commits[i - 1]!.turn);
+    }
+    expect(await documentsOf(reads, collectionOf(nestedOffsetsProjection))).to.have.length(4000);
   });
 
   it('answers false when asked to wait for a position it does not reach in time', async () => {

@@ -1,25 +1,34 @@
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { NestedItem } from '../../domain/dataItem/events.js';
 import type { Tag } from '../../verify/index.js';
-import { bundleEntries, COUNT_BYTES, ENTRY_BYTES, itemCount, UnindexableBundle } from './bundleHeader.js';
+import { bundleEntries, COUNT_BYTES, ENTRY_BYTES, itemCount, UnindexableBundle, type BundleEntry } from './bundleHeader.js';
 import { readRange } from './blobRange.js';
-import { itemHeaders } from './itemHeaders.js';
+import { itemHeads } from './itemHeaders.js';
+import { itemHead } from './itemHead.js';
 import { isBundle } from './bundleTags.js';
+import { verifyEntry } from './verifyEntry.js';
+import { createPace } from './pace.js';
 
-/** An accepted item, as much of it as indexing needs. */
-export interface IndexedRoot {
+/** An accepted item whose payload is a bundle, as much of it as indexing needs. */
+export interface NestedRoot {
   id: string;
   blobKey: string;
   rawContentLength: number;
   payloadDataStart: number;
+}
+
+/** A root and its tags (whether its payload is a bundle at all). */
+export interface IndexedRoot extends NestedRoot {
   tags: readonly Tag[];
 }
 
 export interface NestedLimits {
   /** nested items deeper than this are not looked for (the root's own items are depth 1) */
   maxDepth: number;
-  /** items indexed under one root, all depths together */
+  /** bundle entries looked at under one root, all depths together: each costs a signature check */
   maxItems: number;
+  /** what the limit applies to, for the reason recorded when it is reached (default `one item`) */
+  scope?: string;
 }
 
 export const DEFAULT_NESTED_LIMITS: NestedLimits = { maxDepth: 8, maxItems: 100_000 };
@@ -35,6 +44,17 @@ export interface NestedIndex {
   unindexed: Unindexed[];
 }
 
+/** One finding of the walk: an item whose place is known and whose signature verifies, or what was left out. */
+export type Found = { item: NestedItem } | { unindexed: Unindexed };
+
+export interface WalkOptions {
+  limits?: NestedLimits;
+  /** awaited between entries and chunks: gives the event loop back regularly (pace.ts) */
+  pace?: () => Promise<void>;
+  /** stops the walk at its next entry or chunk (with the signal's reason) */
+  signal?: AbortSignal;
+}
+
 /** An item whose payload is a bundle, placed in the root's bytes. */
 interface Parent {
   id: string;
@@ -46,16 +66,34 @@ interface Parent {
 }
 
 /**
- * The items nested in `root`'s payload at every depth, parents before their children, read from the
- * root's blob by ranges: the bundle headers, then each item's first bytes. An item is indexed when
- * its header parses and its id is the one its bundle's header gives; nothing is looked for under a
- * bundle whose header is malformed, nor under an item that is not indexed. Blob failures reject.
+ * The items nested in `root`'s payload (a bundle) at every depth, parents before their children, in
+ * the order of their bytes, read from the root's blob: each bundle's header, then each item. An item
+ * is indexed when its header parses, its id is the one its bundle's header lists, and its signature
+ * verifies over its bytes (the same check as an upload's): an entry that only looks like an item
+ * cannot claim another item's id. Nothing is looked for under a bundle whose header is malformed,
+ * nor under an item that is not indexed. Findings come one at a time, so the caller records them as
+ * they come and memory stays at one bundle's entries. Blob failures reject.
  */
+export async function* walkNested(blobStore: BlobStore, root: NestedRoot, options: WalkOptions = {}): AsyncGenerator<Found> {
+  const walk: Walk = {
+    blobStore,
+    blobKey: root.blobKey,
+    limits: options.limits ?? DEFAULT_NESTED_LIMITS,
+    reserved: 0,
+    pace: options.pace ?? createPace(),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  yield* indexBundle(walk, { id: root.id, rawStart: 0, rawContentLength: root.rawContentLength, payloadDataStart: root.payloadDataStart, depth: 0 });
+}
+
+/** The whole index of `root` in memory, nothing when its tags do not make it a bundle (for tests and tools). */
 export async function findNestedItems(blobStore: BlobStore, root: IndexedRoot, limits = DEFAULT_NESTED_LIMITS): Promise<NestedIndex> {
   const found: NestedIndex = { items: [], unindexed: [] };
   if (!isBundle(root.tags)) return found;
-  const parent = { id: root.id, rawStart: 0, rawContentLength: root.rawContentLength, payloadDataStart: root.payloadDataStart, depth: 0 };
-  await indexBundle({ blobStore, blobKey: root.blobKey, limits, found, reserved: 0 }, parent);
+  for await (const f of walkNested(blobStore, root, { limits })) {
+    if ('item' in f) found.items.push(f.item);
+    else found.unindexed.push(f.unindexed);
+  }
   return found;
 }
 
@@ -63,54 +101,80 @@ interface Walk {
   blobStore: BlobStore;
   blobKey: string;
   limits: NestedLimits;
-  found: NestedIndex;
-  /** entries of the bundle headers read so far: a bundle is taken whole or not at all, within the limit */
+  /** entries of the bundle headers taken so far, against the limit */
   reserved: number;
+  pace: () => Promise<void>;
+  signal?: AbortSignal;
 }
 
-async function indexBundle(walk: Walk, parent: Parent): Promise<void> {
-  const { blobStore, blobKey, limits, found } = walk;
+async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
+  const { blobStore, blobKey, limits } = walk;
   const bundleStart = parent.rawStart + parent.payloadDataStart;
   const bundleLength = parent.rawContentLength - parent.payloadDataStart;
-  let entries;
+  let entries: BundleEntry[];
+  let count;
   try {
     if (bundleLength < COUNT_BYTES) throw new UnindexableBundle(`a payload of ${bundleLength} bytes has no room for an item count`);
-    const count = itemCount(await readRange(blobStore, blobKey, bundleStart, COUNT_BYTES), bundleLength, limits.maxItems - walk.reserved);
-    const entryBytes = await readRange(blobStore, blobKey, bundleStart + COUNT_BYTES, ENTRY_BYTES * count);
-    entries = bundleEntries(entryBytes, count, bundleLength);
-    walk.reserved += count;
+    count = itemCount(await readRange(blobStore, blobKey, bundleStart, COUNT_BYTES), bundleLength);
+    const taken = Math.min(count, limits.maxItems - walk.reserved);
+    const entryBytes = await readRange(blobStore, blobKey, bundleStart + COUNT_BYTES, ENTRY_BYTES * taken);
+    entries = [];
+    for (const entry of bundleEntries(entryBytes, taken, count, bundleLength)) {
+      entries.push(entry);
+      if (entries.length % 1024 === 0) await walk.pace();
+    }
   } catch (error) {
     if (!(error instanceof UnindexableBundle)) throw error;
-    found.unindexed.push({ id: parent.id, reason: error.reason });
+    yield { unindexed: { id: parent.id, reason: error.reason } };
     return;
   }
+  walk.reserved += entries.length;
+  if (entries.length < count) {
+    const left = count - entries.length;
+    const reason = `${left} of its ${count} items are not indexed: at most ${limits.maxItems} are indexed under ${limits.scope ?? 'one item'}`;
+    yield { unindexed: { id: parent.id, reason } };
+  }
 
-  for await (const { entry, header } of itemHeaders(blobStore, blobKey, bundleStart, entries)) {
+  for await (const { entry, head } of itemHeads(blobStore, blobKey, bundleStart, entries)) {
+    walk.signal?.throwIfAborted();
+    await walk.pace();
+    const at = `at byte ${entry.offset} of the bundle in ${parent.id}`;
+    const header = itemHead(head);
     if (!header) {
-      found.unindexed.push({ id: entry.id, reason: `no valid data item header at byte ${entry.offset} of the bundle in ${parent.id}` });
+      yield { unindexed: { id: entry.id, reason: `no valid data item header ${at}` } };
       continue;
     }
     if (header.id !== entry.id) {
-      found.unindexed.push({ id: entry.id, reason: `the item at byte ${entry.offset} of the bundle in ${parent.id} has id ${header.id}` });
+      yield { unindexed: { id: entry.id, reason: `the item ${at} has id ${header.id}` } };
+      continue;
+    }
+    const offsetInRootItem = bundleStart + entry.offset;
+    const pace = async () => {
+      walk.signal?.throwIfAborted();
+      await walk.pace();
+    };
+    const problem = await verifyEntry(blobStore, { blobKey, start: offsetInRootItem, size: entry.size, head }, pace);
+    if (problem !== undefined) {
+      yield { unindexed: { id: entry.id, reason: `the item ${at} does not verify: ${problem}` } };
       continue;
     }
     const item: NestedItem = {
       id: entry.id,
       parentId: parent.id,
       startOffsetInParentDataItemPayload: entry.offset,
-      offsetInRootItem: bundleStart + entry.offset,
+      offsetInRootItem,
       rawContentLength: entry.size,
       payloadDataStart: header.payloadDataStart,
       payloadContentType: header.contentType,
       depth: parent.depth + 1,
     };
-    found.items.push(item);
+    yield { item };
     if (!isBundle(header.tags)) continue;
     if (item.depth >= limits.maxDepth) {
-      found.unindexed.push({ id: item.id, reason: `its bundle is nested deeper than ${limits.maxDepth}` });
+      yield { unindexed: { id: item.id, reason: `its bundle is nested deeper than ${limits.maxDepth}` } };
       continue;
     }
-    const { id, offsetInRootItem: rawStart, rawContentLength, payloadDataStart, depth } = item;
-    await indexBundle(walk, { id, rawStart, rawContentLength, payloadDataStart, depth });
+    const { rawContentLength, payloadDataStart, depth } = item;
+    yield* indexBundle(walk, { id: item.id, rawStart: offsetInRootItem, rawContentLength, payloadDataStart, depth });
   }
 }

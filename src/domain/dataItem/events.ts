@@ -29,8 +29,8 @@ export const DataItemAccepted = z.object({
     receipt: Receipt,
     uploadId: z.string().optional(),
     /**
-     * the payload is an ANS-104 bundle, so `NestedItemsIndexed` follows; until it does (a crash in
-     * between), the nested-index recovery finds the item in the pending-nested-index read model
+     * the payload is an ANS-104 bundle, so `NestedItemsIndexed` follows (indexed after the answer);
+     * until its last part is recorded, the item is in the pending-nested-index read model
      */
     nestedBundle: z.literal(true).optional(),
   }),
@@ -105,9 +105,10 @@ export const NestedItem = z.object({
 export type NestedItem = z.infer<typeof NestedItem>;
 
 /**
- * The root item's payload is an ANS-104 bundle: its items, found at acceptance. A large index is
- * split over several events appended together; `unindexed` names the bundles or entries left out
- * (malformed, too deep, too many), so the history says why an item has no offsets.
+ * The root item's payload is an ANS-104 bundle: its items, found after its acceptance. A large index
+ * is split over several events (parts, appended one after another); `unindexed` names the bundles
+ * or entries left out (malformed, not verifying, too deep, too many), so the history says why an
+ * item has no offsets.
  */
 export const NestedItemsIndexed = z.object({
   type: z.literal('NestedItemsIndexed'),
@@ -118,6 +119,10 @@ export const NestedItemsIndexed = z.object({
     items: z.array(NestedItem),
     unindexed: z.array(z.object({ id: z.string(), reason: z.string() })).optional(),
     timestamp: z.number().int(),
+    /** each item's signature was verified over its bytes; absent on events of earlier versions, which checked only ids */
+    verified: z.literal(true).optional(),
+    /** more parts of this index follow; absent on the last (earlier versions appended every part at once) */
+    more: z.literal(true).optional(),
   }),
 });
 export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
