@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import express from 'express';
 import type { AddressInfo, Socket } from 'node:net';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
+import { eventually } from '../limits/support.js';
 import { closeGracefully, trackConnections } from '../../src/http/shutdown.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
@@ -35,9 +36,14 @@ function startUpload(url: string, raw: Uint8Array): { req: ClientRequest; respon
 
 /** resolves once the child has logged that it is stopping: by then it no longer accepts connections */
 async function stopping(service: ServiceProcess): Promise<void> {
-  for (let i = 0; i < 500 && !/"message":"stopping"/.test(service.stderr()); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(service.stderr()).to.match(/"message":"stopping"/);
+  await eventually(() => /"message":"stopping"/.test(service.stderr()), 'the service logs that it is stopping', 30_000);
 }
+
+/**
+ * Resolves once a new connection is refused. The listening socket is closed in the turn the service
+ * logs "stopping", but the kernel may complete one more handshake until the close reaches it.
+ */
+const refusesConnections = (url: string) => eventually(async () => (await tryConnect(url)) === 'refused', 'new connections refused', 30_000);
 
 /** every file (not directory) under `dir`, relative */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -100,7 +106,7 @@ describe('graceful shutdown (SIGTERM)', function () {
 
     service.process.kill('SIGTERM');
     await stopping(service);
-    expect(await tryConnect(service.url)).to.equal('refused');
+    await refusesConnections(service.url);
 
     upload.req.end(raw.subarray(100_000));
     const answer = await upload.response;
