@@ -264,6 +264,37 @@ export const suite: Benchmark[] = [
     },
   },
   {
+    name: 'chunk-flood',
+    script: 'chunk-flood.ts',
+    args: ({ quick }) => (quick ? ['--seconds', '3', '--prefill', '200'] : []),
+    rows: (j) => [
+      {
+        benchmark: 'chunk-flood',
+        figure: `a bystander's multi-part uploads under a flood of ${num(j, 'chunkBytes')}-byte chunks into an upload of ${num(j, 'prefilledChunks')}`,
+        value: num(j, 'bystanderUnderFlood.perSecond'),
+        unit: 'uploads/s',
+        baseline: { value: num(j, 'bystanderAlone.perSecond'), unit: 'uploads/s', what: 'the same bystander alone, same run' },
+        ratio: num(j, 'ratio'),
+        notes: `${num(j, 'floodChunksStored')} flood chunks stored meanwhile; p99 ${num(j, 'bystanderUnderFlood.p99Ms')} ms (alone ${num(j, 'bystanderAlone.p99Ms')} ms)`,
+      },
+    ],
+  },
+  {
+    name: 'nested-index',
+    script: 'nested-index.ts',
+    args: ({ quick }) => (quick ? ['--entries', '500'] : []),
+    rows: (j) => [
+      {
+        benchmark: 'nested-index',
+        figure: `worst GET /info while a free item of ${num(j, 'entries')} forged nested entries is uploaded and indexed`,
+        value: num(j, 'worstInfoMs'),
+        unit: 'ms',
+        baseline: { value: num(j, 'baselineWorstInfoMs'), unit: 'ms', what: 'the same window with nothing else happening' },
+        notes: `event loop worst delay ${num(j, 'worstLoopDelayMs')} ms (baseline ${num(j, 'baselineWorstLoopDelayMs')} ms); upload answered in ${num(j, 'uploadMs')} ms, indexed in ${num(j, 'indexedSeconds')} s`,
+      },
+    ],
+  },
+  {
     name: 'load',
     script: 'load.ts',
     args: ({ quick }) => (quick ? ['--seconds', '5'] : []),
