@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -21,7 +21,8 @@ import { loadTestJwk } from '../fixtures/testWallet.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { ARLOCAL_HEIGHT_SETTINGS, type Arlocal } from '../support/arlocal.js';
+import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from '../support/arlocal.js';
+import { startFaultyGateway, type FaultyGateway } from '../support/faultyGateway.js';
 
 /**
  * The service in-process on a data directory that outlives it (so a test can restart it), and a
@@ -203,4 +204,45 @@ export async function expectOffsetsInBundle(service: RunningService, arlocal: Ar
     expect(await parsed.isValid()).to.equal(true);
     expect(Buffer.compare(raw.subarray(offsets.payloadDataStart), item.rawData)).to.equal(0);
   }
+}
+
+/**
+ * The hooks of a suite of bundler nodes behind a faulty proxy of one arlocal: arlocal for the whole
+ * suite, a fresh proxy for each test (its slow answers `slowMs` late), and every node a test started
+ * stopped and its data directory removed after the test. `start` makes a node on them.
+ */
+export function bundlerNodesOnArlocal(slowMs: number) {
+  let arlocal: Arlocal | undefined;
+  let gateway: FaultyGateway | undefined;
+  const nodes: BundlerNode[] = [];
+  before(async () => {
+    arlocal = await startArlocal();
+  });
+  beforeEach(async () => {
+    gateway = await startFaultyGateway(arlocal!.url, { slowMs });
+  });
+  afterEach(async () => {
+    for (const node of nodes.splice(0)) {
+      await node.stop().catch(() => {});
+      await rm(node.dataDir, { recursive: true, force: true });
+    }
+    await gateway?.close();
+  });
+  after(async () => {
+    await arlocal?.stop();
+  });
+  return {
+    get arlocal(): Arlocal {
+      return arlocal!;
+    },
+    get gateway(): FaultyGateway {
+      return gateway!;
+    },
+    /** a node whose receipts take their block height from arlocal itself and whose bundler goes through the proxy */
+    async start(options: Partial<NodeOptions> = {}): Promise<BundlerNode> {
+      const node = await startBundlerNode({ heightUrl: arlocal!.url, gatewayUrl: gateway!.url, ...options });
+      nodes.push(node);
+      return node;
+    },
+  };
 }

@@ -1,8 +1,7 @@
-import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
-import { startArlocal, type Arlocal } from '../support/arlocal.js';
-import { startFaultyGateway, type FaultyGateway } from '../support/faultyGateway.js';
+import type { Arlocal } from '../support/arlocal.js';
+import type { FaultyGateway } from '../support/faultyGateway.js';
 import {
   BLOCKS_TO_PERMANENT,
   bundleEvents,
@@ -11,7 +10,7 @@ import {
   liveBundleIds,
   ofType,
   plansOf,
-  startBundlerNode,
+  bundlerNodesOnArlocal,
   statusesOf,
   uploadItems,
   type BundlerNode,
@@ -59,38 +58,15 @@ const cases: Case[] = [
  */
 describe('bundler restarts (arlocal behind a faulty proxy)', function () {
   this.timeout(60_000);
-  let arlocal: Arlocal;
-  let gateway: FaultyGateway;
-  const nodes: BundlerNode[] = [];
+  const suite = bundlerNodesOnArlocal(100_000);
 
-  before(async () => {
-    arlocal = await startArlocal();
-  });
-  beforeEach(async () => {
-    gateway = await startFaultyGateway(arlocal.url, { slowMs: 100_000 });
-  });
-  afterEach(async () => {
-    for (const node of nodes.splice(0)) {
-      await node.stop().catch(() => {});
-      await rm(node.dataDir, { recursive: true, force: true });
-    }
-    await gateway.close();
-  });
-  after(async () => {
-    await arlocal?.stop();
-  });
-
-  async function start(options: Partial<NodeOptions> = {}): Promise<BundlerNode> {
-    const node = await startBundlerNode({ heightUrl: arlocal.url, gatewayUrl: gateway.url, ...options });
-    nodes.push(node);
-    return node;
-  }
+  const start = (options: Partial<NodeOptions> = {}) => suite.start(options);
 
   /** After the restart: passes and mining take the one plan to permanence under its one transaction. */
   async function expectFinishedOnce(node: BundlerNode, items: readonly DataItem[], posts = 1): Promise<void> {
     const { service } = node;
     await node.pass();
-    await arlocal.mine(BLOCKS_TO_PERMANENT);
+    await suite.arlocal.mine(BLOCKS_TO_PERMANENT);
     await node.pass();
     const events = await bundleEvents(service);
     const plans = await Promise.all(items.map((i) => plansOf(service, i.id)));
@@ -100,32 +76,32 @@ describe('bundler restarts (arlocal behind a faulty proxy)', function () {
     expect(prepared, 'BundlePrepared of the plan').to.have.length(1);
     const txId = prepared[0]!.data.txId;
     // every POST /tx the gateway ever saw carried that transaction
-    expect(gateway.txPosts()).to.deep.equal(new Map([[txId, posts]]));
+    expect(suite.gateway.txPosts()).to.deep.equal(new Map([[txId, posts]]));
     // and arlocal got each of its two chunks once (a chunk sent again was one it had: answered, not forwarded)
-    const forwarded = gateway.seen.filter((r) => r.route === 'chunk' && r.forwarded).map((r) => r.chunk);
+    const forwarded = suite.gateway.seen.filter((r) => r.route === 'chunk' && r.forwarded).map((r) => r.chunk);
     expect(forwarded).to.have.length(2);
     expect(new Set(forwarded).size).to.equal(2);
     expect(ofType(events, 'BundleDropped')).to.deep.equal([]);
     expect((await bundleState(service, planId))?.status).to.equal('permanent');
     for (const status of await statusesOf(service, items)) expect(status).to.deep.equal({ status: 'FINALIZED', info: 'permanent', bundleId: txId });
     expect(await liveBundleIds(service)).to.deep.equal([]);
-    await expectOffsetsInBundle(service, arlocal, items, txId);
+    await expectOffsetsInBundle(service, suite.arlocal, items, txId);
   }
 
   for (const c of cases) {
     it(`resumes a bundle stopped after ${c.stoppedAfter}, with one transaction and every item FINALIZED`, async () => {
       const first = await start(c.crashBefore ? { crashBefore: c.crashBefore } : {});
-      await arlocal.mint(first.service.walletAddress, '100000000000000000');
+      await suite.arlocal.mint(first.service.walletAddress, '100000000000000000');
       // 300 kB + 2 small: two chunks
       const items = await uploadItems(first.service, [300_000, 2_000, 5_000]);
-      c.setup(gateway, arlocal);
+      c.setup(suite.gateway, suite.arlocal);
       await first.pass();
-      await c.then?.(first, arlocal);
+      await c.then?.(first, suite.arlocal);
       const [planId] = await plansOf(first.service, items[0]!.id);
       expect((await bundleState(first.service, planId!))?.status).to.equal(c.status);
       await first.stop();
 
-      gateway.heal();
+      suite.gateway.heal();
       const second = await start({ dataDir: first.dataDir });
       await expectFinishedOnce(second, items, c.posts);
     });
@@ -134,15 +110,15 @@ describe('bundler restarts (arlocal behind a faulty proxy)', function () {
   it('stops during a chunk upload without waiting for the gateway, and the next process finishes the bundle', async () => {
     // the gateway would take 100 s to answer, and the bundler would wait 120 s for it
     const first = await start({ timeoutMs: 120_000 });
-    await arlocal.mint(first.service.walletAddress, '100000000000000000');
+    await suite.arlocal.mint(first.service.walletAddress, '100000000000000000');
     const items = await uploadItems(first.service, [300_000, 2_000]);
-    gateway.set('chunk', 'slow');
+    suite.gateway.set('chunk', 'slow');
     const pass = first.pass();
-    while (!gateway.seen.some((r) => r.route === 'chunk')) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!suite.gateway.seen.some((r) => r.route === 'chunk')) await new Promise((resolve) => setTimeout(resolve, 10));
     await first.stop();
     await pass;
 
-    gateway.heal();
+    suite.gateway.heal();
     const second = await start({ dataDir: first.dataDir });
     const [planId] = await plansOf(second.service, items[0]!.id);
     expect((await bundleState(second.service, planId!))?.status).to.equal('posted');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
@@ -10,8 +10,6 @@ import { fromRecorded, type DomainEvent } from '../../src/domain/events.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { history } from '../../src/history/history.js';
 import type { RunningService } from '../../src/service.js';
-import { startArlocal, type Arlocal } from '../support/arlocal.js';
-import { startFaultyGateway, type FaultyGateway } from '../support/faultyGateway.js';
 import { asBody } from '../support/items.js';
 import {
   BLOCKS_TO_PERMANENT,
@@ -22,7 +20,7 @@ import {
   ofType,
   plansOf,
   queued,
-  startBundlerNode,
+  bundlerNodesOnArlocal,
   statusOf,
   statusesOf,
   uploadItems,
@@ -42,35 +40,15 @@ const DAMAGED = { status: 'FAILED', info: 'damaged' };
  */
 describe('items whose stored bytes were damaged after their receipt (arlocal)', function () {
   this.timeout(90_000);
-  let arlocal: Arlocal;
-  let gateway: FaultyGateway;
-  const nodes: BundlerNode[] = [];
-
-  before(async () => {
-    arlocal = await startArlocal();
-  });
-  beforeEach(async () => {
-    gateway = await startFaultyGateway(arlocal.url, { slowMs: 100_000 });
-  });
-  afterEach(async () => {
-    for (const node of nodes.splice(0)) {
-      await node.stop().catch(() => {});
-      await rm(node.dataDir, { recursive: true, force: true });
-    }
-    await gateway.close();
-  });
-  after(async () => {
-    await arlocal?.stop();
-  });
+  const suite = bundlerNodesOnArlocal(100_000);
 
   /**
    * A bundler node; a drop counted as an attempt would fail every item at once. No fault here is a
    * slow answer: a generous gateway time limit keeps a busy machine's slow arlocal from failing a step.
    */
   async function start(options: Partial<NodeOptions> = {}): Promise<BundlerNode> {
-    const node = await startBundlerNode({ heightUrl: arlocal.url, gatewayUrl: gateway.url, env: { MAX_BUNDLE_ATTEMPTS: '1' }, timeoutMs: 20_000, ...options });
-    nodes.push(node);
-    await arlocal.mint(node.service.walletAddress, '100000000000000000');
+    const node = await suite.start({ env: { MAX_BUNDLE_ATTEMPTS: '1' }, timeoutMs: 20_000, ...options });
+    await suite.arlocal.mint(node.service.walletAddress, '100000000000000000');
     return node;
   }
 
@@ -91,7 +69,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
 
   /** the ids in the header of the bundle transaction as arlocal serves its data */
   async function idsInBundle(txId: string): Promise<string[]> {
-    const data = await arlocal.data(txId);
+    const data = await suite.arlocal.data(txId);
     const count = data.readUInt32LE(0);
     return Array.from({ length: count }, (_, i) => data.subarray(64 + 64 * i, 96 + 64 * i).toString('base64url'));
   }
@@ -109,7 +87,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     await node.pass();
     const [planId] = await liveBundleIds(node.service);
     expect((await bundleState(node.service, planId!))?.status, node.logs.at(-1)).to.equal('seeded');
-    await arlocal.mine(BLOCKS_TO_PERMANENT);
+    await suite.arlocal.mine(BLOCKS_TO_PERMANENT);
     await node.pass();
     const bundle = await bundleState(node.service, planId!);
     expect(bundle?.status).to.equal('permanent');
@@ -166,7 +144,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
 
     const txId = await toPermanent(node);
     expect((await idsInBundle(txId)).sort()).to.deep.equal([big.id, good.id].sort());
-    await expectOffsetsInBundle(service, arlocal, [big, good], txId);
+    await expectOffsetsInBundle(service, suite.arlocal, [big, good], txId);
     for (const item of [big, good]) expect(await statusOf(service, item.id)).to.deep.equal({ status: 'FINALIZED', info: 'permanent', bundleId: txId });
     for (const item of [changed, lost]) {
       expect(await statusOf(service, item.id)).to.deep.equal(DAMAGED);
@@ -174,7 +152,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
       expect((await fetch(`${service.url}/tx/${item.id}/offsets`)).status).to.equal(404);
     }
     // every bundle the network got: the one without them
-    expect([...gateway.txPosts().keys()]).to.deep.equal([txId]);
+    expect([...suite.gateway.txPosts().keys()]).to.deep.equal([txId]);
 
     expect(await auditFindings(node)).to.deep.equal(
       sorted([
@@ -210,21 +188,21 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     it(`finds a blob changed after preparation when a restarted bundler resumes a bundle stopped ${stop.after}, and never posts it`, async () => {
       const first = await start();
       const items = await uploadItems(first.service, [300_000, 2_000, 5_000]);
-      gateway.set(stop.route, 'refuse');
+      suite.gateway.set(stop.route, 'refuse');
       await first.pass();
       const [planId] = await plansOf(first.service, items[0]!.id);
       const prepared = await bundleState(first.service, planId!);
       expect(prepared?.status).to.equal(stop.after);
       await first.stop();
       await flipLastByte(first, items[1]!);
-      gateway.heal();
-      const headersBefore = gateway.txPosts().get(prepared!.txId!) ?? 0;
+      suite.gateway.heal();
+      const headersBefore = suite.gateway.txPosts().get(prepared!.txId!) ?? 0;
 
       const second = await start({ dataDir: first.dataDir });
       await second.pass();
       expect((await bundleState(second.service, planId!))?.status, second.logs.join('\n')).to.equal('dropped');
       // a header whose data can no longer follow is not posted again
-      expect(gateway.txPosts().get(prepared!.txId!) ?? 0).to.equal(headersBefore);
+      expect(suite.gateway.txPosts().get(prepared!.txId!) ?? 0).to.equal(headersBefore);
       expect(await statusOf(second.service, items[1]!.id)).to.deep.equal(DAMAGED);
 
       const txId = await toPermanent(second);
@@ -242,7 +220,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     const node = await start();
     const items = await uploadItems(node.service, [300_000, 2_000, 5_000]);
     // the first chunk goes up, the second (the small items) fails
-    gateway.set('chunk', 'error', { after: 1 });
+    suite.gateway.set('chunk', 'error', { after: 1 });
     await node.pass();
     const [planId] = await plansOf(node.service, items[0]!.id);
     const bundle = await bundleState(node.service, planId!);
@@ -250,7 +228,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     // the plan's last item: its last byte is in the last chunk, not posted yet
     const changed = items.find((i) => i.id === bundle!.items.at(-1)!.id)!;
     await flipLastByte(node, changed);
-    gateway.heal();
+    suite.gateway.heal();
 
     await node.pass();
     expect((await bundleState(node.service, planId!))?.status, node.logs.join('\n')).to.equal('dropped');
@@ -264,7 +242,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
   it('drops, as a failed attempt, a prepared bundle whose intact blobs no longer give the data root it was signed with', async () => {
     const first = await start({ env: { MAX_BUNDLE_ATTEMPTS: '2' } });
     const items = await uploadItems(first.service, [2_000, 3_000]);
-    gateway.set('tx', 'refuse');
+    suite.gateway.set('tx', 'refuse');
     await first.pass();
     const [planId] = await plansOf(first.service, items[0]!.id);
     const prepared = await bundleState(first.service, planId!);
@@ -279,7 +257,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     } finally {
       db.close();
     }
-    gateway.heal();
+    suite.gateway.heal();
 
     const second = await start({ dataDir: first.dataDir, env: { MAX_BUNDLE_ATTEMPTS: '2' } });
     await second.pass();
@@ -314,7 +292,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
 
     const txId = await toPermanent(node);
     expect((await idsInBundle(txId)).sort()).to.deep.equal([changed.id, good.id].sort());
-    await expectOffsetsInBundle(service, arlocal, [changed, good], txId);
+    await expectOffsetsInBundle(service, suite.arlocal, [changed, good], txId);
     expect(await auditFindings(node)).to.deep.equal([]);
     const summary = await (await fetch(`${service.url}/dashboard/api/summary`)).json();
     expect(summary.uploads.damagedItems).to.equal(0);

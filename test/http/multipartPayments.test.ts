@@ -74,6 +74,20 @@ describe('multi-part finalization after a crash', function () {
     return id;
   }
 
+  /** what a process that crashed right after validating the item leaves recorded */
+  const validated = (uploadId: string, dataItemId: string, size: number) =>
+    service.multipart.uploads.execute({ type: 'MarkValidated', data: { uploadId, dataItemId, size, now: Date.now() } }, meta);
+
+  /** the maintenance pass resumes the finalization: the upload is FINALIZED and its item CONFIRMED */
+  async function expectResumedToFinalized(uploadId: string, dataItemId: string) {
+    await service.finalizer.resume();
+    await service.finalizer.idle();
+    const status = await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json();
+    expect(status.status).to.equal('FINALIZED');
+    const tx = await (await fetch(`${service.url}/tx/${dataItemId}/status`)).json();
+    expect(tx).to.include({ status: 'CONFIRMED', rawContentLength: 10_000 });
+  }
+
   it('resumes an async finalization that was asked and never run', async () => {
     const item = await itemOfSize(signers.arweave(), 10_000);
     const id = await requested(item.getRaw());
@@ -87,35 +101,19 @@ describe('multi-part finalization after a crash', function () {
   it('resumes a finalization that crashed after moving the one chunk blob, before recording the acceptance', async () => {
     const item = await itemOfSize(signers.arweave(), 10_000);
     const id = await requested(item.getRaw(), 10_000);
-    await service.multipart.uploads.execute(
-      { type: 'MarkValidated', data: { uploadId: id, dataItemId: item.id, size: item.getRaw().length, now: Date.now() } },
-      meta,
-    );
+    await validated(id, item.id, item.getRaw().length);
     const upload = await service.multipart.uploads.read(id);
     await service.blobStore.move(upload!.chunks.get(0)!.blobKey, `items/${item.id}`);
-    await service.finalizer.resume();
-    await service.finalizer.idle();
-    const status = await (await fetch(`${service.url}/chunks/arweave/${id}/status`)).json();
-    expect(status.status).to.equal('FINALIZED');
-    const tx = await (await fetch(`${service.url}/tx/${item.id}/status`)).json();
-    expect(tx).to.include({ status: 'CONFIRMED', rawContentLength: 10_000 });
+    await expectResumedToFinalized(id, item.id);
   });
 
   it('resumes a finalization that crashed after copying several chunks into the item blob, before recording the acceptance', async () => {
     const item = await itemOfSize(signers.arweave(), 10_000);
     const id = await requested(item.getRaw());
-    await service.multipart.uploads.execute(
-      { type: 'MarkValidated', data: { uploadId: id, dataItemId: item.id, size: item.getRaw().length, now: Date.now() } },
-      meta,
-    );
+    await validated(id, item.id, item.getRaw().length);
     await service.blobStore.put(`items/${item.id}`, (async function* () {
       yield item.getRaw();
     })());
-    await service.finalizer.resume();
-    await service.finalizer.idle();
-    const status = await (await fetch(`${service.url}/chunks/arweave/${id}/status`)).json();
-    expect(status.status).to.equal('FINALIZED');
-    const tx = await (await fetch(`${service.url}/tx/${item.id}/status`)).json();
-    expect(tx).to.include({ status: 'CONFIRMED', rawContentLength: 10_000 });
+    await expectResumedToFinalized(id, item.id);
   });
 });
