@@ -306,7 +306,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ops: { readiness, metrics },
     limits: { maxDataItemSize: config.maxDataItemSize },
     ...(uploadGuard ? { uploadGuard: uploadGuard.router } : {}),
-    log: (message, error) => log.error(message, error),
+    log: (message, error, fields) => log.error(message, error, fields),
     ...(roles.commands ? commandHandlers() : {}),
     ...(roles.queries ? queryHandlers() : {}),
   });

@@ -31,7 +31,8 @@ export interface AppOptions {
   limits: { maxDataItemSize: number };
   /** uploads per client, temporary space, body rate (limits.ts): in front of the upload routes */
   uploadGuard?: Router;
-  log: (message: string, error?: unknown) => void;
+  /** failures of the service (an unexpected 500, a store down), with the request's id */
+  log: (message: string, error: unknown, fields: Record<string, unknown>) => void;
   /** one log line and one metrics sample per request, with its request id (requestLog.ts) */
   observe?: { log: Logger; metrics: Pick<Metrics, 'http'> };
   /** /health, /ready and /metrics, at the root only (health.ts) */

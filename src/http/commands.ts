@@ -4,7 +4,7 @@ import { DEFAULT_TOKEN } from '../domain/ids.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { AcceptOutcome } from '../app/acceptDataItem.js';
 import type { RequestContext } from '../app/context.js';
-import { requestContextOf } from './requestContext.js';
+import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
 import { uploadWithTokenRoute } from './openapi/routes/public.js';
 
@@ -63,6 +63,7 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
       ...(length !== undefined && /^\d+$/.test(length) ? { contentLength: Number(length) } : {}),
       ctx: requestContextOf(req),
     });
+    noteSubject(res, { dataItemId: outcome.receipt.id });
     sendAcceptOutcome(res, outcome);
   };
 

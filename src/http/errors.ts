@@ -1,4 +1,6 @@
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { requestIdOf } from './requestContext.js';
+import { routeOf } from './requestLog.js';
 import { match } from 'ts-pattern';
 import { ServiceError, type ErrorCode } from '../domain/errors.js';
 import { BlobStoreUnavailable } from '../ports/blobStore.js';
@@ -46,13 +48,25 @@ function statusOf(error: unknown): [number, string] {
   return [500, 'Internal server error'];
 }
 
-export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+/**
+ * The client left (or the limits cut its connection) and the failure is only that: its request's own
+ * line says `aborted`. Not `req.destroyed`: a request whose body was read to the end is destroyed too,
+ * and a failure after that is the service's.
+ */
+const clientLeft = (req: Request, error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return req.socket.destroyed || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error | null)?.message === 'aborted';
+};
+
+export function errorHandler(log: (message: string, error: unknown, fields: Record<string, unknown>) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const [status, message] = statusOf(error);
-    // Logged as failures: the unexpected (500) and a store that is down (503). Not a deliberate refusal
-    // (a ServiceError, such as the temporary-space budget's 503), nor a client that left or a connection
-    // the limits cut: the request's own log line has those (status 503, or `aborted`).
-    if (status >= 500 && !(error instanceof ServiceError) && !req.destroyed) log(`${req.method} ${req.path} failed`, error);
+    // Logged as failures, with the stack and the request id: the unexpected (500) and a store that is
+    // down (503). Not a deliberate refusal (a ServiceError, such as the temporary-space budget's 503),
+    // nor a client that left or a connection the limits cut: the request's own log line has those.
+    if (status >= 500 && !(error instanceof ServiceError) && !clientLeft(req, error)) {
+      log(`${req.method} ${routeOf(req)} failed`, error, { requestId: requestIdOf(req), status });
+    }
     if (res.headersSent) {
       res.destroy();
       return;

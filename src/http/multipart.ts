@@ -5,7 +5,7 @@ import type { RequestContext } from '../app/context.js';
 import type { FinalizeOutcome } from '../app/multipart/commands.js';
 import type { UploadDocument } from '../../projections/uploads.js';
 import { paidByOf } from './commands.js';
-import { requestContextOf } from './requestContext.js';
+import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
 import {
   createUploadWithTokenRoute,
@@ -58,7 +58,9 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
     // a repeated `?chunkSize=` (an array) is not a size either: it must fail as one, not be ignored
     const given = req.query.chunkSize;
     const chunkSize = given === undefined ? undefined : String(given);
-    res.json(await handlers.create({ token, ...(chunkSize !== undefined ? { chunkSize } : {}), ctx: requestContextOf(req) }));
+    const created = await handlers.create({ token, ...(chunkSize !== undefined ? { chunkSize } : {}), ctx: requestContextOf(req) });
+    if ('id' in created && typeof created.id === 'string') noteSubject(res, { uploadId: created.id });
+    res.json(created);
   };
   router.get('/chunks/-1/-1', (req, res) => create(req, res, 'arweave'));
   router.get('/chunks/:token/-1/-1', (req, res) => create(req, res, parseParams(createUploadWithTokenRoute, req).token));
@@ -66,8 +68,10 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
   const finalize = async (req: Request, res: Response, mode: 'sync' | 'async', route: UploadRoute) => {
     const { uploadId } = parseParams(route, req);
     const outcome = await handlers.finalize({ uploadId, mode, paidBy: paidByOf(req), ctx: requestContextOf(req) });
-    if (outcome.kind === 'finalized') sendFinalized(res, outcome);
-    else res.status(202).end();
+    if (outcome.kind === 'finalized') {
+      noteSubject(res, { dataItemId: outcome.id });
+      sendFinalized(res, outcome);
+    } else res.status(202).end();
   };
   router.post('/chunks/:token/:uploadId/-1', (req, res) => finalize(req, res, 'sync', finalizeUploadRoute));
   router.post('/chunks/:token/:uploadId/finalize', (req, res) => finalize(req, res, 'async', finalizeUploadAsyncRoute));

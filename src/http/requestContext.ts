@@ -26,3 +26,20 @@ export function requestContextOf(req: Request): RequestContext {
     ...(req.get('user-agent') ? { userAgent: req.get('user-agent')! } : {}),
   };
 }
+
+/** What a request was about, for its log line: the data item and the multi-part upload, where known. */
+export interface RequestSubject {
+  dataItemId?: string;
+  uploadId?: string;
+}
+
+/**
+ * Notes what the request turned out to be about, when its path does not say it (the item a
+ * `POST /tx` accepted, the upload a creation made, the item a finalize produced).
+ */
+export function noteSubject(res: { locals: Record<string, unknown> }, subject: RequestSubject): void {
+  res.locals.subject = { ...(res.locals.subject as RequestSubject | undefined), ...subject };
+}
+
+/** the subject noted by the handler */
+export const notedSubject = (res: { locals: Record<string, unknown> }): RequestSubject => (res.locals.subject as RequestSubject | undefined) ?? {};

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { secondsSince } from '../metrics/metrics.js';
-import { requestIdOf } from './requestContext.js';
+import { notedSubject, requestIdOf, type RequestSubject } from './requestContext.js';
 
 /** Routes polled by probes and scrapers: logged at debug, so they do not drown the access log. */
 const QUIET = new Set(['/health', '/ready', '/metrics']);
@@ -29,6 +29,29 @@ export function routeOf(req: Request): string {
 
 const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
 
+/** the path parameters that name a data item or an upload, read off the matched pattern (`:id`, `:uploadId`) */
+const SUBJECT_PARAMS: Record<string, keyof RequestSubject> = { id: 'dataItemId', uploadId: 'uploadId' };
+
+/**
+ * What the request was about: from the path, where the route's pattern names the item or the upload,
+ * and from what the handler noted (the item an upload accepted). Only well-formed ids are kept: a
+ * hostile path must not write what it likes into the log.
+ */
+export function subjectOf(req: Request, res: Response, route: string): RequestSubject {
+  const subject: RequestSubject = {};
+  const pattern = segmentsOf(route);
+  const path = segmentsOf(req.originalUrl.split('?')[0] ?? '');
+  if (pattern.length === path.length) {
+    pattern.forEach((segment, i) => {
+      const key = SUBJECT_PARAMS[segment.slice(1)];
+      const value = path[i]!;
+      if (segment.startsWith(':') && key && ID.test(value)) subject[key] = value;
+    });
+  }
+  return { ...subject, ...notedSubject(res) };
+}
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 const endsWith = (path: string[], pattern: string[]) =>
   pattern.length <= path.length &&
   pattern.every((segment, i) => segment.startsWith(':') || segment === path[path.length - pattern.length + i]);
@@ -47,8 +70,9 @@ function meterBody(req: Request): { bytes: number } {
 /**
  * One log line and one metrics sample per request, when its response finished or the client left:
  * method, route pattern, status, duration, bytes in (body) and out (response, headers included),
- * and the request id, the same id that becomes the correlation id of the events it appends and
- * that the `x-request-id` response header echoes. No header values, no query, no payload.
+ * the request id (the same id that becomes the correlation id of the events it appends and that the
+ * `x-request-id` response header echoes), and the data item or upload it was about, where known. No
+ * header values, no query, no payload.
  */
 export function requestLog(log: Logger, metrics: Pick<Metrics, 'http'>): RequestHandler {
   return (req: Request, res: Response, next) => {
@@ -67,6 +91,7 @@ export function requestLog(log: Logger, metrics: Pick<Metrics, 'http'>): Request
         requestId,
         method: req.method,
         route,
+        ...subjectOf(req, res, route),
         status: res.writableFinished ? res.statusCode : 'aborted',
         durationMs: Math.round(seconds * 1e6) / 1e3,
         bytesIn: body.bytes,

@@ -9,6 +9,8 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { testServiceConfig } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
+import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
+import type { BlobStore } from '../../src/ports/blobStore.js';
 
 const ADMIN_TOKEN = 'ops-test-admin-token-0123456789';
 
@@ -54,11 +56,11 @@ describe('request log', function () {
     const logged = await loggedFor(header);
     expect(logged).to.have.length(1);
     const line = logged[0]!;
-    expect(line).to.include({ level: 'info', method: 'POST', route: '/v1/tx', status: 200, bytesIn: raw.length, requestId: header });
+    expect(line).to.include({ level: 'info', method: 'POST', route: '/v1/tx', dataItemId: item.id, status: 200, bytesIn: raw.length, requestId: header });
     expect(line.durationMs).to.be.a('number');
     expect(line.bytesOut).to.be.greaterThan(0);
     expect(Object.keys(line).sort()).to.deep.equal(
-      ['level', 'time', 'message', 'requestId', 'method', 'route', 'status', 'durationMs', 'bytesIn', 'bytesOut'].sort(),
+      ['level', 'time', 'message', 'requestId', 'method', 'route', 'dataItemId', 'status', 'durationMs', 'bytesIn', 'bytesOut'].sort(),
     );
     // no payload bytes: the item's text appears nowhere in the log
     expect(lines.join('\n')).not.to.include('logged');
@@ -69,7 +71,27 @@ describe('request log', function () {
     expect(res.status).to.equal(404);
     expect(res.headers.get('x-request-id')).to.equal('caller-id-1');
     const [line] = await loggedFor('caller-id-1');
-    expect(line).to.include({ method: 'GET', route: '/tx/:id/status', status: 404, bytesIn: 0 });
+    expect(line).to.include({ method: 'GET', route: '/tx/:id/status', dataItemId: 'B'.repeat(43), status: 404, bytesIn: 0 });
+  });
+
+  it('names the multi-part upload, and the item it became, on the lines of its requests', async () => {
+    const item = await signedItem(signers.ethereum(), 'multi-part, logged');
+    const created = await fetch(`${service.url}/chunks/arweave/-1/-1`, { headers: { 'x-request-id': 'create-1' } });
+    const { id: uploadId } = await created.json();
+    const chunk = await fetch(`${service.url}/chunks/arweave/${uploadId}/0`, {
+      method: 'POST',
+      body: asBody(item.getRaw()),
+      headers: { 'content-type': 'application/octet-stream', 'x-request-id': 'chunk-1' },
+    });
+    expect(chunk.status).to.equal(200);
+    const finalized = await fetch(`${service.url}/v1/chunks/arweave/${uploadId}/-1`, { method: 'POST', headers: { 'x-request-id': 'finalize-1' } });
+    expect(finalized.status).to.equal(200);
+    expect((await loggedFor('create-1'))[0]).to.include({ route: '/chunks/:token/-1/-1', uploadId });
+    expect((await loggedFor('chunk-1'))[0]).to.include({ route: '/chunks/:token/:uploadId/:offset', uploadId });
+    expect((await loggedFor('finalize-1'))[0]).to.include({ route: '/v1/chunks/:token/:uploadId/-1', uploadId, dataItemId: item.id });
+    // a path that is no id names nothing
+    await fetch(`${service.url}/tx/${'%3Cscript%3E'}/status`, { headers: { 'x-request-id': 'not-an-id-1' } });
+    expect((await loggedFor('not-an-id-1'))[0]).to.not.have.property('dataItemId');
   });
 
   it('never writes the admin token, whether the bearer is right or wrong', async () => {
@@ -126,5 +148,52 @@ describe('request log', function () {
     const after = await fetch(`${service.url}/info`);
     expect(await loggedFor(after.headers.get('x-request-id'))).to.have.length(1);
     expect(records().filter((r) => r.requestId === id)).to.deep.equal([]);
+  });
+});
+
+describe('failure log', function () {
+  this.timeout(30_000);
+  let service: RunningService;
+  let dataDir: string;
+  let gateway: Awaited<ReturnType<typeof startGatewayInfo>>;
+  const lines: string[] = [];
+  const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  /** the fs blob store, whose commits fail the way a bug would: a plain Error, nothing the error mapping knows */
+  async function failingCommits(root: string): Promise<BlobStore> {
+    const store = await openFsBlobStore({ root });
+    const createWriter = store.createWriter.bind(store);
+    store.createWriter = async () => {
+      const writer = await createWriter();
+      writer.commit = async () => {
+        await writer.abort();
+        throw new Error('the commit of an item blob failed unexpectedly');
+      };
+      return writer;
+    };
+    return store;
+  }
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'failure-log-'));
+    gateway = await startGatewayInfo(1_000);
+    const config = testServiceConfig(dataDir, gateway.url, { RECEIPT_SIGNER_WORKERS: '1', LOG_LEVEL: 'info' });
+    service = await startService(config, createLogger(config.logLevel, (line) => lines.push(line)), { blobStore: await failingCommits(join(dataDir, 'blobs')) });
+  });
+  after(async () => {
+    await service.stop();
+    await gateway.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs an unexpected failure after the whole body was read as an error line with its stack and the request id', async () => {
+    const item = await signedItem(signers.ethereum(), 'fails after its body');
+    const res = await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()), headers: { 'x-request-id': 'fails-1' } });
+    expect(res.status).to.equal(500);
+    expect(await res.text()).to.equal('Internal server error');
+    const errors = records().filter((r) => r.level === 'error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ message: 'POST /tx failed', requestId: 'fails-1', status: 500, error: 'the commit of an item blob failed unexpectedly' });
+    expect(errors[0]!.stack).to.be.a('string').and.to.include('commit');
   });
 });
