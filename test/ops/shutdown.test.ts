@@ -157,6 +157,27 @@ describe('graceful shutdown (SIGTERM)', function () {
       await again.stop();
     }
   });
+
+  it('exits at once with 1 on another signal while an upload holds the stop (the same signal repeated at once is one request)', async () => {
+    const item = await itemOfSize(signers.ethereum(), 200_000);
+    const raw = item.getRaw();
+    const service = await startServiceProcess(envWith(60_000));
+    const exited = once(service.process, 'exit');
+    const upload = startUpload(service.url, raw);
+    upload.req.write(raw.subarray(0, 100_000));
+    await receiving(dataDir);
+    upload.response.catch(() => {});
+
+    service.process.kill('SIGINT');
+    await stopping(service);
+    service.process.kill('SIGTERM');
+
+    const [code, signal] = await exited;
+    expect({ code, signal }).to.deep.equal({ code: 1, signal: null });
+    expect(service.stderr()).to.match(/"signal":"SIGTERM","message":"second signal while stopping: exiting now"/);
+    expect(service.stderr()).not.to.match(/"message":"stopped"/);
+    upload.req.destroy();
+  });
 });
 
 describe('closeGracefully', function () {
