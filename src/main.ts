@@ -17,11 +17,6 @@ async function main() {
   }
   const log = createLogger(config.logLevel);
   const service = await startService(config, log);
-  process.stdout.write(
-    service.url
-      ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
-      : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
-  );
   // a role that serves no HTTP has only background timers, which do not keep a process alive
   const keepAlive = setInterval(() => {}, 60_000);
   let stopping: { signal: string; at: number } | undefined;
@@ -57,6 +52,12 @@ async function main() {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // only now: whoever reads this may signal at once, and a signal before its handler kills outright
+  process.stdout.write(
+    service.url
+      ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
+      : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
+  );
 }
 
 /** past the grace period, how long closing the stores and background work may take */

@@ -158,6 +158,18 @@ describe('graceful shutdown (SIGTERM)', function () {
     }
   });
 
+  it('stops gracefully on a SIGTERM sent the moment it says it listens (five starts)', async () => {
+    // a supervisor may signal as soon as it reads the line; before the handlers came first, 6 of 15 such
+    // starts died of the signal itself
+    for (let start = 0; start < 5; start++) {
+      const service = await startServiceProcess(envWith(30_000));
+      service.process.kill('SIGTERM');
+      const [code, signal] = await once(service.process, 'exit');
+      expect({ start, code, signal }).to.deep.equal({ start, code: 0, signal: null });
+      expect(service.stderr()).to.match(/"message":"stopped"/);
+    }
+  });
+
   it('exits at once with 1 on another signal while an upload holds the stop (the same signal repeated at once is one request)', async () => {
     const item = await itemOfSize(signers.ethereum(), 200_000);
     const raw = item.getRaw();
