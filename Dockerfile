@@ -11,4 +11,7 @@ COPY projections ./projections
 COPY scripts ./scripts
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0
 EXPOSE 3000
-CMD ["npx", "tsx", "src/main.ts"]
+# node itself is the container's first process, so `docker stop`'s SIGTERM reaches the service's
+# graceful shutdown (npx would put npm and `sh -c` in between, and sh does not pass it on). The same
+# command line as `npm start`; test/ops/startCommands.test.ts runs it and signals it.
+CMD ["node", "--import", "tsx", "src/main.ts"]

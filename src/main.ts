@@ -17,14 +17,9 @@ async function main() {
   }
   const log = createLogger(config.logLevel);
   const service = await startService(config, log);
-  process.stdout.write(
-    service.url
-      ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
-      : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
-  );
   // a role that serves no HTTP has only background timers, which do not keep a process alive
   const keepAlive = setInterval(() => {}, 60_000);
-  let stopping = false;
+  let stopping: { signal: string; at: number } | undefined;
   /**
    * SIGTERM/SIGINT: stop accepting, let requests in flight finish within SHUTDOWN_GRACE_MS, cut the
    * rest, stop the background work at a checkpoint, flush and close the stores, exit 0. A second
@@ -33,10 +28,13 @@ async function main() {
    */
   const stop = async (signal: string) => {
     if (stopping) {
+      // under `npm start` one Ctrl-C comes twice: the terminal signals the whole process group, npm
+      // included, and npm forwards its copy (npm/cli#5021). The same signal at once is that request.
+      if (signal === stopping.signal && Date.now() - stopping.at < SAME_SIGNAL_AGAIN_MS) return;
       log.warn('second signal while stopping: exiting now', { signal });
       process.exit(1);
     }
-    stopping = true;
+    stopping = { signal, at: Date.now() };
     log.info('stopping', { signal, graceMs: config.shutdownGraceMs });
     clearInterval(keepAlive);
     setTimeout(() => {
@@ -54,10 +52,18 @@ async function main() {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // only now: whoever reads this may signal at once, and a signal before its handler kills outright
+  process.stdout.write(
+    service.url
+      ? `upload service listening on ${service.url} (role ${config.role}, data in ${config.dataDir})\n`
+      : `upload service running (role ${config.role}, data in ${config.dataDir})\n`,
+  );
 }
 
 /** past the grace period, how long closing the stores and background work may take */
 const HUNG_STOP_MS = 30_000;
+/** the same signal again within this time is one request delivered twice, not a second one */
+const SAME_SIGNAL_AGAIN_MS = 2_000;
 
 main().catch((error) => {
   // a refusal explains itself: its message, without a stack

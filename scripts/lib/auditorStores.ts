@@ -7,6 +7,7 @@ import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
+import { refuseMissingEventStore, StoreNotFound } from './storeNotFound.js';
 
 export interface AuditorStores {
   config: Config;
@@ -22,11 +23,6 @@ export interface AuditorNeeds {
   blobStore: boolean;
 }
 
-/** The store is not where the configuration says: the CLI exits 1 with this message. */
-export class StoreNotFound extends Error {
-  override readonly name = 'StoreNotFound';
-}
-
 /**
  * Opens the stores the service is configured with (same environment variables, same files) for the
  * auditors' tools, which only read: nothing is created where the configuration points at nothing
@@ -34,8 +30,7 @@ export class StoreNotFound extends Error {
  */
 export async function withAuditorStores<T>(needs: AuditorNeeds, run: (stores: AuditorStores) => Promise<T>): Promise<T> {
   const config = parseConfig();
-  const eventsFile = join(config.dataDir, 'events.db');
-  if (config.eventStore === 'sqlite' && !existsSync(eventsFile)) throw new StoreNotFound(`no event store at ${eventsFile} (is DATA_DIR right?)`);
+  refuseMissingEventStore(config);
   const readFile = join(config.dataDir, 'read.db');
   if (needs.readStore === 'required' && !existsSync(readFile)) throw new StoreNotFound(`no read store at ${readFile} (is DATA_DIR right?)`);
 

@@ -2,6 +2,7 @@ import { ConfigError } from '../../src/config.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { httpErrorOf } from '../../src/http/errors.js';
 import { UsageError } from './cliArgs.js';
+import { StoreNotFound } from './storeNotFound.js';
 
 const write = (stream: NodeJS.WriteStream, text: string) =>
   new Promise<void>((resolve) => stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve()));
@@ -17,7 +18,8 @@ function describe(error: unknown): string {
 
 /**
  * Runs a CLI's main and exits: 0 with its output on stdout; 2 with the usage on stderr for a bad
- * command line or configuration; 1 with the message when the command is refused or fails.
+ * command line, with the message for a bad configuration or one that points at no store; 1 with the
+ * message when the command is refused or fails.
  * Exiting explicitly: a store client left with an open handle must not keep the CLI alive.
  */
 export async function runCli(usage: string, main: () => Promise<string | undefined>): Promise<never> {
@@ -29,7 +31,7 @@ export async function runCli(usage: string, main: () => Promise<string | undefin
     if (error instanceof UsageError) {
       code = 2;
       await write(process.stderr, `${error.message}\n${usage}`);
-    } else if (error instanceof ConfigError) {
+    } else if (error instanceof ConfigError || error instanceof StoreNotFound) {
       code = 2;
       await write(process.stderr, error.message);
     } else {

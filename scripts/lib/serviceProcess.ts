@@ -4,6 +4,12 @@ import { once } from 'node:events';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * node's arguments that run the service: one process, TypeScript loaded in it by tsx's loader. The
+ * same as `npm start` (package.json) and the image (Dockerfile); test/ops/startCommands.test.ts checks.
+ */
+export const SERVICE_COMMAND: readonly string[] = ['--import', 'tsx', 'src/main.ts'];
+
 export interface ServiceProcess {
   /** '' for a role that serves no HTTP */
   url: string;
@@ -18,7 +24,7 @@ export interface ServiceProcess {
 
 /** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_COMMAND], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

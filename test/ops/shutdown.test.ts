@@ -157,6 +157,39 @@ describe('graceful shutdown (SIGTERM)', function () {
       await again.stop();
     }
   });
+
+  it('stops gracefully on a SIGTERM sent the moment it says it listens (five starts)', async () => {
+    // a supervisor may signal as soon as it reads the line; before the handlers came first, 6 of 15 such
+    // starts died of the signal itself
+    for (let start = 0; start < 5; start++) {
+      const service = await startServiceProcess(envWith(30_000));
+      service.process.kill('SIGTERM');
+      const [code, signal] = await once(service.process, 'exit');
+      expect({ start, code, signal }).to.deep.equal({ start, code: 0, signal: null });
+      expect(service.stderr()).to.match(/"message":"stopped"/);
+    }
+  });
+
+  it('exits at once with 1 on another signal while an upload holds the stop (the same signal repeated at once is one request)', async () => {
+    const item = await itemOfSize(signers.ethereum(), 200_000);
+    const raw = item.getRaw();
+    const service = await startServiceProcess(envWith(60_000));
+    const exited = once(service.process, 'exit');
+    const upload = startUpload(service.url, raw);
+    upload.req.write(raw.subarray(0, 100_000));
+    await receiving(dataDir);
+    upload.response.catch(() => {});
+
+    service.process.kill('SIGINT');
+    await stopping(service);
+    service.process.kill('SIGTERM');
+
+    const [code, signal] = await exited;
+    expect({ code, signal }).to.deep.equal({ code: 1, signal: null });
+    expect(service.stderr()).to.match(/"signal":"SIGTERM","message":"second signal while stopping: exiting now"/);
+    expect(service.stderr()).not.to.match(/"message":"stopped"/);
+    upload.req.destroy();
+  });
 });
 
 describe('closeGracefully', function () {

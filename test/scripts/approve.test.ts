@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, storedBalance } from './support.js';
+import { createEventStore, runCli, storedBalance } from './support.js';
 
 const payer = 'payer'.padEnd(43, 'P');
 const owner = 'owner'.padEnd(43, 'O');
@@ -11,6 +11,7 @@ describe('npm run approve', () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'approve-cli-'));
+    await createEventStore(dataDir);
     await runCli('credit', [payer, '1000', '--id', 'seed'], { DATA_DIR: dataDir });
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, storedBalance } from './support.js';
+import { createEventStore, runCli, storedBalance } from './support.js';
 
 const alice = 'alice'.padEnd(43, 'A');
 const eth = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -18,11 +18,12 @@ const creditedOnly = (address: string, winc: string) => ({
 
 describe('npm run credit', () => {
   let root: string;
-  /** not created beforehand: the CLI creates it as the service does */
+  /** the service's data directory, with its (empty) event store */
   let dataDir: string;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'credit-cli-'));
     dataDir = join(root, 'data');
+    await createEventStore(dataDir);
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
 
@@ -54,6 +55,7 @@ describe('npm run credit', () => {
   });
 
   it('exits 2 with the usage on stderr for a bad command line, and opens no store', async () => {
+    const elsewhere = join(root, 'elsewhere');
     const cases: [string[], string][] = [
       [[], 'expected 2 arguments, got 0'],
       [['not-an-address', '5'], 'invalid address: "not-an-address"'],
@@ -63,7 +65,7 @@ describe('npm run credit', () => {
       [[alice, '5', '--id', 'has space'], 'invalid --id: "has space"'],
       [[alice, '5', '--bogus'], "Unknown option '--bogus'"],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli('credit', args, { DATA_DIR: dataDir })));
+    const results = await Promise.all(cases.map(([args]) => runCli('credit', args, { DATA_DIR: elsewhere })));
     results.forEach((result, i) => {
       const [args, message] = cases[i]!;
       expect(result.code, args.join(' ')).to.equal(2);
@@ -71,7 +73,7 @@ describe('npm run credit', () => {
       expect(result.stderr.split('\n')[0], args.join(' ')).to.contain(message);
       expect(result.stderr).to.contain('usage: npm run credit -- <address> <winc>');
     });
-    expect(existsSync(dataDir)).to.equal(false);
+    expect(existsSync(elsewhere)).to.equal(false);
   });
 
   it('prints the usage on stdout and exits 0 with --help', async () => {
