@@ -88,11 +88,13 @@ export function createWalletFunds({ gateway, address, refreshMs, now = Date.now,
     address,
     /**
      * Whether the wallet can pay `reward` for bundle `planId` now. Not covered by the last read, and
-     * not yet known to wait, the balance is read again first. False: the bundle waits (counted until
+     * not yet known to wait (or the read is older than `refreshMs`), the balance is read again first. False: the bundle waits (counted until
      * a later call for it answers true, or `settled`); a failed read rejects (the step is retried).
      */
     async canPay(planId: string, reward: bigint, options: GatewayCallOptions = {}): Promise<{ enough: boolean; balance: bigint }> {
-      if (!covers(reward) && !waiting.has(planId)) await read(options);
+      // a read older than the refresh interval is read again too: passes run without the background refresh (tests, tools)
+      const stale = readAt === undefined || now() - readAt >= refreshMs;
+      if (!covers(reward) && (!waiting.has(planId) || stale)) await read(options);
       const enough = covers(reward);
       if (enough) waiting.delete(planId);
       else waiting.set(planId, reward);
