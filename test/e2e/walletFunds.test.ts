@@ -58,12 +58,16 @@ describe('an unfunded service wallet (arlocal)', function () {
     const address = service.walletAddress;
     const items = await uploadItems(service, [1_000, 300_000]);
 
-    // the bundle recorded its wait and the balance was read three more times since (or, before
-    // this change, an item failed)
+    // every plan holding the items recorded its wait, and the balance was read three more times
+    // since (or, before this change, an item failed)
     const readsSeen = new Set<string>();
-    await until('the bundle waiting through three balance reads, or an item failed', async () => {
+    await until('the bundles waiting through three balance reads, or an item failed', async () => {
       if (await failed(items)) return true;
-      if (ofType(await bundleEvents(service), 'BundleAwaitingFunds').length === 0) return false;
+      const events = await bundleEvents(service);
+      const holding = ofType(events, 'BundlePlanned').filter((e) => e.data.items.some((i) => items.some((item) => item.id === i.id)));
+      const waiting = new Set(ofType(events, 'BundleAwaitingFunds').map((e) => e.data.planId));
+      const planned = new Set(holding.flatMap((e) => e.data.items.map((i) => i.id)));
+      if (planned.size < items.length || !holding.every((e) => waiting.has(e.data.planId))) return false;
       const readAt = (await summary()).funds?.readAt;
       if (typeof readAt === 'string') readsSeen.add(readAt);
       return readsSeen.size >= 4;
@@ -73,17 +77,20 @@ describe('an unfunded service wallet (arlocal)', function () {
 
     expect(await statusesOf(service, items)).to.deep.equal(items.map(() => ({ status: 'CONFIRMED', info: 'pending' })));
     const events = await bundleEvents(service);
+    // one wait recorded per plan (the bundler may have planned the two items apart, as they came)
+    const plans = ofType(events, 'BundlePlanned').map((e) => e.data.planId);
     const waits = ofType(events, 'BundleAwaitingFunds');
-    expect(waits).to.have.length(1);
-    expect(waits[0]!.data).to.include({ balance: '0', address });
+    expect(waits.map((e) => e.data.planId).sort()).to.deep.equal([...plans].sort());
+    for (const wait of waits) expect(wait.data).to.include({ balance: '0', address });
     expect(ofType(events, 'BundlePrepared')).to.deep.equal([]);
     expect(ofType(events, 'BundleDropped')).to.deep.equal([]);
 
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
-    expect(metric(metrics, 'bundles_waiting_for_funds')).to.equal(1);
+    expect(metric(metrics, 'bundles_waiting_for_funds')).to.equal(plans.length);
     expect(metric(metrics, 'wallet_balance_winston')).to.equal(0);
     const { funds } = await summary();
-    expect(funds).to.deep.include({ address, balance: '0', waitingBundles: 1, shortBy: waits[0]!.data.reward });
+    const rewards = waits.reduce((sum, e) => sum + BigInt(e.data.reward), 0n);
+    expect(funds).to.deep.include({ address, balance: '0', waitingBundles: plans.length, shortBy: rewards.toString() });
     // receipts stay honest: the items wait, they are not lost, and uploads go on
     expect((await fetch(`${service.url}/ready`)).status).to.equal(200);
     const [later] = await uploadItems(service, [2_000]);
@@ -96,7 +103,7 @@ describe('an unfunded service wallet (arlocal)', function () {
     });
     const after = await bundleEvents(service);
     expect(ofType(after, 'BundleDropped')).to.deep.equal([]);
-    expect(ofType(after, 'BundlePermanent').map((e) => e.data.planId)).to.include(waits[0]!.data.planId);
+    expect(ofType(after, 'BundlePermanent').map((e) => e.data.planId)).to.include.members(plans);
     await until('no bundle waiting for funds', async () => (await summary()).funds?.waitingBundles === 0);
     expect(metric(await (await fetch(`${service.url}/metrics`)).text(), 'bundles_waiting_for_funds')).to.equal(0);
 
