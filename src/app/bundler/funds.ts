@@ -40,7 +40,8 @@ export function createWalletFunds({ gateway, address, refreshMs, now = Date.now,
   /**
    * the balance when the gateway last refused a post for funds, though it seemed to cover the
    * reward (its price, or the wallet's pending spending, differs from ours): nothing is taken as
-   * covered until a read shows more than that, so a bundle is not signed and refused again each pass
+   * covered until a read shows another balance (funded, or pending spending mined), so a bundle is
+   * not signed and refused again each pass
    */
   let refusedAt: bigint | undefined;
   /** planId -> reward, of the bundles waiting */
@@ -51,7 +52,7 @@ export function createWalletFunds({ gateway, address, refreshMs, now = Date.now,
     const answered = await gateway.walletBalance(address, options);
     balance = answered;
     readAt = now();
-    if (refusedAt !== undefined && answered > refusedAt) refusedAt = undefined;
+    if (refusedAt !== undefined && answered !== refusedAt) refusedAt = undefined;
     return answered;
   }
 
@@ -101,7 +102,7 @@ export function createWalletFunds({ gateway, address, refreshMs, now = Date.now,
       judge();
       return { enough, balance: balance! };
     },
-    /** the gateway refused a post for funds: nothing is covered until the balance grows past what it is now */
+    /** the gateway refused a post for funds: nothing is covered until the balance differs from what it is now */
     refused(): void {
       refusedAt = balance ?? 0n;
     },
