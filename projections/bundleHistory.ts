@@ -24,18 +24,27 @@ const summaryOf = (event: BundleEvent): string =>
   match(event)
     .returnType<string>()
     .with({ type: 'BundlePlanned' }, ({ data: d }) => `bundle ${d.planId} planned: ${countOf(d.items.length, 'item')}, ${d.totalSize} bytes`)
+    .with(
+      { type: 'BundleAwaitingFunds' },
+      ({ data: d }) => `bundle ${d.planId} waits for funds: reward ${d.reward} winston, wallet ${d.address} holds ${d.balance}`,
+    )
     .with({ type: 'BundlePrepared' }, ({ data: d }) => `bundle ${d.planId} signed as transaction ${d.txId} (reward ${d.reward} winston)`)
     .with({ type: 'BundlePosted' }, ({ data: d }) => `bundle transaction ${d.txId} posted to the gateway`)
     .with({ type: 'BundleSeeded' }, ({ data: d }) => `bundle transaction ${d.txId}: every chunk seeded`)
     .with({ type: 'BundleConfirmed' }, ({ data: d }) => `bundle transaction ${d.txId} mined in block ${d.blockHeight}, ${d.confirmations} confirmations`)
     .with({ type: 'BundlePermanent' }, ({ data: d }) => `bundle transaction ${d.txId} permanent in block ${d.blockHeight}, ${d.confirmations} confirmations`)
-    .with({ type: 'BundleDropped' }, ({ data: d }) => `bundle ${d.planId} dropped: ${d.reason}`)
+    .with(
+      { type: 'BundleDropped' },
+      ({ data: d }) => `bundle ${d.planId} dropped: ${d.reason}${d.countsAsAttempt === false ? ' (not counted as an attempt)' : ''}`,
+    )
     .exhaustive();
 
 const statusAfter = (event: BundleEvent): BundleStatus =>
   match(event.type)
     .returnType<BundleStatus>()
     .with('BundlePlanned', () => 'planned')
+    // still planned: it waits for the wallet, then is prepared
+    .with('BundleAwaitingFunds', () => 'planned')
     .with('BundlePrepared', () => 'prepared')
     .with('BundlePosted', () => 'posted')
     .with('BundleSeeded', () => 'seeded')
@@ -47,7 +56,7 @@ const statusAfter = (event: BundleEvent): BundleStatus =>
 export const bundleHistoryProjection: ProjectionDefinition<BundleHistoryDocument, BundleEvent> = {
   name: 'bundle-history',
   version: 1,
-  handles: ['BundlePlanned', 'BundlePrepared', 'BundlePosted', 'BundleSeeded', 'BundleConfirmed', 'BundlePermanent', 'BundleDropped'],
+  handles: ['BundlePlanned', 'BundleAwaitingFunds', 'BundlePrepared', 'BundlePosted', 'BundleSeeded', 'BundleConfirmed', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) => [event.data.planId],
   reduce: (doc, event, { recorded }) => {
     const entry = entryOf(event.type, recorded, event.data.timestamp, summaryOf(event));

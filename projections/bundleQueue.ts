@@ -6,7 +6,7 @@ import type { ProjectionDefinition } from './definition.js';
 export interface QueuedItem {
   size: number;
   acceptedAt: number;
-  /** bundles of this item that were dropped (a drop for damaged items counts for none) */
+  /** bundles of this item that were dropped (a drop for damaged items, or not about the bundle, counts for none) */
   attempts: number;
   planId?: string;
   /** its stored bytes are damaged: never planned until it is repaired */
@@ -46,7 +46,8 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
       .with({ type: 'BundleDropped' }, ({ data }) => {
         if (doc.planId !== data.planId) return doc;
         const { planId: _, ...rest } = doc;
-        return data.damagedItemIds ? rest : { ...rest, attempts: doc.attempts + 1 };
+        // a drop recorded before `countsAsAttempt` existed (absent) counts, as it did then
+        return data.damagedItemIds || data.countsAsAttempt === false ? rest : { ...rest, attempts: doc.attempts + 1 };
       })
       .exhaustive();
   },

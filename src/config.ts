@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   /** a gateway's height is refused past the last accepted one plus this plus one block per BLOCK_TIME_MIN_MS since */
   BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000).default(100),
   BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000),
+  /** how often the bundler reads the service wallet's balance (also read before a bundle is judged short of funds) */
+  WALLET_BALANCE_REFRESH_MS: int(100, 86_400_000).default(60_000),
   RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
   /** in one process, how long a command waits for the projector to reach its event before answering */
   PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
@@ -155,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       confirmations: c.CONFIRMATIONS,
       dropAfterBlocks: c.DROP_AFTER_BLOCKS,
       maxAttempts: c.MAX_BUNDLE_ATTEMPTS,
+      walletBalanceRefreshMs: c.WALLET_BALANCE_REFRESH_MS,
     },
     offsetsRetentionMs: c.OFFSETS_RETENTION_DAYS * 86_400_000,
     nestedFreeMaxItems: c.NESTED_FREE_MAX_ITEMS,

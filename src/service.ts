@@ -47,6 +47,7 @@ import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
+import { createWalletFunds } from './app/bundler/funds.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp, type AppOptions } from './http/app.js';
 import { createDashboardQueries } from './http/dashboard/queries.js';
@@ -120,11 +121,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     await Promise.allSettled([eventStore.close(), readStore.close(), blobStore.close()]);
     throw error;
   }
+  const bundlerRuns = roles.bundler && config.bundler.enabled;
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
     projectorLag: () => projectorLag(eventStore, readStore),
     liveBundles: () => liveBundlesByState(readStore),
     damagedItems: () => damagedItemsNow(readStore),
+    // the bundler's view of the service wallet (built below); none where no bundler runs
+    funds: () => (bundlerRuns ? funds.snapshot() : undefined),
     onError: warningsTo(log),
   });
   // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height
@@ -258,11 +262,21 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   if (roles.commands) await finalizer.resume();
 
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
+  const bundlerGateway = instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights }), metrics);
+  // the wallet's balance, read where the bundler runs: bundles it cannot pay for wait for funds
+  const funds = createWalletFunds({
+    gateway: bundlerGateway,
+    address: wallet.address,
+    refreshMs: config.bundler.walletBalanceRefreshMs,
+    warn: (message, fields) => log.warn(message, fields),
+    log: warningsTo(log),
+  });
   const bundler = createBundler({
     eventStore,
     readStore,
     blobStore,
-    gateway: instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights }), metrics),
+    gateway: bundlerGateway,
+    funds,
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
@@ -272,7 +286,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),
   });
-  if (roles.bundler && config.bundler.enabled) bundler.start(config.bundler.intervalMs);
+  if (bundlerRuns) {
+    funds.start();
+    bundler.start(config.bundler.intervalMs);
+  }
 
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
@@ -346,7 +363,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
         txOffsets,
         accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       },
-      dashboard: createDashboardQueries({ eventStore, readStore, info: () => info, offsets: txOffsets }),
+      dashboard: createDashboardQueries({ eventStore, readStore, info: () => info, offsets: txOffsets, ...(bundlerRuns ? { funds: funds.snapshot } : {}) }),
     };
   }
 
@@ -381,6 +398,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       uploadGuard?.stop();
       await tally?.stop();
       await bundler.stop();
+      await funds.stop();
       await maintenance?.stop();
       // stops at the next entry; the recovery pass finishes the index after a restart
       await nestedIndex.stop();

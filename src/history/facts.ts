@@ -81,6 +81,10 @@ export const factsOf = (event: DomainEvent): string =>
       ].join('; ');
     })
     .with(
+      { type: 'BundleAwaitingFunds' },
+      ({ data: d }) => `waiting for funds: reward ${d.reward} winston, wallet ${d.address} holds ${d.balance} winston; no attempt counted`,
+    )
+    .with(
       { type: 'BundlePrepared' },
       ({ data: d }) =>
         `tx ${d.txId}, ${d.dataSize} bytes, data root ${d.dataRoot}, reward ${d.reward} winston, anchor height ${d.anchorHeight}`,
@@ -97,7 +101,12 @@ export const factsOf = (event: DomainEvent): string =>
       ({ data: d }) => {
         const damaged = d.damagedItemIds ?? [];
         const back = `${d.itemIds.length - damaged.length} items back to the queue`;
-        const items = damaged.length > 0 ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}` : back;
+        const items =
+          damaged.length > 0
+            ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}`
+            : d.countsAsAttempt === false
+              ? `${back}, not counted as an attempt`
+              : back;
         return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
       },
     )

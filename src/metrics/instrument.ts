@@ -31,6 +31,7 @@ export function instrumentGateway(gateway: ArweaveGateway, metrics: Pick<Metrics
     postChunk: counted('postChunk', gateway.postChunk),
     transactionStatus: counted('transactionStatus', gateway.transactionStatus),
     currentHeight: counted('currentHeight', gateway.currentHeight),
+    walletBalance: counted('walletBalance', gateway.walletBalance),
   };
 }
 

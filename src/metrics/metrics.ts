@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ProjectorLag } from '../../projections/lag.js';
+import type { FundsSnapshot } from '../app/bundler/funds.js';
 
 /**
  * The service's Prometheus metrics. One registry per service instance (never prom-client's global
@@ -14,6 +15,8 @@ export interface ScrapeSources {
   liveBundles?: () => Promise<Record<string, number>>;
   /** items whose stored bytes are damaged now, from the upload-stats read model */
   damagedItems?: () => Promise<number>;
+  /** the bundler's view of the service wallet (absent where no bundler runs) */
+  funds?: () => Pick<FundsSnapshot, 'balance' | 'waitingBundles'> | undefined;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -115,6 +118,27 @@ export function createMetrics(sources: ScrapeSources = {}) {
         this.set(Number.NaN);
         onError('damaged items not read for /metrics', error);
       }
+    },
+  });
+
+  new Gauge({
+    name: 'wallet_balance_winston',
+    help: 'The service wallet balance in winston, as the bundler last read it from the gateway (no value before the first read)',
+    registers: [registry],
+    collect() {
+      const balance = sources.funds?.()?.balance;
+      this.reset();
+      if (balance !== undefined) this.set(Number(balance));
+    },
+  });
+  new Gauge({
+    name: 'bundles_waiting_for_funds',
+    help: 'Bundles waiting because the service wallet cannot pay their reward: fund the wallet (GET /info addresses.arweave)',
+    registers: [registry],
+    collect() {
+      const funds = sources.funds?.();
+      this.reset();
+      if (funds) this.set(funds.waitingBundles);
     },
   });
 

@@ -37,6 +37,8 @@ export interface ArweaveGateway {
    * come) is a GatewayRequestError, so nothing is decided on it
    */
   currentHeight(options?: GatewayCallOptions): Promise<number>;
+  /** what the wallet `address` holds, in winston (`GET /wallet/{address}/balance`); 0 for a wallet the network never saw */
+  walletBalance(address: string, options?: GatewayCallOptions): Promise<bigint>;
 }
 
 export interface GatewayCallOptions {

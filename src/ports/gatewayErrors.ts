@@ -38,6 +38,13 @@ export class GatewayRequestError extends Error {
   }
 }
 
+/**
+ * What a refusal is about: `funds` when the paying wallet's balance is below the reward (the
+ * service's funding, not the transaction: the same bundle goes through once the wallet is funded),
+ * `transaction` for anything else about what was sent.
+ */
+export type RefusalAbout = 'funds' | 'transaction';
+
 /** The gateway refused what was sent (a 4xx on a post): sending it again will not help. */
 export class GatewayRejected extends Error {
   override readonly name = 'GatewayRejected';
@@ -48,6 +55,7 @@ export class GatewayRejected extends Error {
     readonly status: number,
     /** the gateway's answer, as text: it usually says why (`Bad Request`, `{"error":"invalid_proof"}`) */
     readonly body: string,
+    readonly about: RefusalAbout = 'transaction',
   ) {
     super(message);
   }

@@ -22,6 +22,8 @@ export interface ArweaveGatewayOptions {
 }
 
 const TX_ID = /^[A-Za-z0-9_-]{43}$/;
+/** a wallet address: the base64url SHA-256 of its owner */
+const ADDRESS = /^[A-Za-z0-9_-]{43}$/;
 /** `GET /tx_anchor` answers a block hash (48 bytes: 64 characters of base64url; arlocal makes up 64 alphanumerics) or a tx id */
 const ANCHOR = /^(?:[A-Za-z0-9_-]{43}|[A-Za-z0-9_-]{64})$/;
 
@@ -78,6 +80,15 @@ export function createArweaveGateway({
     },
 
     transactionStatus,
+
+    async walletBalance(address, { signal } = {}) {
+      if (!ADDRESS.test(address)) throw new RangeError(`${JSON.stringify(address)} is not a wallet address`);
+      const { url, text } = await gatewayGetText({ ...base, path: `/wallet/${address}/balance`, accept: 'text/plain, application/json', signal });
+      // a decimal winston string (arlocal answers a JSON number, which is the same digits up to 1e21)
+      const digits = text.trim();
+      if (!/^\d+$/.test(digits)) throw new GatewayRequestError(`GET ${url} answered without a balance in winston`, { kind: 'answer', status: 200 });
+      return BigInt(digits);
+    },
 
     async currentHeight({ signal } = {}) {
       const answered = await fetchBlockHeight({ ...base, signal });

@@ -36,7 +36,18 @@ export const unexpectedStatus = ({ url, status, text }: GatewayAnswer, method = 
   new GatewayRequestError(`${method} ${url} answered HTTP ${status}${brief(text)}`, { kind: 'status', status });
 
 export const rejected = ({ url, status, text }: GatewayAnswer, what: string): GatewayRejected =>
-  new GatewayRejected(`POST ${url} refused ${what}: HTTP ${status}${brief(text)}`, status, text);
+  new GatewayRejected(`POST ${url} refused ${what}: HTTP ${status}${brief(text)}`, status, text, isFundsRefusal({ status, text }) ? 'funds' : 'transaction');
+
+/**
+ * The answers that say the paying wallet cannot pay the reward: arlocal's 410 `You don't have
+ * enough tokens`, an Arweave node's 400 `Waiting transactions exceed balance for wallet.` (its
+ * `overspend`), and the same words from gateways in front of nodes.
+ */
+const FUNDS_REFUSAL = /enough (?:tokens|funds)|exceed balance|overspend|insufficient (?:funds|balance)/i;
+
+export function isFundsRefusal({ status, text }: Pick<GatewayAnswer, 'status' | 'text'>): boolean {
+  return status === 410 || (isRefusal(status) && FUNDS_REFUSAL.test(text));
+}
 
 /** `{"error":"invalid_proof"}`, the form of an Arweave node's chunk errors */
 function errorIn(text: string): string | undefined {

@@ -69,9 +69,11 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     const { position } = await deps.bundles.execute(command, BUNDLER);
     if (position !== undefined) await deps.awaitProjection?.(position);
   };
-  const drop = async (reason: string) => {
+  /** `countsAsAttempt` false: not about this bundle (funds, a header the gateway never took) */
+  const drop = async (reason: string, countsAsAttempt = true) => {
     trees.delete(planId);
-    await record({ type: 'Drop', data: { planId, reason, now: now() } });
+    deps.funds?.settled(planId);
+    await record({ type: 'Drop', data: { planId, reason, countsAsAttempt, now: now() } });
   };
   /** the bundle cannot be made of the bytes its items' blobs hold now: those items found, the rest re-planned */
   const dropIfDamaged = async (error: unknown): Promise<boolean> => {
@@ -89,11 +91,17 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
 
   switch (bundle.status) {
     case 'planned': {
-      const [reward, anchor, anchorHeight] = await Promise.all([
-        deps.gateway.price(bundle.totalSize, call),
-        deps.gateway.anchor(call),
-        deps.gateway.currentHeight(call),
-      ]);
+      const reward = await deps.gateway.price(bundle.totalSize, call);
+      // the wallet cannot pay: the bundle waits, planned, without an attempt (recorded once)
+      if (deps.funds) {
+        const { enough, balance } = await deps.funds.canPay(planId, reward, call);
+        if (!enough) {
+          const data = { planId, reward: reward.toString(), balance: balance.toString(), address: deps.funds.address, now: now() };
+          await record({ type: 'AwaitFunds', data });
+          return;
+        }
+      }
+      const [anchor, anchorHeight] = await Promise.all([deps.gateway.anchor(call), deps.gateway.currentHeight(call)]);
       let prepared: Awaited<ReturnType<typeof prepareBundle>>;
       try {
         prepared = await prepareBundle({ blobStore: deps.blobStore, layout: await checkedLayoutOf(deps, bundle), jwk: deps.jwk, anchor, reward: reward.toString() });
@@ -103,6 +111,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       }
       const { tx, tree } = prepared;
       trees.set(planId, { tree, nextChunk: 0 });
+      deps.funds?.settled(planId);
       await record({
         type: 'MarkPrepared',
         data: { planId, txId: tx.id, reward: tx.reward, anchor, anchorHeight, dataRoot: tx.data_root, dataSize: tree.dataSize, tx: { ...tx }, now: now() },
@@ -141,14 +150,22 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
           }
           throw error;
         }
-        // refused for good (an unfunded wallet, an anchor too old): its items go back to the queue
+        // The wallet could not pay (its balance moved, or the gateway prices otherwise): the items go
+        // back to the queue with no attempt counted, and their next plan waits for funds.
+        if (error instanceof GatewayRejected && error.about === 'funds') {
+          deps.funds?.refused();
+          return drop(`the service wallet cannot pay for it: ${error.message}`, false);
+        }
+        // refused for good (an anchor too old, a malformed transaction or chunk): its items go back to the queue
         if (error instanceof GatewayRejected) return drop(`gateway refused it: ${error.message}`);
         // Still failing when the anchor has expired and the network has not got the transaction (a
         // gateway that lost the header refuses its chunks with data_root_not_found forever): it can
-        // never be mined, so retrying would keep the items out of every other bundle for good.
+        // never be mined, so retrying would keep the items out of every other bundle for good. A
+        // header never taken (the gateway down, 5xx or 429 until then) is not about the bundle: no
+        // attempt counted; one taken and then lost by the network is.
         if (error instanceof GatewayRequestError && !signal?.aborted) {
           const reason = await unseenPastAnchor(deps, bundle, signal).catch(() => undefined);
-          if (reason) return drop(reason);
+          if (reason) return bundle.status === 'prepared' ? drop(`never taken by the gateway: ${reason}`, false) : drop(reason);
         }
         throw error;
       }

@@ -87,7 +87,9 @@ export function createBundler(given: BundlerDeps) {
   async function passHoldingLease(): Promise<void> {
     reflect ??= await deps.eventStore.headPosition();
     await planBundles(deps, reflect);
-    for (const planId of await liveBundles()) {
+    const live = await liveBundles();
+    deps.funds?.retain(new Set(live));
+    for (const planId of live) {
       if (stopping.signal.aborted) return;
       await step(planId);
     }

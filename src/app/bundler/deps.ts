@@ -5,6 +5,7 @@ import type { ReadStore } from '../../ports/readStore.js';
 import type { PackingLimits } from '../../domain/bundle/packing.js';
 import type { RsaPrivateJwk } from '../../wallet/rsaJwk.js';
 import type { BundleRepository } from '../bundles.js';
+import type { WalletFunds } from './funds.js';
 
 export interface BundlerSettings {
   limits: PackingLimits;
@@ -24,6 +25,11 @@ export interface BundlerDeps {
   jwk: RsaPrivateJwk;
   bundles: BundleRepository;
   settings: BundlerSettings;
+  /**
+   * the service wallet's balance: a bundle whose reward it does not cover waits, planned (absent:
+   * every bundle is signed and posted, and the gateway judges)
+   */
+  funds?: Pick<WalletFunds, 'canPay' | 'refused' | 'settled' | 'retain' | 'address'>;
   /** takes or renews the bundler's lease; false: another instance is the active one (absent: always active) */
   holdLease?: () => Promise<boolean>;
   /**

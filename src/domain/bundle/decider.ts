@@ -26,7 +26,9 @@ export type BundleCommand =
   | { type: 'MarkSeeded'; data: { planId: string; now: number } }
   | { type: 'MarkConfirmed'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
   | { type: 'MarkPermanent'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
-  | { type: 'Drop'; data: { planId: string; reason: string; damagedItemIds?: string[]; now: number } };
+  | { type: 'AwaitFunds'; data: { planId: string; reward: string; balance: string; address: string; now: number } }
+  /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
+  | { type: 'Drop'; data: { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };
 
 const at = (state: BundleState, status: BundleStatus) => state?.status === status;
 
@@ -34,6 +36,10 @@ export const decideBundle = (command: BundleCommand, state: BundleState): Bundle
   match(command)
     .returnType<BundleEvent[]>()
     .with({ type: 'Plan' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'BundlePlanned', data: { ...d, timestamp: now } }]))
+    // once per bundle: a bundle still waiting at the next pass decides nothing
+    .with({ type: 'AwaitFunds' }, ({ data: { now, ...d } }) =>
+      at(state, 'planned') && state!.awaitingFundsSince === undefined ? [{ type: 'BundleAwaitingFunds', data: { ...d, timestamp: now } }] : [],
+    )
     .with({ type: 'MarkPrepared' }, ({ data: { now, ...d } }) =>
       at(state, 'planned') ? [{ type: 'BundlePrepared', data: { ...d, itemIds: state!.items.map((i) => i.id), timestamp: now } }] : [],
     )
@@ -51,9 +57,14 @@ export const decideBundle = (command: BundleCommand, state: BundleState): Bundle
         ? [{ type: 'BundlePermanent', data: { ...d, itemIds: state!.items.map((i) => i.id), txId: state!.txId!, timestamp: now } }]
         : [],
     )
-    .with({ type: 'Drop' }, ({ data: { now, ...d } }) =>
+    .with({ type: 'Drop' }, ({ data: { now, countsAsAttempt = true, ...d } }) =>
       isLive(state)
-        ? [{ type: 'BundleDropped', data: { ...d, itemIds: state.items.map((i) => i.id), ...(state.txId ? { txId: state.txId } : {}), timestamp: now } }]
+        ? [
+            {
+              type: 'BundleDropped',
+              data: { ...d, itemIds: state.items.map((i) => i.id), ...(state.txId ? { txId: state.txId } : {}), countsAsAttempt, timestamp: now },
+            },
+          ]
         : [],
     )
     .exhaustive();

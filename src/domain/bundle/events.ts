@@ -59,11 +59,36 @@ export const BundleDropped = z.object({
      * leave the queue, and the drop counts as no attempt of the others, which go back to it
      */
     damagedItemIds: z.array(z.string()).optional(),
+    /**
+     * false: dropped for a reason that is not about this bundle (the service wallet could not pay
+     * for it, a transaction never taken by the gateway): its items go back to the queue with no
+     * attempt counted. Absent (every drop recorded before this field existed): it counted.
+     */
+    countsAsAttempt: z.boolean().optional(),
+  }),
+});
+
+/**
+ * The service wallet's balance is below the bundle's reward: the bundle waits, planned, until the
+ * wallet is funded (no attempt counted, no item failed). Recorded once per bundle, when it starts
+ * waiting; the posting that follows funding is its BundlePrepared.
+ */
+export const BundleAwaitingFunds = z.object({
+  type: z.literal('BundleAwaitingFunds'),
+  data: z.object({
+    ...base,
+    /** the network's price of the bundle's bytes, in winston */
+    reward: z.string().regex(/^\d+$/),
+    /** the wallet's balance when the bundle started waiting, in winston */
+    balance: z.string().regex(/^\d+$/),
+    /** the wallet that pays */
+    address: z.string(),
   }),
 });
 
 export const BundleEvent = z.discriminatedUnion('type', [
   BundlePlanned,
+  BundleAwaitingFunds,
   BundlePrepared,
   BundlePosted,
   BundleSeeded,

@@ -23,6 +23,8 @@ export interface Bundle {
   tx?: Record<string, unknown>;
   /** height of the block holding the transaction, once seen */
   blockHeight?: number;
+  /** planned, and recorded waiting for the service wallet to be funded (since this time) */
+  awaitingFundsSince?: number;
 }
 
 export type BundleState = Bundle | undefined;
@@ -39,6 +41,7 @@ export const evolveBundle = (state: BundleState, event: BundleEvent): BundleStat
   if (!state) return state;
   return match(event)
     .returnType<Bundle>()
+    .with({ type: 'BundleAwaitingFunds' }, ({ data }) => ({ ...state, awaitingFundsSince: data.timestamp }))
     .with({ type: 'BundlePrepared' }, ({ data }) => ({
       ...state,
       status: 'prepared',

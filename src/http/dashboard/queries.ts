@@ -3,6 +3,7 @@ import type { ReadStore } from '../../ports/readStore.js';
 import type { DataItemId } from '../../domain/ids.js';
 import type { BundleStatus } from '../../domain/bundle/state.js';
 import type { ServiceInfo, TxOffsets } from '../queries.js';
+import type { FundsSnapshot } from '../../app/bundler/funds.js';
 import { projectorLag } from '../../../projections/lag.js';
 import {
   allProjections,
@@ -41,6 +42,8 @@ export interface DashboardSummary {
   bundles: Record<BundleStatus, number>;
   /** positions are decimal strings (bigints in the store) */
   projector: { head: string; behind: string; byProjection: Record<string, string> };
+  /** the service wallet as the bundler of this process sees it; null where no bundler runs */
+  funds: FundsSnapshot | null;
 }
 
 /** `GET /dashboard/api/tx/:id`: what the item page shows. */
@@ -69,11 +72,13 @@ export interface DashboardDeps {
   info: () => ServiceInfo;
   /** the `GET /tx/:id/offsets` query */
   offsets: (id: DataItemId) => Promise<TxOffsets | undefined>;
+  /** the bundler's snapshot of the service wallet (balance, bundles waiting for funds) */
+  funds?: () => FundsSnapshot;
   now?: () => number;
 }
 
 /** a plan's steps whose events name no item: the item page takes them from bundle-history */
-const BUNDLE_ONLY: ReadonlySet<string> = new Set(['BundlePosted', 'BundleSeeded', 'BundleConfirmed']);
+const BUNDLE_ONLY: ReadonlySet<string> = new Set(['BundleAwaitingFunds', 'BundlePosted', 'BundleSeeded', 'BundleConfirmed']);
 
 /** Reads the dashboard's JSON from the read models; never from the event store (but for its head position). */
 export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
@@ -111,6 +116,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           behind: lag.behind.toString(),
           byProjection: Object.fromEntries(Object.entries(lag.byProjection).map(([name, d]) => [name, d.toString()])),
         },
+        funds: deps.funds?.() ?? null,
       };
     },
 

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { decideBundle, type BundleCommand } from '../../src/domain/bundle/decider.js';
+import { BundleDropped, type BundleEvent } from '../../src/domain/bundle/events.js';
+import { evolveBundle, type BundleState } from '../../src/domain/bundle/state.js';
+import { bundleQueueProjection, type QueuedItem } from '../../projections/index.js';
+
+const P = 'plan-1';
+const items = [{ id: 'item-a', size: 10, offset: 160 }];
+const planned: BundleEvent = { type: 'BundlePlanned', data: { planId: P, items, headerSize: 160, totalSize: 170, timestamp: 1 } };
+const given = (events: BundleEvent[]): BundleState => events.reduce(evolveBundle, undefined as BundleState);
+const awaitFunds = (now: number): BundleCommand => ({ type: 'AwaitFunds', data: { planId: P, reward: '500', balance: '0', address: 'wallet', now } });
+
+/** the bundle-queue document of item-a after these events (as the projector folds them) */
+function queuedAfter(events: BundleEvent[]): QueuedItem | undefined {
+  const accepted = { size: 10, acceptedAt: 0, attempts: 0 } as QueuedItem;
+  return events.reduce<QueuedItem | undefined>(
+    (doc, event) => bundleQueueProjection.reduce(doc, event as never, {} as never) as QueuedItem | undefined,
+    accepted,
+  );
+}
+
+describe('bundle decider: waiting for funds, and what a drop counts', () => {
+  it('records a planned bundle waiting for funds once: the same wait at a later pass decides nothing', () => {
+    expect(decideBundle(awaitFunds(5), given([planned]))).to.deep.equal([
+      { type: 'BundleAwaitingFunds', data: { planId: P, reward: '500', balance: '0', address: 'wallet', timestamp: 5 } },
+    ]);
+    const waiting = given([planned, ...decideBundle(awaitFunds(5), given([planned]))]);
+    expect(waiting).to.include({ status: 'planned', awaitingFundsSince: 5 });
+    expect(decideBundle(awaitFunds(9), waiting)).to.deep.equal([]);
+  });
+
+  it('records no wait for a bundle past planning', () => {
+    const prepared: BundleEvent = {
+      type: 'BundlePrepared',
+      data: { planId: P, itemIds: ['item-a'], txId: 't'.repeat(43), reward: '1', anchor: 'a', dataRoot: 'r', dataSize: 170, anchorHeight: 3, tx: {}, timestamp: 2 },
+    };
+    expect(decideBundle(awaitFunds(5), given([planned, prepared]))).to.deep.equal([]);
+  });
+
+  it('records whether a drop counts as an attempt; counting unless told otherwise', () => {
+    const drop = (countsAsAttempt?: boolean): BundleCommand => ({
+      type: 'Drop',
+      data: { planId: P, reason: 'r', ...(countsAsAttempt !== undefined ? { countsAsAttempt } : {}), now: 7 },
+    });
+    expect(decideBundle(drop(false), given([planned]))).to.deep.equal([
+      { type: 'BundleDropped', data: { planId: P, reason: 'r', itemIds: ['item-a'], countsAsAttempt: false, timestamp: 7 } },
+    ]);
+    expect(decideBundle(drop(), given([planned]))[0]!.data).to.include({ countsAsAttempt: true });
+  });
+
+  it('counts an attempt of the items for a drop that counts, and for a drop recorded before the field existed', () => {
+    const dropped = (data: Record<string, unknown>): BundleEvent =>
+      BundleDropped.parse({ type: 'BundleDropped', data: { planId: P, itemIds: ['item-a'], reason: 'r', timestamp: 7, ...data } });
+    // an event as stored by the earlier version: no countsAsAttempt; it still reads, and still counted
+    const old = dropped({});
+    expect(old.data).to.not.have.property('countsAsAttempt');
+    expect(queuedAfter([planned, old])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
+    expect(queuedAfter([planned, dropped({ countsAsAttempt: true })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
+    expect(queuedAfter([planned, dropped({ countsAsAttempt: false })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 0 });
+  });
+});
