@@ -15,22 +15,24 @@ export interface QueuedItem {
 
 type QueueEvent = Extract<
   DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
+  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'DataItemRequeued' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
 >;
 
 export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent> = {
   name: 'bundle-queue',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, (e) => [e.data.id])
+      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, { type: 'DataItemRequeued' }, (e) => [e.data.id])
       .with({ type: 'BundlePlanned' }, (e) => e.data.items.map((i) => i.id))
       .with({ type: 'BundlePermanent' }, { type: 'BundleDropped' }, (e) => e.data.itemIds)
       .exhaustive(),
   reduce: (doc, event) => {
     if (event.type === 'DataItemAccepted') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.timestamp, attempts: 0 };
+    // the failure took it out of the queue: back with no attempt used, waiting for the next bundle
+    if (event.type === 'DataItemRequeued') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.acceptedAt, attempts: 0 };
     if (!doc) return doc;
     return match(event)
       .returnType<QueuedItem | undefined>()

@@ -78,6 +78,39 @@ describe('read models of an item whose stored bytes were found damaged', () => {
   });
 });
 
+/** an item accepted at T0, planned, dropped: out of attempts (1), FAILED; then requeued, planned and made permanent */
+const T0 = 1_700_000_000_000;
+const onePlan = (planId: string): DomainEvent => ({ type: 'BundlePlanned', data: { planId, items: [{ id: good, size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196, timestamp: 2 } });
+const failedStory: DomainEvent[] = [
+  dataItemAccepted(good),
+  onePlan('p1'),
+  { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good], reason: 'not seen 51 blocks after its anchor', timestamp: 3 } },
+  { type: 'DataItemFailed', data: { id: good, attempts: 1, reason: '1 bundles dropped', timestamp: 4 } },
+];
+const requeued: DomainEvent = {
+  type: 'DataItemRequeued',
+  data: { id: good, by: 'ops', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 1100, acceptedAt: T0, timestamp: 5 },
+};
+const permanentAfterRequeue: DomainEvent[] = [
+  onePlan('p2'),
+  { type: 'BundlePermanent', data: { planId: 'p2', itemIds: [good], txId: 'tx2', blockHeight: 9, confirmations: 18, timestamp: 7 } },
+];
+
+describe('read models of a FAILED item requeued by an operator', () => {
+  it('tx-status: CONFIRMED/new again (accepted, waiting for a bundle), then pending and FINALIZED like any item', () => {
+    expect(statusOf(failedStory, good)).to.deep.equal({ status: 'FAILED', info: 'failed', planId: undefined, damaged: undefined });
+    expect(statusOf([...failedStory, requeued], good)).to.deep.equal({ status: 'CONFIRMED', info: 'new', planId: undefined, damaged: undefined });
+    expect(statusOf([...failedStory, requeued, permanentAfterRequeue[0]!], good)).to.deep.equal({ status: 'CONFIRMED', info: 'pending', planId: 'p2', damaged: undefined });
+    expect(project(txStatusProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.include({ status: 'FINALIZED', info: 'permanent', bundleId: 'tx2' });
+  });
+
+  it('bundle-queue: back in the queue with its size, acceptance time and no attempt used, so the bundler plans it', () => {
+    expect(project(bundleQueueProjection, failedStory).get(good)?.doc).to.equal(undefined);
+    expect(project(bundleQueueProjection, [...failedStory, requeued]).get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: T0, attempts: 0 });
+    expect(project(bundleQueueProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.equal(undefined);
+  });
+});
+
 describe('receipts projection', () => {
   it('keeps the receipt of each accepted item', () => {
     const event = dataItemAccepted(itemId(2));
@@ -93,6 +126,11 @@ describe('every projection', () => {
       const once = project(p, events);
       const twice = project(p, events, once);
       expect([...twice.entries()]).to.deep.equal([...once.entries()]);
+    });
+    it(`${p.name}: applying a failure, a requeue and a permanent bundle twice changes nothing`, () => {
+      const events = [...failedStory, requeued, ...permanentAfterRequeue];
+      const once = project(p, events);
+      expect([...project(p, events, once).entries()]).to.deep.equal([...once.entries()]);
     });
     it(`${p.name}: applying a damage, its drop and a repair twice changes nothing`, () => {
       const events = [...damageStory, repaired];
