@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { ReadStore } from '../src/ports/readStore.js';
+import { collectionOf, type ProjectionDefinition } from './definition.js';
 
 /** Accepted items and the live bundle plan holding each (none: waiting to be bundled). */
 export interface QueuedItem {
@@ -53,3 +54,28 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
       .exhaustive();
   },
 };
+
+/** what the bundler reads a page at a time too (src/app/bundler/plan.ts) */
+const SCAN_PAGE = 1000;
+
+/**
+ * Items waiting for a bundle (accepted or requeued, in no live plan, not damaged) and the oldest one's
+ * acceptance time, for the status page. The queue holds what waits plus the items of live bundles:
+ * the bundler scans it whole at every pass, and so does this.
+ */
+export async function waitingForBundle(readStore: Pick<ReadStore, 'scan'>): Promise<{ items: number; oldestAcceptedAt: number | undefined }> {
+  let items = 0;
+  let oldestAcceptedAt: number | undefined;
+  const collection = collectionOf(bundleQueueProjection);
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<QueuedItem>(collection, { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
+    for (const { doc } of page) {
+      if (doc.planId !== undefined || doc.damaged) continue;
+      items++;
+      if (oldestAcceptedAt === undefined || doc.acceptedAt < oldestAcceptedAt) oldestAcceptedAt = doc.acceptedAt;
+    }
+    if (page.length < SCAN_PAGE) return { items, oldestAcceptedAt };
+    afterId = page[page.length - 1]!.id;
+  }
+}

@@ -1,7 +1,6 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { ReadStore } from '../src/ports/readStore.js';
-import { damageOf } from '../src/history/facts.js';
 import { collectionOf, type ProjectionDefinition } from './definition.js';
 
 /** the one document of the upload-stats read model */
@@ -61,6 +60,9 @@ export const emptyUploadStats = (): UploadStatsDocument => ({
   bundlesDropped: 0,
 });
 
+/** what was found, in a few words (the item's history has the blob and digests) */
+const DAMAGE: Record<'missing' | 'short' | 'long' | 'digest', string> = { missing: 'lost', short: 'cut short', long: 'grown', digest: 'changed' };
+
 /** the failure first, the item's older entry (if any) out, at most RECENT_FAILURES kept */
 const failing = (list: readonly RecentFailure[], failure: RecentFailure): RecentFailure[] =>
   [failure, ...list.filter((f) => f.id !== failure.id)].slice(0, RECENT_FAILURES);
@@ -102,7 +104,7 @@ export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, Up
       .with({ type: 'DataItemDamaged' }, ({ data: d }) => ({
         ...stats,
         damagedItems: (stats.damagedItems ?? 0) + 1,
-        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: `damaged: ${damageOf(d)}` }),
+        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: `damaged: stored bytes ${DAMAGE[d.found]}; upload it again` }),
       }))
       .with({ type: 'DataItemRepaired' }, ({ data: d }) => ({
         ...stats,

@@ -71,7 +71,7 @@ describe('upload-stats: the last failures', () => {
     ]);
     expect(doc?.failedItems).to.equal(11);
     expect(doc?.recentFailures.map((f) => [f.id, f.at, f.reason])).to.deep.equal([
-      [itemId(20), T + 50, `damaged: stored bytes lost: no blob at items/${itemId(20)}`],
+      [itemId(20), T + 50, 'damaged: stored bytes lost; upload it again'],
       ...Array.from({ length: 9 }, (_, i) => [itemId(11 - i), T + 10 - i, '3 bundles dropped']),
     ]);
   });
