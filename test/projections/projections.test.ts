@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, type ProjectionDefinition } from '../../projections/index.js';
+import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
 import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
@@ -108,6 +108,26 @@ describe('read models of a FAILED item requeued by an operator', () => {
     expect(project(bundleQueueProjection, failedStory).get(good)?.doc).to.equal(undefined);
     expect(project(bundleQueueProjection, [...failedStory, requeued]).get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: T0, attempts: 0 });
     expect(project(bundleQueueProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.equal(undefined);
+  });
+});
+
+describe('items waiting for a bundle (the status page)', () => {
+  /** the queue's documents in id order, scanned a page at a time as the read stores do */
+  const queueOf = (docs: QueuedItem[]) => {
+    const rows = docs.map((doc, i) => ({ id: itemId(i + 1), doc, position: 1n })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return {
+      scan: async <T>(_collection: string, { afterId, limit }: { afterId?: string; limit: number }) =>
+        rows.filter((r) => afterId === undefined || r.id > afterId).slice(0, limit) as unknown as (typeof rows[number] & { doc: T })[],
+    };
+  };
+
+  it('counts the items in no live plan and not damaged, over every page, and finds the oldest one', async () => {
+    const docs: QueuedItem[] = Array.from({ length: 2500 }, (_, i) => ({ size: 1, acceptedAt: T0 + 10_000 + i, attempts: 0 }));
+    docs[100] = { size: 1, acceptedAt: T0, attempts: 0, planId: 'p1' };
+    docs[200] = { size: 1, acceptedAt: T0 + 1, attempts: 0, damaged: true };
+    docs[2400] = { size: 1, acceptedAt: T0 + 5, attempts: 2 };
+    expect(await waitingForBundle(queueOf(docs))).to.deep.equal({ items: 2498, oldestAcceptedAt: T0 + 5 });
+    expect(await waitingForBundle(queueOf([]))).to.deep.equal({ items: 0, oldestAcceptedAt: undefined });
   });
 });
 
