@@ -37,6 +37,15 @@ const refusalOf = (id: string, error: unknown): string => {
   return `${id}: ${message}`;
 };
 
+/** the user running the tool; a container user without a passwd entry has no name: `operator` then */
+function currentUser(): string {
+  try {
+    return process.env.USER || userInfo().username;
+  } catch {
+    return 'operator';
+  }
+}
+
 const writeOut = (text: string) => new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
 
 await runCli(USAGE, async () => {
@@ -51,7 +60,7 @@ await runCli(USAGE, async () => {
   if (!all && positionals.length === 0) throw new UsageError('expected item ids or --all-failed');
   const ids = positionals.map((p) => argOf(DataItemId, p, 'dataItemId'));
   const reason = argOf(Reason, values.reason, '--reason');
-  const by = argOf(OperatorName, values.by ?? userInfo().username, '--by');
+  const by = argOf(OperatorName, values.by ?? currentUser(), '--by');
 
   return withExistingEventStore(async (eventStore) => {
     const requeue = createRequeue({ eventStore, now: Date.now });
