@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { ReadStore } from '../src/ports/readStore.js';
+import { collectionOf, type ProjectionDefinition } from './definition.js';
 
 /** Accepted items and the live bundle plan holding each (none: waiting to be bundled). */
 export interface QueuedItem {
@@ -15,22 +16,24 @@ export interface QueuedItem {
 
 type QueueEvent = Extract<
   DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
+  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'DataItemRequeued' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
 >;
 
 export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent> = {
   name: 'bundle-queue',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, (e) => [e.data.id])
+      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, { type: 'DataItemRequeued' }, (e) => [e.data.id])
       .with({ type: 'BundlePlanned' }, (e) => e.data.items.map((i) => i.id))
       .with({ type: 'BundlePermanent' }, { type: 'BundleDropped' }, (e) => e.data.itemIds)
       .exhaustive(),
   reduce: (doc, event) => {
     if (event.type === 'DataItemAccepted') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.timestamp, attempts: 0 };
+    // the failure took it out of the queue: back with no attempt used, waiting for the next bundle
+    if (event.type === 'DataItemRequeued') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.acceptedAt, attempts: 0 };
     if (!doc) return doc;
     return match(event)
       .returnType<QueuedItem | undefined>()
@@ -52,3 +55,28 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
       .exhaustive();
   },
 };
+
+/** what the bundler reads a page at a time too (src/app/bundler/plan.ts) */
+const SCAN_PAGE = 1000;
+
+/**
+ * Items waiting for a bundle (accepted or requeued, in no live plan, not damaged) and the oldest one's
+ * acceptance time, for the status page. The queue holds what waits plus the items of live bundles:
+ * the bundler scans it whole at every pass, and so does this.
+ */
+export async function waitingForBundle(readStore: Pick<ReadStore, 'scan'>): Promise<{ items: number; oldestAcceptedAt: number | undefined }> {
+  let items = 0;
+  let oldestAcceptedAt: number | undefined;
+  const collection = collectionOf(bundleQueueProjection);
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<QueuedItem>(collection, { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
+    for (const { doc } of page) {
+      if (doc.planId !== undefined || doc.damaged) continue;
+      items++;
+      if (oldestAcceptedAt === undefined || doc.acceptedAt < oldestAcceptedAt) oldestAcceptedAt = doc.acceptedAt;
+    }
+    if (page.length < SCAN_PAGE) return { items, oldestAcceptedAt };
+    afterId = page[page.length - 1]!.id;
+  }
+}

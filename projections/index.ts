@@ -40,11 +40,11 @@ export { openReservationsProjection, type OpenReservation } from './openReservat
 export { uploadsProjection, type UploadDocument } from './uploads.js';
 export { chunksOfUpload, uploadChunkId, uploadChunksProjection, type UploadChunkDocument } from './uploadChunks.js';
 export { unfinishedUploadsProjection, type UnfinishedUpload } from './unfinishedUploads.js';
-export { bundleQueueProjection, type QueuedItem } from './bundleQueue.js';
+export { bundleQueueProjection, waitingForBundle, type QueuedItem } from './bundleQueue.js';
 export { liveBundlesByState, liveBundlesProjection, type LiveBundle } from './liveBundles.js';
 export { nestedOffsetsProjection, type NestedOffsetsDocument } from './nestedOffsets.js';
 export { pendingNestedIndexProjection, type PendingNestedIndex } from './pendingNestedIndex.js';
 export { itemHistoryProjection, type ItemHistoryDocument, type HistoryEntry } from './itemHistory.js';
 export { bundleHistoryProjection, type BundleHistoryDocument } from './bundleHistory.js';
 export { uploadHistoryProjection, type UploadHistoryDocument } from './uploadHistory.js';
-export { uploadStatsProjection, UPLOAD_STATS_ID, type UploadStatsDocument } from './uploadStats.js';
+export { uploadStatsProjection, UPLOAD_STATS_ID, type RecentFailure, type UploadStatsDocument } from './uploadStats.js';

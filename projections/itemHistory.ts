@@ -45,6 +45,7 @@ type ItemHistoryEvent = Extract<
       | 'DataItemFailed'
       | 'DataItemDamaged'
       | 'DataItemRepaired'
+      | 'DataItemRequeued'
       | 'ReservationSettled'
       | 'ReservationReleased'
       | 'UploadValidated'
@@ -88,6 +89,10 @@ const summaryOf = (event: ItemHistoryEvent, id: string): string =>
     .with({ type: 'DataItemRepaired' }, ({ data: d }) =>
       `repaired: its accepted bytes stored again${d.uploadId !== undefined ? ` by multi-part upload ${d.uploadId}` : ' by a new upload'}; back in the bundle queue`,
     )
+    .with(
+      { type: 'DataItemRequeued' },
+      ({ data: d }) => `requeued by ${d.by}: ${d.reason}; back in the bundle queue (it had failed: ${d.previousFailure})`,
+    )
     .with({ type: 'ReservationSettled' }, ({ data: d }) => `${d.winc} winc settled: charged to ${d.address}`)
     .with({ type: 'ReservationReleased' }, ({ data: d }) => `${d.winc} winc released on ${d.address}: ${d.reason}`)
     .with({ type: 'UploadValidated' }, ({ data: d }) => `multi-part upload ${d.uploadId} verified: ${d.size} bytes`)
@@ -123,6 +128,7 @@ const itemIdsOf = (event: ItemHistoryEvent): readonly string[] =>
       { type: 'DataItemFailed' },
       { type: 'DataItemDamaged' },
       { type: 'DataItemRepaired' },
+      { type: 'DataItemRequeued' },
       (e) => [e.data.id],
     )
     .with(
@@ -153,6 +159,7 @@ export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, It
     'DataItemFailed',
     'DataItemDamaged',
     'DataItemRepaired',
+    'DataItemRequeued',
     'ReservationSettled',
     'ReservationReleased',
     'UploadValidated',

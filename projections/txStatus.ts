@@ -30,6 +30,7 @@ type TxStatusEvent = Extract<
       | 'DataItemFailed'
       | 'DataItemDamaged'
       | 'DataItemRepaired'
+      | 'DataItemRequeued'
       | 'BundlePlanned'
       | 'BundlePrepared'
       | 'BundlePermanent'
@@ -53,11 +54,11 @@ const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...r
 export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatusEvent> = {
   name: 'tx-status',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent', 'BundleDropped'],
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent', 'BundleDropped'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, (e) => [e.data.id])
+      .with({ type: 'DataItemAccepted' }, { type: 'DataItemFailed' }, { type: 'DataItemDamaged' }, { type: 'DataItemRepaired' }, { type: 'DataItemRequeued' }, (e) => [e.data.id])
       .with({ type: 'BundlePlanned' }, (e) => e.data.items.map((i) => i.id))
       .with({ type: 'BundlePrepared' }, { type: 'BundlePermanent' }, { type: 'BundleDropped' }, (e) => e.data.itemIds)
       .exhaustive(),
@@ -88,6 +89,8 @@ export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatus
         const { damaged: _, ...repaired } = doc;
         return placed(repaired);
       })
+      // back in the queue: accepted, waiting for a bundle (the failure left it in none)
+      .with({ type: 'DataItemRequeued' }, () => unbundled(doc))
       .with({ type: 'BundlePlanned' }, ({ data }) =>
         placed({
           ...unbundled(doc),

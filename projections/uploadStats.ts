@@ -9,8 +9,18 @@ export const MINUTE_MS = 60_000;
 /** minutes kept, counted back from the newest acceptance's minute: the status page shows the last hour */
 export const RETAINED_MINUTES = 60;
 
+/** failures the status page lists, newest first */
+export const RECENT_FAILURES = 10;
+
 /** [minute start (ms), items accepted, bytes accepted] */
 export type MinuteBucket = [number, number, number];
+
+/** an item FAILED now: out of bundle attempts, or its stored bytes damaged */
+export interface RecentFailure {
+  id: string;
+  at: number;
+  reason: string;
+}
 
 /**
  * Counters for the status page: acceptances per minute over the last hour, and totals the
@@ -22,7 +32,13 @@ export interface UploadStatsDocument {
   minutes: MinuteBucket[];
   items: number;
   bytes: number;
+  /** items FAILED now for want of bundle attempts (a requeue takes one back) */
   failedItems: number;
+  /**
+   * the last RECENT_FAILURES items that failed or were found damaged, newest first; one requeued or
+   * repaired since leaves the list (which then holds fewer until the next failure)
+   */
+  recentFailures: RecentFailure[];
   /** items whose stored bytes are damaged now (found, not yet repaired); absent until the first is found */
   damagedItems?: number;
   bundlesPermanent: number;
@@ -31,10 +47,26 @@ export interface UploadStatsDocument {
 
 type UploadStatsEvent = Extract<
   DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'BundlePermanent' | 'BundleDropped' }
+  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'DataItemRequeued' | 'BundlePermanent' | 'BundleDropped' }
 >;
 
-export const emptyUploadStats = (): UploadStatsDocument => ({ minutes: [], items: 0, bytes: 0, failedItems: 0, bundlesPermanent: 0, bundlesDropped: 0 });
+export const emptyUploadStats = (): UploadStatsDocument => ({
+  minutes: [],
+  items: 0,
+  bytes: 0,
+  failedItems: 0,
+  recentFailures: [],
+  bundlesPermanent: 0,
+  bundlesDropped: 0,
+});
+
+/** what was found, in a few words (the item's history has the blob and digests) */
+const DAMAGE: Record<'missing' | 'short' | 'long' | 'digest', string> = { missing: 'lost', short: 'cut short', long: 'grown', digest: 'changed' };
+
+/** the failure first, the item's older entry (if any) out, at most RECENT_FAILURES kept */
+const failing = (list: readonly RecentFailure[], failure: RecentFailure): RecentFailure[] =>
+  [failure, ...list.filter((f) => f.id !== failure.id)].slice(0, RECENT_FAILURES);
+const leaving = (list: readonly RecentFailure[], id: string): RecentFailure[] => list.filter((f) => f.id !== id);
 
 /** adds one item to its minute; events arrive nearly in time order, so an older minute is rare */
 export function countInMinute(minutes: readonly MinuteBucket[], at: number, bytes: number): MinuteBucket[] {
@@ -49,8 +81,9 @@ export function countInMinute(minutes: readonly MinuteBucket[], at: number, byte
 
 export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, UploadStatsEvent> = {
   name: 'upload-stats',
-  version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'BundlePermanent', 'BundleDropped'],
+  // v2: recentFailures, and failedItems counts the items FAILED now (requeues taken back)
+  version: 2,
+  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePermanent', 'BundleDropped'],
   documentIds: () => [UPLOAD_STATS_ID],
   reduce: (doc, event) => {
     const stats = doc ?? emptyUploadStats();
@@ -62,10 +95,27 @@ export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, Up
         items: stats.items + 1,
         bytes: stats.bytes + d.rawContentLength,
       }))
-      .with({ type: 'DataItemFailed' }, () => ({ ...stats, failedItems: stats.failedItems + 1 }))
+      .with({ type: 'DataItemFailed' }, ({ data: d }) => ({
+        ...stats,
+        failedItems: stats.failedItems + 1,
+        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: d.reason }),
+      }))
       // each is recorded once per damage (the item's decider), so the count is of items damaged now
-      .with({ type: 'DataItemDamaged' }, () => ({ ...stats, damagedItems: (stats.damagedItems ?? 0) + 1 }))
-      .with({ type: 'DataItemRepaired' }, () => ({ ...stats, damagedItems: Math.max(0, (stats.damagedItems ?? 0) - 1) }))
+      .with({ type: 'DataItemDamaged' }, ({ data: d }) => ({
+        ...stats,
+        damagedItems: (stats.damagedItems ?? 0) + 1,
+        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: `damaged: stored bytes ${DAMAGE[d.found]}; upload it again` }),
+      }))
+      .with({ type: 'DataItemRepaired' }, ({ data: d }) => ({
+        ...stats,
+        damagedItems: Math.max(0, (stats.damagedItems ?? 0) - 1),
+        recentFailures: leaving(stats.recentFailures, d.id),
+      }))
+      .with({ type: 'DataItemRequeued' }, ({ data: d }) => ({
+        ...stats,
+        failedItems: Math.max(0, stats.failedItems - 1),
+        recentFailures: leaving(stats.recentFailures, d.id),
+      }))
       .with({ type: 'BundlePermanent' }, () => ({ ...stats, bundlesPermanent: stats.bundlesPermanent + 1 }))
       .with({ type: 'BundleDropped' }, () => ({ ...stats, bundlesDropped: stats.bundlesDropped + 1 }))
       .exhaustive();

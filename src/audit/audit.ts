@@ -4,6 +4,7 @@ import type { ReadStore } from '../ports/readStore.js';
 import { checkBalances } from './checks/balances.js';
 import { checkBundleLayout } from './checks/bundleLayout.js';
 import { checkDamagedItems } from './checks/damagedItems.js';
+import { checkFailedItems } from './checks/failedItems.js';
 import { checkItemBytes } from './checks/itemBytes.js';
 import { checkLiveBundles } from './checks/liveBundles.js';
 import { checkOrphanBlobs } from './checks/orphanBlobs.js';
@@ -47,6 +48,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkLiveBundles,
   checkSettlements,
   checkDamagedItems,
+  checkFailedItems,
 ];
 
 /**

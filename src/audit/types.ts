@@ -28,6 +28,8 @@ export type FindingKind =
   /** recorded damaged by the bundler (its stored bytes are not the accepted ones) and not repaired */
   | 'item-damaged'
   | 'damaged-item-planned'
+  /** planned while FAILED, with no requeue recorded since */
+  | 'failed-item-planned'
   | 'settlement-missing'
   | 'settlement-mismatch'
   | 'settlement-orphan'

@@ -19,7 +19,9 @@ export type ErrorCode =
   | 'TOO_MANY_REQUESTS'
   | 'REQUEST_TIMEOUT'
   | 'METHOD_NOT_ALLOWED'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  | 'ITEM_NOT_FAILED'
+  | 'ITEM_DAMAGED';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -82,4 +84,12 @@ export class RequestTimeout extends ServiceError {
 /** a method the route does not take (a HEAD of upload creation, which must not create one) */
 export class MethodNotAllowed extends ServiceError {
   readonly code = 'METHOD_NOT_ALLOWED';
+}
+/** an operator asked to requeue an item that is not FAILED (admin API, `npm run requeue`) */
+export class ItemNotFailed extends ServiceError {
+  readonly code = 'ITEM_NOT_FAILED';
+}
+/** an operator asked to requeue an item whose stored bytes are damaged: only a new upload of it repairs it */
+export class ItemDamaged extends ServiceError {
+  readonly code = 'ITEM_DAMAGED';
 }

@@ -44,6 +44,11 @@ export const factsOf = (event: DomainEvent): string =>
       { type: 'DataItemRepaired' },
       ({ data: d }) => `bytes of sha256 ${d.sha256} stored again${d.uploadId !== undefined ? ` by upload ${d.uploadId}` : ''}`,
     )
+    .with(
+      { type: 'DataItemRequeued' },
+      ({ data: d }) =>
+        `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
+    )
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
     .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
     .with({ type: 'UploadFinalizeRequested' }, ({ data: d }) => `${d.mode} finalize${d.paidBy.length > 0 ? `, paid by ${d.paidBy.join(', ')}` : ''}`)

@@ -6,18 +6,20 @@ import { InvalidAddress, InvalidRequest } from '../domain/errors.js';
 import { accountHistoryBody } from './adminHistory.js';
 import { bearerGuard } from './adminAuth.js';
 import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from '../app/accountOperations.js';
-import { ApprovalBody, CreditBody, parseOrInvalid } from './adminSchemas.js';
+import { ApprovalBody, CreditBody, parseOrInvalid, RequeueBody } from './adminSchemas.js';
+import { createRequeue } from '../app/requeueItems.js';
+import { requeueBody } from './requeueBody.js';
 import { balanceBody, creditBody } from './balanceBody.js';
 import { requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
-import { accountHistoryRoute, accountRoute, approveRoute, creditRoute, revokeRoute } from './openapi/routes/admin.js';
+import { accountHistoryRoute, accountRoute, approveRoute, creditRoute, requeueRoute, revokeRoute } from './openapi/routes/admin.js';
 import type { EventStore } from '../ports/eventStore.js';
 
 export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   /** the bearer token; the router is mounted only when one is configured */
   token: string;
-  /** account histories are read from the streams themselves */
-  eventStore: Pick<EventStore, 'readStream'>;
+  /** account histories are read from the streams themselves; requeues are appended to the items' */
+  eventStore: EventStore;
   now?: () => number;
   /**
    * Single-process mode: answer after the in-process projector has passed the command's events (a
@@ -50,6 +52,11 @@ const bodyErrorsAreInvalidRequests: ErrorRequestHandler = (error, _req, _res, ne
 export function adminRouter(deps: AdminDeps): Router {
   const router = Router();
   const operations = createAccountOperations({ ...deps, now: deps.now ?? Date.now });
+  const requeue = createRequeue({
+    eventStore: deps.eventStore,
+    now: deps.now ?? Date.now,
+    ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
+  });
   const settled = async (outcome: OperatorOutcome) => {
     if (outcome.position !== undefined && deps.awaitProjection) await deps.awaitProjection(outcome.position);
     return outcome.state;
@@ -92,6 +99,12 @@ export function adminRouter(deps: AdminDeps): Router {
 
   router.get('/accounts/:address/history', async (req, res) => {
     res.json(await accountHistoryBody(deps.eventStore, parseParams(accountHistoryRoute, req).address));
+  });
+
+  router.post('/items/:id/requeue', async (req, res) => {
+    const { id } = parseParams(requeueRoute, req);
+    const { by, reason } = parseOrInvalid(RequeueBody, req.body);
+    res.json(requeueBody(await requeue({ id, by, reason }, adminMetadata(req))));
   });
 
   router.use(bodyErrorsAreInvalidRequests);

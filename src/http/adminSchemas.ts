@@ -27,6 +27,13 @@ export const ApprovalBody = z
   .strictObject({ approvedAddress: z.string(), winc: PositiveWinc, expiresAt: ExpiresAt.optional() })
   .meta({ id: 'ApprovalRequest', description: 'the payer pays up to `winc` for `approvedAddress`, until `expiresAt` (ISO 8601 with offset) if given' });
 
+/** who asked, as the operator names themselves (kept in the event, shown by the history) */
+export const OperatorName = z.string().min(1).max(100);
+
+export const RequeueBody = z
+  .strictObject({ by: OperatorName, reason: Reason })
+  .meta({ id: 'RequeueRequest', description: 'who puts the FAILED item back in the bundle queue (`by`), and why (`reason`)' });
+
 /** The parsed value, or InvalidRequest (400 `Invalid request`) naming the first problem for the log. */
 export function parseOrInvalid<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);

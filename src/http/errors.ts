@@ -28,6 +28,8 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('TOO_MANY_REQUESTS', () => [429, 'Too Many Requests'])
     .with('REQUEST_TIMEOUT', () => [408, 'Request Timeout'])
     .with('METHOD_NOT_ALLOWED', () => [405, 'Method Not Allowed'])
+    .with('ITEM_NOT_FAILED', () => [409, 'Data item not failed'])
+    .with('ITEM_DAMAGED', () => [409, 'Data item damaged: upload it again'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { runAudit } from '../../src/audit/audit.js';
 import { checkBundleLayout } from '../../src/audit/checks/bundleLayout.js';
 import { checkDamagedItems } from '../../src/audit/checks/damagedItems.js';
+import { checkFailedItems } from '../../src/audit/checks/failedItems.js';
 import { checkLiveBundles } from '../../src/audit/checks/liveBundles.js';
 import { checkSettlements } from '../../src/audit/checks/settlements.js';
 import { fanOut } from '../../src/audit/fanOut.js';
@@ -136,6 +137,35 @@ describe('audit checks', () => {
       expect(findings).to.deep.equal([
         { kind: 'damaged-item-planned', id: b, detail: `planned in p2 while damaged (stored bytes lost: no blob at items/${b}, found 1970-01-01T00:00:00.000Z)` },
         { kind: 'item-damaged', id: a, detail: `${found}; not repaired: never posted until the same item is uploaded again` },
+      ]);
+    });
+  });
+
+  describe('failed items', () => {
+    const failed = (id: string): DomainEvent => ({ type: 'DataItemFailed', data: { id, attempts: 1, reason: '1 bundles dropped', timestamp: 0 } });
+    const requeued = (id: string): DomainEvent => ({
+      type: 'DataItemRequeued',
+      data: { id, by: 'ops', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 10, acceptedAt: 0, timestamp: 5 },
+    });
+
+    it('accepts a FAILED item requeued, then bundled; reports one planned while FAILED and never requeued', async () => {
+      const { findings, sink } = recorder();
+      await checkFailedItems(
+        stream([
+          dataItemAccepted(a),
+          dataItemAccepted(b),
+          plan('p1', [{ id: a, size: 10, offset: 160 }, { id: b, size: 10, offset: 170 }]),
+          drop('p1', [a, b]),
+          failed(a),
+          failed(b),
+          requeued(a),
+          plan('p2', [{ id: a, size: 10, offset: 160 }, { id: b, size: 10, offset: 170 }]),
+          permanent('p2', [a, b]),
+        ]),
+        sink,
+      );
+      expect(findings).to.deep.equal([
+        { kind: 'failed-item-planned', id: b, detail: 'planned in p2 while FAILED (failed 1970-01-01T00:00:00.000Z: 1 bundles dropped), never requeued' },
       ]);
     });
   });

@@ -6,6 +6,8 @@ import { twoLevels } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
 import { serviceVersion } from '../../src/version.js';
 import { collectionOf, txStatusProjection, type TxStatusDocument } from '../../projections/index.js';
+import { toNewEvent } from '../../src/domain/events.js';
+import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 
 const MINUTE = 60_000;
 
@@ -34,6 +36,8 @@ describe('dashboard JSON and pages over HTTP', function () {
     expect(summary.uploads.lastHour).to.deep.equal({ items: 0, bytes: 0 });
     expect(summary.uploads.total).to.deep.equal({ items: 0, bytes: 0 });
     expect(summary.bundles).to.deep.equal({ planned: 0, prepared: 0, posted: 0, seeded: 0, confirmed: 0, permanent: 0, dropped: 0 });
+    expect(summary.waiting).to.deep.equal({ items: 0, oldestAcceptedAt: null, oldestAgeSeconds: null });
+    expect(summary.failures).to.deep.equal([]);
     expect(summary.projector.behind).to.equal('0');
   });
 
@@ -120,3 +124,53 @@ describe('dashboard JSON and pages over HTTP', function () {
     await expectText(await fetch(`${service.url}/dashboard/assets/..%2f..%2f..%2f..%2fpackage.json`), 404, 'Not Found');
   });
 });
+
+describe('dashboard summary: items waiting for a bundle and the last failures', function () {
+  this.timeout(60_000);
+  const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ ADMIN_TOKEN });
+  });
+  after(() => service.close());
+
+  const summary = async () => (await (await fetch(`${service.url}/dashboard/api/summary`)).json()) as {
+    generatedAt: string;
+    waiting: { items: number; oldestAcceptedAt: string | null; oldestAgeSeconds: number | null };
+    failures: { id: string; at: string; reason: string }[];
+  };
+  const acceptedAt = async (id: string) => (await service.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))!.doc.timestamp;
+
+  it('counts the items waiting with the oldest one\'s age, lists a FAILED item with when and why, and drops it once requeued', async () => {
+    const items = [await signedItem(signers.arweave(), 'oldest'), await signedItem(signers.arweave(), 'newer'), await signedItem(signers.arweave(), 'fails')];
+    for (const item of items) expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    const oldest = await acceptedAt(items[0]!.id);
+    const first = await summary();
+    expect(first.waiting).to.deep.equal({
+      items: 3,
+      oldestAcceptedAt: new Date(oldest).toISOString(),
+      oldestAgeSeconds: Math.floor((Date.parse(first.generatedAt) - oldest) / 1000),
+    });
+
+    // what the bundler records for an item whose bundles were dropped MAX_BUNDLE_ATTEMPTS times
+    const failing = items[2]!;
+    const failedAt = Date.now();
+    const failed = { type: 'DataItemFailed' as const, data: { id: failing.id, attempts: 10, reason: '10 bundles dropped', timestamp: failedAt } };
+    const { position } = await service.eventStore.append(dataItemStream(failing.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    expect(await service.projections.waitFor(position, 10_000)).to.equal(true);
+    const afterFailure = await summary();
+    expect(afterFailure.waiting.items).to.equal(2);
+    expect(afterFailure.failures).to.deep.equal([{ id: failing.id, at: new Date(failedAt).toISOString(), reason: '10 bundles dropped' }]);
+
+    const res = await fetch(`${service.url}/admin/items/${failing.id}/requeue`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ by: 'ops', reason: 'gateway healed' }),
+    });
+    expect(res.status).to.equal(200);
+    const afterRequeue = await summary();
+    expect(afterRequeue.failures).to.deep.equal([]);
+    expect(afterRequeue.waiting).to.include({ items: 3, oldestAcceptedAt: new Date(oldest).toISOString() });
+  });
+});
+

@@ -13,6 +13,9 @@ import { nativeAddress } from '../../src/verify/index.js';
 import { serviceVersion } from '../../src/version.js';
 import { bundleStream } from '../../src/domain/bundle/ids.js';
 import { collectionOf, txStatusProjection, type TxStatusDocument } from '../../projections/index.js';
+import { toNewEvent } from '../../src/domain/events.js';
+import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
+import { createRequeue } from '../../src/app/requeueItems.js';
 
 /** Debian's chromium (CI installs it): the test fails, not skips, without it */
 const CHROMIUM = '/usr/bin/chromium';
@@ -204,4 +207,40 @@ describe('dashboard pages in a browser', function () {
     expect(await page.getAttribute('#damaged', 'class')).to.equal('alarm');
     await page.screenshot({ path: join(tmpdir(), 'dashboard-damaged.png'), fullPage: true });
   });
+
+  it('shows the items waiting for a bundle with the oldest one\'s age, and the last failures linked to their pages; a requeued one leaves', async () => {
+    const before = (await (await fetch(`${env.service.url}/dashboard/api/summary`)).json()) as { waiting: { items: number } };
+    const failing = await signedItem(signers.arweave(), 'will fail', [{ name: 'Content-Type', value: 'text/plain' }]);
+    await upload(failing);
+    // what the bundler records for an item whose bundles were dropped MAX_BUNDLE_ATTEMPTS times
+    const failedAt = Date.now();
+    const failed = { type: 'DataItemFailed' as const, data: { id: failing.id, attempts: 10, reason: '10 bundles dropped', timestamp: failedAt } };
+    const { position } = await env.service.eventStore.append(dataItemStream(failing.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    expect(await env.service.projections.waitFor(position, 10_000)).to.equal(true);
+    const waiting = await signedItem(signers.arweave(), 'waits', [{ name: 'Content-Type', value: 'text/plain' }]);
+    await upload(waiting);
+    const summary = (await (await fetch(`${env.service.url}/dashboard/api/summary`)).json()) as { waiting: { items: number; oldestAcceptedAt: string } };
+    expect(summary.waiting.items).to.equal(before.waiting.items + 1);
+
+    await page.goto(`${env.service.url}/dashboard`);
+    await page.waitForFunction((n) => document.getElementById('waiting-items')?.textContent === String(n), summary.waiting.items, { timeout: 15_000 });
+    const oldest = summary.waiting.oldestAcceptedAt;
+    expect(await text('#waiting-oldest')).to.match(new RegExp(`^\\d+ (s|min|h \\d+ min) \\(accepted ${oldest.slice(0, 10)} ${oldest.slice(11, 23).replace('.', '\\.')} UTC\\)$`));
+    const rows = await page.$$eval('#failures tr', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-id'), tr.querySelector('a')?.getAttribute('href'), tr.querySelector('time')?.getAttribute('datetime'), tr.querySelectorAll('td')[2]?.textContent]),
+    );
+    expect(rows[0]).to.deep.equal([failing.id, `/dashboard/tx/${failing.id}`, new Date(failedAt).toISOString(), '10 bundles dropped']);
+    expect(await page.isVisible('#failures-none')).to.equal(false);
+    await page.screenshot({ path: join(tmpdir(), 'dashboard-failures.png'), fullPage: true });
+
+    // requeued, it leaves the list and waits for a bundle again: the page follows without a reload
+    const outcome = await createRequeue({ eventStore: env.service.eventStore, now: Date.now, awaitProjection: (p) => env.service.projections.waitFor(p, 10_000) })(
+      { id: failing.id, by: 'ops', reason: 'gateway healed' },
+      { correlationId: 'dashboard-test' },
+    );
+    expect(outcome.requeued).to.equal(true);
+    await page.waitForFunction((id) => !document.querySelector(`#failures tr[data-id="${id}"]`), failing.id, { timeout: 15_000 });
+    expect(await text('#waiting-items')).to.equal(String(summary.waiting.items + 1));
+  });
 });
+

@@ -42,6 +42,7 @@ describe('upload-stats projection', () => {
       items: 4,
       bytes: 357,
       failedItems: 1,
+      recentFailures: [{ id: itemId(1), at: T + 3 * MINUTE, reason: 'dropped 10 times' }],
       bundlesPermanent: 1,
       bundlesDropped: 2,
     } satisfies UploadStatsDocument);
@@ -52,6 +53,45 @@ describe('upload-stats projection', () => {
     const doc = project(uploadStatsProjection, events).get(UPLOAD_STATS_ID)?.doc;
     expect(doc?.minutes.map(([m]) => m)).to.deep.equal(Array.from({ length: 60 }, (_, i) => minuteOf(T + (30 + i) * MINUTE)));
     expect(doc?.items).to.equal(90);
+  });
+});
+
+describe('upload-stats: the last failures', () => {
+  const failed = (n: number, at: number): DomainEvent => ({ type: 'DataItemFailed', data: { id: itemId(n), attempts: 3, reason: '3 bundles dropped', timestamp: at } });
+  const requeued = (n: number, at: number): DomainEvent => ({
+    type: 'DataItemRequeued',
+    data: { id: itemId(n), by: 'ops', reason: 'gateway fixed', previousFailure: '3 bundles dropped', previousAttempts: 3, rawContentLength: 1100, acceptedAt: T, timestamp: at },
+  });
+  const stats = (events: DomainEvent[]) => project(uploadStatsProjection, events).get(UPLOAD_STATS_ID)?.doc;
+
+  it('lists the last 10 failures newest first, damaged items with what was found, and counts the items failed now', () => {
+    const doc = stats([
+      ...Array.from({ length: 11 }, (_, i) => failed(i + 1, T + i)),
+      { type: 'DataItemDamaged', data: { id: itemId(20), blobKey: `items/${itemId(20)}`, found: 'missing', timestamp: T + 50 } },
+    ]);
+    expect(doc?.failedItems).to.equal(11);
+    expect(doc?.recentFailures.map((f) => [f.id, f.at, f.reason])).to.deep.equal([
+      [itemId(20), T + 50, 'damaged: stored bytes lost; upload it again'],
+      ...Array.from({ length: 9 }, (_, i) => [itemId(11 - i), T + 10 - i, '3 bundles dropped']),
+    ]);
+  });
+
+  it('drops an item requeued or repaired since from the list and the count; one failing again comes back first', () => {
+    const doc = stats([
+      failed(1, T),
+      failed(2, T + 1),
+      { type: 'DataItemDamaged', data: { id: itemId(3), blobKey: `items/${itemId(3)}`, found: 'short', size: 5, timestamp: T + 2 } },
+      requeued(2, T + 3),
+      { type: 'DataItemRepaired', data: { id: itemId(3), sha256: '0'.repeat(64), timestamp: T + 4 } },
+    ]);
+    expect(doc?.recentFailures.map((f) => f.id)).to.deep.equal([itemId(1)]);
+    expect([doc?.failedItems, doc?.damagedItems]).to.deep.equal([1, 0]);
+    const again = stats([failed(1, T), failed(2, T + 1), requeued(2, T + 3), failed(2, T + 9)]);
+    expect(again?.recentFailures.map((f) => [f.id, f.at])).to.deep.equal([
+      [itemId(2), T + 9],
+      [itemId(1), T],
+    ]);
+    expect(again?.failedItems).to.equal(2);
   });
 });
 
@@ -147,6 +187,24 @@ describe('item-history projection', () => {
     expect(docs.get(other)?.doc?.entries.at(-1)?.summary).to.equal(
       "bundle plan-a dropped for another item's damaged bytes; back to the queue (not counted as an attempt)",
     );
+  });
+});
+
+describe('item-history: a failed item requeued', () => {
+  it('tells who requeued it and why, and that it is back in the queue', () => {
+    const id = itemId(1);
+    const docs = project(itemHistoryProjection, [
+      dataItemAccepted(id, { timestamp: T }),
+      { type: 'DataItemFailed', data: { id, attempts: 1, reason: '1 bundles dropped', timestamp: T + 1 } },
+      {
+        type: 'DataItemRequeued',
+        data: { id, by: 'alice', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 1100, acceptedAt: T, timestamp: T + 2 },
+      },
+    ]);
+    expect(docs.get(id)?.doc?.entries.slice(1).map((e) => [e.at, e.type, e.summary])).to.deep.equal([
+      [T + 1, 'DataItemFailed', 'failed after 1 bundle attempts: 1 bundles dropped'],
+      [T + 2, 'DataItemRequeued', 'requeued by alice: gateway healed; back in the bundle queue (it had failed: 1 bundles dropped)'],
+    ]);
   });
 });
 

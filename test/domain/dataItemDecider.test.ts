@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { decide, evolve, initialState, type DataItemCommand } from '../../src/domain/dataItem/decider.js';
 import type { DataItemEvent } from '../../src/domain/dataItem/events.js';
+import { ItemDamaged, ItemNotFailed, TxNotFound } from '../../src/domain/errors.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 
 const given = (events: DataItemEvent[]) => events.reduce(evolve, initialState);
@@ -75,6 +76,42 @@ describe('data item decider', () => {
         events: [],
         existing: accepted.data.receipt,
       });
+    });
+  });
+
+  describe('requeue by an operator', () => {
+    const id = itemId(1);
+    const accepted = dataItemAccepted(id, { rawContentLength: 1100, timestamp: 1000 });
+    const failed: DataItemEvent = { type: 'DataItemFailed', data: { id, attempts: 10, reason: '10 bundles dropped', timestamp: 3000 } };
+    const requeue: DataItemCommand = { type: 'RequeueItem', data: { id, by: 'alice', reason: 'gateway healed', now: 5000 } };
+    const requeued: DataItemEvent = {
+      type: 'DataItemRequeued',
+      data: { id, by: 'alice', reason: 'gateway healed', previousFailure: '10 bundles dropped', previousAttempts: 10, rawContentLength: 1100, acceptedAt: 1000, timestamp: 5000 },
+    };
+
+    it('puts a FAILED item back: DataItemRequeued with who, why, the failure it leaves and what the queue needs', () => {
+      expect(decide(requeue, given([accepted, failed]))).to.deep.equal({ events: [requeued] });
+    });
+
+    it('decides nothing for an item requeued and not failed since; one that failed again is requeued again', () => {
+      expect(decide(requeue, given([accepted, failed, requeued]))).to.deep.equal({ events: [] });
+      const again = { ...failed, data: { ...failed.data, attempts: 3, reason: '3 bundles dropped', timestamp: 9000 } };
+      expect(decide(requeue, given([accepted, failed, requeued, again])).events).to.deep.equal([
+        { ...requeued, data: { ...requeued.data, previousFailure: '3 bundles dropped', previousAttempts: 3 } },
+      ]);
+    });
+
+    it('refuses an item that is not FAILED (409 Data item not failed)', () => {
+      expect(() => decide(requeue, given([accepted]))).to.throw(ItemNotFailed, `${id} is not FAILED`);
+    });
+
+    it('refuses a damaged item: its bytes need a new upload (409 Data item damaged)', () => {
+      const damaged: DataItemEvent = { type: 'DataItemDamaged', data: { id, blobKey: `items/${id}`, found: 'missing', timestamp: 2000 } };
+      expect(() => decide(requeue, given([accepted, damaged]))).to.throw(ItemDamaged, 'upload the same item again');
+    });
+
+    it('refuses an item never accepted (404)', () => {
+      expect(() => decide(requeue, given([]))).to.throw(TxNotFound);
     });
   });
 });

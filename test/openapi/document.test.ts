@@ -94,6 +94,7 @@ const ADMIN_ROUTES = [
   'DELETE /accounts/:payer/approvals/:approvedAddress',
   'GET /accounts/:address',
   'GET /accounts/:address/history',
+  'POST /items/:id/requeue',
 ].flatMap((route) => {
   const [method, path] = route.split(' ') as [string, string];
   return [`${method} /v1/admin${path}`, `${method} /admin${path}`];

@@ -12,7 +12,9 @@ import {
   uploadStatusRoute,
   viewUploadRoute,
 } from '../../src/http/openapi/routes/multipart.js';
-import { accountHistoryRoute, creditRoute } from '../../src/http/openapi/routes/admin.js';
+import { accountHistoryRoute, creditRoute, requeueRoute } from '../../src/http/openapi/routes/admin.js';
+import { toNewEvent } from '../../src/domain/events.js';
+import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { healthRoute, readyRoute } from '../../src/http/openapi/routes/ops.js';
 import { resolvePointer, validate, type Schema } from './jsonSchema.js';
 
@@ -165,6 +167,22 @@ describe('real answers match the OpenAPI document', function () {
     };
     expect(history.events.map((e) => e.type)).to.deep.equal(['AccountCredited']);
     expect(await documented(await fetch(`${service.url}/v1/admin/accounts/${address}/history`), accountHistoryRoute, '/v1/admin')).to.equal('Unauthorized');
+  });
+
+  it('admin requeue: 200 for a FAILED item (then CONFIRMED/new), 200 again, 409 for an item not failed, 404 for an unknown one', async () => {
+    const [failing, waiting] = [await signedItem(signers.arweave(), 'will fail'), await signedItem(signers.arweave(), 'waits')];
+    for (const item of [failing, waiting]) expect((await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    // what the bundler records when the item's bundles were dropped MAX_BUNDLE_ATTEMPTS times
+    const failed = { type: 'DataItemFailed' as const, data: { id: failing.id, attempts: 10, reason: '10 bundles dropped', timestamp: Date.now() } };
+    await service.eventStore.append(dataItemStream(failing.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const requeue = (id: string, prefix = '/v1/admin') =>
+      fetch(`${service.url}${prefix}/items/${id}/requeue`, { method: 'POST', headers, body: JSON.stringify({ by: 'ops', reason: 'gateway healed' }) });
+    expect(await documented(await requeue(failing.id), requeueRoute, '/v1/admin')).to.deep.equal({ id: failing.id, requeued: true, previousFailure: '10 bundles dropped' });
+    expect(await documented(await fetch(`${service.url}/v1/tx/${failing.id}/status`), txStatusRoute)).to.deep.include({ status: 'CONFIRMED', info: 'new' });
+    expect(await documented(await requeue(failing.id, '/admin'), requeueRoute, '/admin')).to.deep.include({ id: failing.id, requeued: false });
+    expect(await documented(await requeue(waiting.id), requeueRoute, '/v1/admin')).to.equal('Data item not failed');
+    expect(await documented(await requeue('u'.repeat(43)), requeueRoute, '/v1/admin')).to.equal("TX doesn't exist");
   });
 
   it('health and readiness', async () => {

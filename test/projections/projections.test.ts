@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import type { DomainEvent } from '../../src/domain/events.js';
-import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, type ProjectionDefinition } from '../../projections/index.js';
+import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
 import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
@@ -78,6 +78,59 @@ describe('read models of an item whose stored bytes were found damaged', () => {
   });
 });
 
+/** an item accepted at T0, planned, dropped: out of attempts (1), FAILED; then requeued, planned and made permanent */
+const T0 = 1_700_000_000_000;
+const onePlan = (planId: string): DomainEvent => ({ type: 'BundlePlanned', data: { planId, items: [{ id: good, size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196, timestamp: 2 } });
+const failedStory: DomainEvent[] = [
+  dataItemAccepted(good),
+  onePlan('p1'),
+  { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good], reason: 'not seen 51 blocks after its anchor', timestamp: 3 } },
+  { type: 'DataItemFailed', data: { id: good, attempts: 1, reason: '1 bundles dropped', timestamp: 4 } },
+];
+const requeued: DomainEvent = {
+  type: 'DataItemRequeued',
+  data: { id: good, by: 'ops', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 1100, acceptedAt: T0, timestamp: 5 },
+};
+const permanentAfterRequeue: DomainEvent[] = [
+  onePlan('p2'),
+  { type: 'BundlePermanent', data: { planId: 'p2', itemIds: [good], txId: 'tx2', blockHeight: 9, confirmations: 18, timestamp: 7 } },
+];
+
+describe('read models of a FAILED item requeued by an operator', () => {
+  it('tx-status: CONFIRMED/new again (accepted, waiting for a bundle), then pending and FINALIZED like any item', () => {
+    expect(statusOf(failedStory, good)).to.deep.equal({ status: 'FAILED', info: 'failed', planId: undefined, damaged: undefined });
+    expect(statusOf([...failedStory, requeued], good)).to.deep.equal({ status: 'CONFIRMED', info: 'new', planId: undefined, damaged: undefined });
+    expect(statusOf([...failedStory, requeued, permanentAfterRequeue[0]!], good)).to.deep.equal({ status: 'CONFIRMED', info: 'pending', planId: 'p2', damaged: undefined });
+    expect(project(txStatusProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.include({ status: 'FINALIZED', info: 'permanent', bundleId: 'tx2' });
+  });
+
+  it('bundle-queue: back in the queue with its size, acceptance time and no attempt used, so the bundler plans it', () => {
+    expect(project(bundleQueueProjection, failedStory).get(good)?.doc).to.equal(undefined);
+    expect(project(bundleQueueProjection, [...failedStory, requeued]).get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: T0, attempts: 0 });
+    expect(project(bundleQueueProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.equal(undefined);
+  });
+});
+
+describe('items waiting for a bundle (the status page)', () => {
+  /** the queue's documents in id order, scanned a page at a time as the read stores do */
+  const queueOf = (docs: QueuedItem[]) => {
+    const rows = docs.map((doc, i) => ({ id: itemId(i + 1), doc, position: 1n })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return {
+      scan: async <T>(_collection: string, { afterId, limit }: { afterId?: string; limit: number }) =>
+        rows.filter((r) => afterId === undefined || r.id > afterId).slice(0, limit) as unknown as (typeof rows[number] & { doc: T })[],
+    };
+  };
+
+  it('counts the items in no live plan and not damaged, over every page, and finds the oldest one', async () => {
+    const docs: QueuedItem[] = Array.from({ length: 2500 }, (_, i) => ({ size: 1, acceptedAt: T0 + 10_000 + i, attempts: 0 }));
+    docs[100] = { size: 1, acceptedAt: T0, attempts: 0, planId: 'p1' };
+    docs[200] = { size: 1, acceptedAt: T0 + 1, attempts: 0, damaged: true };
+    docs[2400] = { size: 1, acceptedAt: T0 + 5, attempts: 2 };
+    expect(await waitingForBundle(queueOf(docs))).to.deep.equal({ items: 2498, oldestAcceptedAt: T0 + 5 });
+    expect(await waitingForBundle(queueOf([]))).to.deep.equal({ items: 0, oldestAcceptedAt: undefined });
+  });
+});
+
 describe('receipts projection', () => {
   it('keeps the receipt of each accepted item', () => {
     const event = dataItemAccepted(itemId(2));
@@ -93,6 +146,11 @@ describe('every projection', () => {
       const once = project(p, events);
       const twice = project(p, events, once);
       expect([...twice.entries()]).to.deep.equal([...once.entries()]);
+    });
+    it(`${p.name}: applying a failure, a requeue and a permanent bundle twice changes nothing`, () => {
+      const events = [...failedStory, requeued, ...permanentAfterRequeue];
+      const once = project(p, events);
+      expect([...project(p, events, once).entries()]).to.deep.equal([...once.entries()]);
     });
     it(`${p.name}: applying a damage, its drop and a repair twice changes nothing`, () => {
       const events = [...damageStory, repaired];

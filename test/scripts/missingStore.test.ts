@@ -10,11 +10,13 @@ import { createEventStore, storedBalance } from './support.js';
 const alice = 'alice'.padEnd(43, 'A');
 const owner = 'owner'.padEnd(43, 'O');
 
-/** every tool that writes: the account commands, and the rebuild of the read models */
+/** every tool that writes: the account commands, the requeue of failed items, and the rebuild of the read models */
 const writingTools: [string, string[]][] = [
   ['credit', [alice, '1500', '--id', 'invoice-9']],
   ['approve', [alice, owner, '300']],
   ['approve', ['--revoke', alice, owner]],
+  ['requeue', ['A'.repeat(43), '--reason', 'gateway healed']],
+  ['requeue', ['--all-failed', '--reason', 'gateway healed']],
   ['rebuild', []],
 ];
 /** the auditors' tools, which only read, refuse the same way */

@@ -35,6 +35,10 @@ export async function checkBundleLayout(events: AsyncIterable<AuditEvent>, deps:
       case 'DataItemFailed':
         waiting.delete(event.data.id);
         break;
+      // back in the queue: its next plan is checked against the size the requeue carries from the acceptance
+      case 'DataItemRequeued':
+        waiting.set(event.data.id, event.data.rawContentLength);
+        break;
       case 'BundlePlanned': {
         const { planId, items, headerSize, totalSize } = event.data;
         sink.count('bundlePlans');

@@ -1,11 +1,12 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
-import type { DataItemAccepted, DataItemDamaged, DataItemEvent } from './events.js';
+import { ItemDamaged, ItemNotFailed, TxNotFound } from '../errors.js';
+import type { DataItemAccepted, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
 
 /**
  * The data item aggregate: accepted once; a second acceptance decides nothing and yields the
  * original receipt. Its stored bytes may later be found damaged, and a new upload of the same
- * bytes repairs it.
+ * bytes repairs it. Failed (out of bundle attempts), an operator may put it back in the queue.
  */
 
 export type DataItemState =
@@ -17,10 +18,15 @@ export type DataItemState =
       sha256: string;
       rawContentLength: number;
       blobKey: string;
+      /** the acceptance's time */
+      acceptedAt: number;
       payer?: string;
       reservationId?: string;
       uploadId?: string;
-      failed?: boolean;
+      /** FAILED: out of bundle attempts, and not requeued since */
+      failed?: { reason: string; attempts: number };
+      /** the last requeue, while the item has not failed again since */
+      requeued?: { by: string; reason: string; at: number };
       /** its stored bytes were found not to be the accepted ones, and not repaired since */
       damaged?: boolean;
     };
@@ -34,7 +40,9 @@ export type RecordDamage = {
 };
 /** a new upload of the item, verified, whose bytes are `sha256` and `size` (already stored under the blob key) */
 export type RecordRepair = { type: 'RecordRepair'; data: { id: string; sha256: string; size: number; uploadId?: string; now: number } };
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair;
+/** an operator puts a FAILED item back in the bundle queue: `by` who, `reason` why, `now` when */
+export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string; reason: string; now: number } };
+export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -47,13 +55,23 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       sha256: data.sha256,
       rawContentLength: data.rawContentLength,
       blobKey: data.blobKey,
+      acceptedAt: data.timestamp,
       ...(data.payer !== undefined ? { payer: data.payer } : {}),
       ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
       ...(data.uploadId !== undefined ? { uploadId: data.uploadId } : {}),
     }))
     // where nested items sit changes nothing the item decides
     .with({ type: 'NestedItemsIndexed' }, () => state)
-    .with({ type: 'DataItemFailed' }, () => (state.status === 'accepted' ? { ...state, failed: true } : state))
+    .with({ type: 'DataItemFailed' }, ({ data }) => {
+      if (state.status !== 'accepted') return state;
+      const { requeued: _, ...rest } = state;
+      return { ...rest, failed: { reason: data.reason, attempts: data.attempts } };
+    })
+    .with({ type: 'DataItemRequeued' }, ({ data }) => {
+      if (state.status !== 'accepted') return state;
+      const { failed: _, ...rest } = state;
+      return { ...rest, requeued: { by: data.by, reason: data.reason, at: data.timestamp } };
+    })
     .with({ type: 'DataItemDamaged' }, () => (state.status === 'accepted' ? { ...state, damaged: true } : state))
     .with({ type: 'DataItemRepaired' }, () => {
       if (state.status !== 'accepted') return state;
@@ -72,6 +90,31 @@ const contradicts = (state: Accepted, found: RecordDamage['data']): boolean =>
     .exhaustive();
 
 export type Decision = { events: DataItemEvent[]; existing?: Receipt };
+
+/**
+ * Only a FAILED item goes back: one requeued and not failed again since decides nothing (a repeated
+ * command); a damaged one needs its bytes first (a new upload of the item), since no bundle may
+ * carry other bytes under its id; anything else is refused, as is an item never accepted.
+ */
+function requeue(state: DataItemState, { id, by, reason, now }: RequeueItem['data']): DataItemEvent[] {
+  if (state.status !== 'accepted') throw new TxNotFound(id);
+  if (state.damaged) throw new ItemDamaged(`${id}: its stored bytes are damaged; upload the same item again to repair it`);
+  if (!state.failed) {
+    if (state.requeued) return [];
+    throw new ItemNotFailed(`${id} is not FAILED`);
+  }
+  const data: DataItemRequeued['data'] = {
+    id,
+    by,
+    reason,
+    previousFailure: state.failed.reason,
+    previousAttempts: state.failed.attempts,
+    rawContentLength: state.rawContentLength,
+    acceptedAt: state.acceptedAt,
+    timestamp: now,
+  };
+  return [{ type: 'DataItemRequeued' as const, data }];
+}
 
 export const decide = (command: DataItemCommand, state: DataItemState): Decision =>
   match(command)
@@ -94,4 +137,5 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
         ? { events: [{ type: 'DataItemRepaired' as const, data: { ...d, timestamp: now } }] }
         : { events: [] },
     )
+    .with({ type: 'RequeueItem' }, ({ data }) => ({ events: requeue(state, data) }))
     .exhaustive();

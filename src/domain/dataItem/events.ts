@@ -85,6 +85,30 @@ export const DataItemRepaired = z.object({
 export type DataItemRepaired = z.infer<typeof DataItemRepaired>;
 
 /**
+ * An operator put a FAILED item back in the bundle queue (`npm run requeue`, `POST /admin/items/:id/requeue`):
+ * it waits for a bundle again, with its attempts counted from zero. Carries what the queue needs of
+ * the acceptance (size, time), so the read models rebuild it without reading the item's stream.
+ */
+export const DataItemRequeued = z.object({
+  type: z.literal('DataItemRequeued'),
+  data: z.object({
+    id: z.string(),
+    /** who asked: the operator's name as given to the CLI or the admin API */
+    by: z.string(),
+    /** why, in the operator's words */
+    reason: z.string(),
+    /** the reason of the failure it leaves behind, and the attempts it had used */
+    previousFailure: z.string(),
+    previousAttempts: z.number().int().nonnegative(),
+    rawContentLength: z.number().int().nonnegative(),
+    /** the acceptance's time: the bundler's wait limit counts from it, so a requeued item goes in the next bundle */
+    acceptedAt: z.number().int(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemRequeued = z.infer<typeof DataItemRequeued>;
+
+/**
  * Where an item nested in this (root) item's payload sits, at any depth. Offsets are from raw
  * starts, so the root's offset in its bundle plus `offsetInRootItem` is the item's offset there.
  */
@@ -127,7 +151,7 @@ export const NestedItemsIndexed = z.object({
 });
 export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
 
-export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed, DataItemDamaged, DataItemRepaired]);
+export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed, DataItemDamaged, DataItemRepaired, DataItemRequeued]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
 export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

@@ -16,6 +16,8 @@ import {
   uploadHistoryProjection,
   uploadStatsProjection,
   UPLOAD_STATS_ID,
+  waitingForBundle,
+  type RecentFailure,
   type BundleHistoryDocument,
   type HistoryEntry,
   type ItemHistoryDocument,
@@ -40,11 +42,33 @@ export interface DashboardSummary {
     damagedItems: number;
   };
   bundles: Record<BundleStatus, number>;
+  /** items accepted (or requeued) and in no bundle yet, from the bundle queue */
+  waiting: WaitingSummary;
+  /** the last items FAILED (out of bundle attempts, or damaged), newest first; requeued or repaired ones leave */
+  failures: { id: string; at: string; reason: string }[];
   /** positions are decimal strings (bigints in the store) */
   projector: { head: string; behind: string; byProjection: Record<string, string> };
   /** the service wallet as the bundler of this process sees it; null where no bundler runs */
   funds: FundsSnapshot | null;
 }
+
+export interface WaitingSummary {
+  items: number;
+  /** the oldest waiting item's acceptance; null when none waits */
+  oldestAcceptedAt: string | null;
+  /** how long it has waited, in seconds at `generatedAt` */
+  oldestAgeSeconds: number | null;
+}
+
+/** the queue's count and its oldest item's age, as of `at` */
+async function waitingSummary(readStore: ReadStore, at: number): Promise<WaitingSummary> {
+  const { items, oldestAcceptedAt } = await waitingForBundle(readStore);
+  return oldestAcceptedAt === undefined
+    ? { items, oldestAcceptedAt: null, oldestAgeSeconds: null }
+    : { items, oldestAcceptedAt: new Date(oldestAcceptedAt).toISOString(), oldestAgeSeconds: Math.max(0, Math.floor((at - oldestAcceptedAt) / 1000)) };
+}
+
+const failuresOf = (recent: readonly RecentFailure[]) => recent.map(({ id, at, reason }) => ({ id, at: new Date(at).toISOString(), reason }));
 
 /** `GET /dashboard/api/tx/:id`: what the item page shows. */
 export interface DashboardItem {
@@ -88,10 +112,11 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
   return {
     async summary() {
       const at = now();
-      const [stats, live, lag] = await Promise.all([
+      const [stats, live, lag, waiting] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
         liveBundlesByState(readStore),
         projectorLag(eventStore, readStore, allProjections),
+        waitingSummary(readStore, at),
       ]);
       const s = stats ?? emptyUploadStats();
       const current = Math.floor(at / MINUTE_MS) * MINUTE_MS;
@@ -111,6 +136,8 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           damagedItems: s.damagedItems ?? 0,
         },
         bundles: { ...live, permanent: s.bundlesPermanent, dropped: s.bundlesDropped },
+        waiting,
+        failures: failuresOf(s.recentFailures),
         projector: {
           head: lag.head.toString(),
           behind: lag.behind.toString(),

@@ -81,6 +81,20 @@ export const CreditAnswerBody = BalanceBody.extend({
   creditId: z.string().meta({ description: 'the credit id, generated when the request had none: a retry with it credits once' }),
 }).meta({ id: 'CreditAnswer' });
 
+export const RequeueAnswerBody = z
+  .object({
+    id: z.string(),
+    requeued: z.boolean().meta({
+      description: 'true: back in the bundle queue (`GET /tx/:id/status` answers `CONFIRMED`/`new`); false: it was requeued before and has not failed since, so nothing was done',
+    }),
+    previousFailure: z.string().optional().meta({ description: 'the reason of the failure it left (when requeued now)' }),
+    already: z
+      .object({ by: z.string(), reason: z.string(), at: z.string().meta({ description: 'ISO 8601' }) })
+      .optional()
+      .meta({ description: 'the earlier requeue (when nothing was done)' }),
+  })
+  .meta({ id: 'RequeueAnswer' });
+
 export const AccountHistoryBody = z
   .object({
     address: z.string(),

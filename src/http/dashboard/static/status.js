@@ -1,4 +1,4 @@
-import { byId, el, formatBytes, getJson, poll, setText, svg } from './common.js';
+import { byId, el, formatBytes, formatTime, getJson, poll, setText, svg } from './common.js';
 import { showFunds } from './funds.js';
 
 const STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed', 'permanent', 'dropped'];
@@ -47,6 +47,39 @@ function chart(perMinute) {
   return root;
 }
 
+/** `45 s`, `12 min`, `3 h 20 min`, `2 d 4 h`: a waiting item's age at a glance */
+function formatAge(seconds) {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** the queue's block: items waiting for a bundle, and how long the oldest has waited */
+function showWaiting(waiting) {
+  setText('waiting-items', waiting.items);
+  setText('waiting-unit', waiting.items === 1 ? 'item' : 'items');
+  setText('waiting-oldest', waiting.oldestAgeSeconds === null ? '–' : `${formatAge(waiting.oldestAgeSeconds)} (accepted ${formatTime(waiting.oldestAcceptedAt)})`);
+}
+
+/** the last failures: each item links to its page, with when and why */
+function showFailures(failures) {
+  byId('failures-none').hidden = failures.length > 0;
+  byId('failures').tBodies[0].replaceChildren(
+    ...failures.map((f) =>
+      el(
+        'tr',
+        { 'data-id': f.id },
+        el('td', { class: 'mono' }, el('a', { href: `/dashboard/tx/${encodeURIComponent(f.id)}`, title: f.id }, `${f.id.slice(0, 10)}…${f.id.slice(-4)}`)),
+        el('td', { class: 'muted when' }, el('time', { datetime: f.at }, formatTime(f.at).slice(0, 19))),
+        el('td', {}, f.reason),
+      ),
+    ),
+  );
+}
+
 function rows(tbody, pairs) {
   tbody.replaceChildren(...pairs.map(([name, value, attrs]) => el('tr', attrs ?? {}, el('th', {}, name), el('td', {}, value))));
 }
@@ -67,6 +100,8 @@ poll(async () => {
   setText('items-failed', s.uploads.failedItems);
   setText('items-damaged', s.uploads.damagedItems);
   byId('damaged').className = s.uploads.damagedItems > 0 ? 'alarm' : '';
+  showWaiting(s.waiting);
+  showFailures(s.failures);
   rows(
     byId('bundles').tBodies[0],
     STATES.map((state) => [state, s.bundles[state] ?? 0, { 'data-state': state, class: (s.bundles[state] ?? 0) > 0 ? 'some' : 'none' }]),

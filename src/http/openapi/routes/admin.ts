@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { ApprovalBody, CreditBody } from '../../adminSchemas.js';
+import { ApprovalBody, CreditBody, RequeueBody } from '../../adminSchemas.js';
 import { defineRoute } from '../route.js';
-import { addressParam } from '../params.js';
-import { AccountHistoryBody, BalanceBody, CreditAnswerBody } from '../bodies.js';
+import { addressParam, dataItemIdParam } from '../params.js';
+import { AccountHistoryBody, BalanceBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';
 
 /** The operator API (CONTRACT.md section 5): mounted only with ADMIN_TOKEN; every route needs the bearer token. */
 
@@ -72,4 +72,20 @@ export const accountHistoryRoute = defineRoute({
   errors: ['UNAUTHORIZED', 'INVALID_ADDRESS'],
 });
 
-export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute];
+export const requeueRoute = defineRoute({
+  ...admin,
+  operationId: 'requeueItem',
+  method: 'post',
+  path: '/items/:id/requeue',
+  summary: 'Put a FAILED item back in the bundle queue',
+  description:
+    'Records `DataItemRequeued` (who, why, the failure it leaves) on the item: it waits for a bundle again, with its bundle attempts counted from zero, ' +
+    'and `GET /tx/:id/status` answers `CONFIRMED`/`new`. Requeuing an item requeued and not failed since does nothing (`requeued: false`). ' +
+    'An item that is not FAILED: 409 `Data item not failed`; a damaged one (its stored bytes are not the accepted ones): 409 `Data item damaged: upload it again`.',
+  params: { id: dataItemIdParam },
+  requestBody: { ...json(RequeueBody), description: 'who and why', required: true },
+  responses: { 200: { description: 'requeued, or already requeued before', content: json(RequeueAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED'],
+});
+
+export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute, requeueRoute];

@@ -24,6 +24,12 @@ export const DashboardSummaryBody = z
       damagedItems: z.int().nonnegative().meta({ description: 'items whose stored bytes no longer match their acceptance, not repaired yet' }),
     }),
     bundles: z.record(z.string(), z.int().nonnegative()).meta({ description: 'live bundles by state' }),
+    waiting: z
+      .looseObject({ items: z.int().nonnegative(), oldestAcceptedAt: z.iso.datetime().nullable(), oldestAgeSeconds: z.int().nonnegative().nullable() })
+      .meta({ description: 'items accepted (or requeued) and in no bundle yet; the oldest one, null when none waits' }),
+    failures: z
+      .array(z.looseObject({ id: z.string(), at: z.iso.datetime(), reason: z.string() }))
+      .meta({ description: 'the last items FAILED (out of bundle attempts, or damaged), newest first; requeued or repaired ones leave the list' }),
     projector: z.looseObject({ head: z.string(), behind: z.string(), byProjection: z.record(z.string(), z.string()) }),
   })
   .meta({ id: 'DashboardSummary' });
@@ -45,7 +51,8 @@ export const dashboardPageRoute = defineRoute({
   path: '/dashboard',
   tag,
   summary: 'Status page',
-  description: 'Service information, uploads per minute over the last hour, projector lag and bundles by state; refreshes itself.',
+  description:
+    'Service information, uploads per minute over the last hour, projector lag, bundles by state, items waiting for a bundle and the last failures; refreshes itself.',
   responses: { 200: { description: 'the page', content: html } },
 });
 

@@ -1,0 +1,83 @@
+import type { EventMetadata, EventStore } from '../ports/eventStore.js';
+import { fromRecorded } from '../domain/events.js';
+import { DataItemRepository } from './dataItems.js';
+
+/**
+ * The operator's way back for FAILED items (shared by `POST /admin/items/:id/requeue` and
+ * `npm run requeue`; nothing here is HTTP): DataItemRequeued on the item's own stream puts it back
+ * in the bundle queue, accepted and waiting for a bundle, with who asked and why.
+ */
+export interface RequeueDeps {
+  eventStore: EventStore;
+  now: () => number;
+  /** answer once the read models show the requeue (the status query right after sees it) */
+  awaitProjection?: (position: bigint) => Promise<unknown>;
+}
+
+export interface RequeueInput {
+  id: string;
+  /** who asks: an operator's name (the CLI's `--by`, the admin body's `by`) */
+  by: string;
+  reason: string;
+}
+
+export type RequeueOutcome =
+  | { id: string; requeued: true; previousFailure: string; position: bigint }
+  /** requeued before and not failed again since: nothing to do */
+  | { id: string; requeued: false; already: { by: string; reason: string; at: number } };
+
+export function createRequeue(deps: RequeueDeps) {
+  const items = new DataItemRepository(deps.eventStore);
+  /** refused (typed errors): unknown (TxNotFound), damaged (ItemDamaged), not FAILED (ItemNotFailed) */
+  return async function requeue(input: RequeueInput, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<RequeueOutcome> {
+    const { events, state, position } = await items.execute({ type: 'RequeueItem', data: { ...input, now: deps.now() } }, metadata);
+    const event = events[0];
+    if (event?.type === 'DataItemRequeued' && position !== undefined) {
+      await deps.awaitProjection?.(position);
+      return { id: input.id, requeued: true, previousFailure: event.data.previousFailure, position };
+    }
+    // the decider decides nothing only for an item requeued and not failed since
+    if (state.status !== 'accepted' || !state.requeued) throw new Error(`requeue of ${input.id} decided nothing`);
+    return { id: input.id, requeued: false, already: state.requeued };
+  };
+}
+
+export type Requeue = ReturnType<typeof createRequeue>;
+
+/** the items FAILED now, from the event store itself: out of attempts (to requeue) and damaged (to upload again) */
+export interface FailedItems {
+  failed: string[];
+  damaged: string[];
+}
+
+/**
+ * Every item FAILED now, read from all events in order (the event store is the record; a read model
+ * may lag). Memory: the ids of items failed or damaged at the moment.
+ */
+export async function failedItemsNow(eventStore: Pick<EventStore, 'readAll'>): Promise<FailedItems> {
+  const failed = new Set<string>();
+  const damaged = new Set<string>();
+  for await (const recorded of eventStore.readAll()) {
+    if (!recorded.type.startsWith('DataItem')) continue;
+    const event = fromRecorded(recorded);
+    if (!event) continue;
+    switch (event.type) {
+      case 'DataItemFailed':
+        failed.add(event.data.id);
+        break;
+      case 'DataItemRequeued':
+        failed.delete(event.data.id);
+        break;
+      case 'DataItemDamaged':
+        damaged.add(event.data.id);
+        break;
+      case 'DataItemRepaired':
+        damaged.delete(event.data.id);
+        break;
+      default:
+        break;
+    }
+  }
+  // a damaged item is FAILED/damaged whether or not it also ran out of attempts: it needs its bytes
+  return { failed: [...failed].filter((id) => !damaged.has(id)), damaged: [...damaged] };
+}
