@@ -14,6 +14,8 @@ export interface ScrapeSources {
   liveBundles?: () => Promise<Record<string, number>>;
   /** items whose stored bytes are damaged now, from the upload-stats read model */
   damagedItems?: () => Promise<number>;
+  /** when the block height receipts are signed with was read from the gateway (ms since the epoch; undefined: never) */
+  blockHeightReadAt?: () => number | undefined;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -115,6 +117,18 @@ export function createMetrics(sources: ScrapeSources = {}) {
         this.set(Number.NaN);
         onError('damaged items not read for /metrics', error);
       }
+    },
+  });
+
+  // uploads answer 503 once this passes BLOCK_HEIGHT_MAX_AGE_MS: alert well before (and on +Inf)
+  new Gauge({
+    name: 'block_height_age_seconds',
+    help: 'Seconds since the block height receipts are signed with was read from the gateway; +Inf while none was ever read. Past BLOCK_HEIGHT_MAX_AGE_MS uploads answer 503',
+    registers: [registry],
+    collect() {
+      const readAt = sources.blockHeightReadAt?.();
+      this.reset();
+      if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, Date.now() - readAt) / 1000);
     },
   });
 

@@ -4,6 +4,8 @@ import type { DataItemId } from '../../domain/ids.js';
 import type { BundleStatus } from '../../domain/bundle/state.js';
 import type { ServiceInfo, TxOffsets } from '../queries.js';
 import { projectorLag } from '../../../projections/lag.js';
+import type { BlockHeightHealth } from '../../ports/gateway.js';
+import { dashboardBlockHeight, type DashboardBlockHeight } from './blockHeight.js';
 import {
   allProjections,
   bundleHistoryProjection,
@@ -41,6 +43,8 @@ export interface DashboardSummary {
   bundles: Record<BundleStatus, number>;
   /** positions are decimal strings (bigints in the store) */
   projector: { head: string; behind: string; byProjection: Record<string, string> };
+  /** the block height receipts are signed with and the gateway it comes from; null where none is read */
+  blockHeight: DashboardBlockHeight | null;
 }
 
 /** `GET /dashboard/api/tx/:id`: what the item page shows. */
@@ -69,6 +73,8 @@ export interface DashboardDeps {
   info: () => ServiceInfo;
   /** the `GET /tx/:id/offsets` query */
   offsets: (id: DataItemId) => Promise<TxOffsets | undefined>;
+  /** the block height source's snapshot */
+  blockHeight?: () => BlockHeightHealth;
   now?: () => number;
 }
 
@@ -111,6 +117,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           behind: lag.behind.toString(),
           byProjection: Object.fromEntries(Object.entries(lag.byProjection).map(([name, d]) => [name, d.toString()])),
         },
+        blockHeight: deps.blockHeight ? dashboardBlockHeight(deps.blockHeight()) : null,
       };
     },
 
