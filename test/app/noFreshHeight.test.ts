@@ -7,6 +7,7 @@ import { createFixedPricing } from '../../src/adapters/pricing/fixedPricing.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { ServiceUnavailable } from '../../src/domain/errors.js';
+import type { StreamName } from '../../src/ports/eventStore.js';
 import { nativeAddress } from '../../src/verify/index.js';
 import type { ReceiptSigner } from '../../src/receipts/receiptSigner.js';
 
@@ -24,7 +25,7 @@ describe('acceptance without a fresh block height', function () {
   });
   after(() => service.close());
 
-  const types = async (stream: string) => {
+  const types = async (stream: StreamName) => {
     const found: string[] = [];
     for await (const r of service.eventStore.readStream(stream)) found.push(r.type);
     return found;
