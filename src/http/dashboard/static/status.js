@@ -1,4 +1,5 @@
 import { byId, el, formatBytes, getJson, poll, setText, svg } from './common.js';
+import { showBlockHeight } from './blockHeight.js';
 
 const STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed', 'permanent', 'dropped'];
 
@@ -70,6 +71,7 @@ poll(async () => {
     byId('bundles').tBodies[0],
     STATES.map((state) => [state, s.bundles[state] ?? 0, { 'data-state': state, class: (s.bundles[state] ?? 0) > 0 ? 'some' : 'none' }]),
   );
+  showBlockHeight(s.blockHeight);
   setText('lag-behind', s.projector.behind);
   setText('lag-unit', s.projector.behind === '1' ? 'event behind' : 'events behind');
   setText('lag-head', s.projector.head);
