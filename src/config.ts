@@ -25,6 +25,8 @@ const ConfigSchema = z.object({
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200),
   BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000),
+  /** a block height read from the gateway longer ago than this signs no receipt: uploads answer 503 */
+  BLOCK_HEIGHT_MAX_AGE_MS: int(1000, 7 * 86_400_000).default(1_800_000),
   /** a gateway's height is refused past the last accepted one plus this plus one block per BLOCK_TIME_MIN_MS since */
   BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000).default(100),
   BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000),
@@ -133,6 +135,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,
+    blockHeightMaxAgeMs: c.BLOCK_HEIGHT_MAX_AGE_MS,
     heightGuard: { maxJumpBlocks: c.BLOCK_HEIGHT_MAX_JUMP, minBlockIntervalMs: c.BLOCK_TIME_MIN_MS },
     receiptSignerWorkers: c.RECEIPT_SIGNER_WORKERS,
     projectionWaitMs: c.PROJECTION_WAIT_MS,

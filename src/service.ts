@@ -129,6 +129,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     damagedItems: () => damagedItemsNow(readStore),
     // the bundler's view of the service wallet (built below); none where no bundler runs
     funds: () => (bundlerRuns ? funds.snapshot() : undefined),
+    // the block height source is built below; its height's age, for alerts before uploads are refused
+    blockHeightReadAt: () => blockHeight.health().readAt,
     onError: warningsTo(log),
   });
   // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height
@@ -137,6 +139,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
     refreshMs: config.blockHeightRefreshMs,
+    maxAgeMs: config.blockHeightMaxAgeMs,
     fetch: countingFetch('blockHeight', metrics),
     guard: heights,
     log: warningsTo(log),
@@ -311,6 +314,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     readStore,
     blobStore,
     diskSpace: disk,
+    // where receipts are signed: not ready without a block height fresh enough to sign one
+    ...(roles.commands ? { blockHeight } : {}),
     // a commands-only replica answers from its own streams: read-model lag does not make it unready
     ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore) } : {}),
     maxLag: config.readyMaxLag,
@@ -323,6 +328,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ops: { readiness, metrics },
     limits: { maxDataItemSize: config.maxDataItemSize },
     ...(uploadGuard ? { uploadGuard: uploadGuard.router } : {}),
+    ...(roles.commands ? { blockHeightFresh: () => blockHeight.current() !== undefined } : {}),
     log: (message, error, fields) => log.error(message, error, fields),
     ...(roles.commands ? commandHandlers() : {}),
     ...(roles.queries ? queryHandlers() : {}),
@@ -363,7 +369,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
         txOffsets,
         accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       },
-      dashboard: createDashboardQueries({ eventStore, readStore, info: () => info, offsets: txOffsets, ...(bundlerRuns ? { funds: funds.snapshot } : {}) }),
+      dashboard: createDashboardQueries({
+        eventStore,
+        readStore,
+        info: () => info,
+        offsets: txOffsets,
+        blockHeight: blockHeight.health,
+        ...(bundlerRuns ? { funds: funds.snapshot } : {}),
+      }),
     };
   }
 

@@ -20,6 +20,7 @@ import { ArweaveSigner, createData } from 'arbundles';
 import { generateKeyPairSync } from 'node:crypto';
 import { closedLoop, send, Tally } from './lib/httpLoad.js';
 import { startServiceProcess } from '../lib/serviceProcess.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +44,7 @@ async function main() {
   let base = values.url;
   if (!base) {
     dataDir = await mkdtemp(join(tmpdir(), 'bench-chunk-flood-'));
-    service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'error', MAX_OPEN_UPLOADS_PER_CLIENT: '100000' });
+    service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error', MAX_OPEN_UPLOADS_PER_CLIENT: '100000' });
     base = service.url;
   }
   const jwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });

@@ -16,6 +16,7 @@ import { request } from 'node:http';
 import { startServiceProcess, type ServiceProcess } from '../lib/serviceProcess.js';
 import { fileRange, writeLargeItem } from './lib/largeItem.js';
 import { peakRssMiB } from './lib/peakRss.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -92,7 +93,7 @@ async function timed(dir: string, name: string, file: string, run: (s: ServicePr
   const dataDir = await mkdtemp(join(dir, `${name}-`));
   const service = await startServiceProcess({
     DATA_DIR: dataDir,
-    GATEWAY_URL: 'http://127.0.0.1:9',
+    GATEWAY_URL: await benchGatewayUrl(),
     FREE_UPLOAD_LIMIT_BYTES: String(size),
     LOG_LEVEL: 'error',
   });

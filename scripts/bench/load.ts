@@ -30,6 +30,7 @@ import { Agent } from 'node:http';
 import { closedLoop, send, Tally } from './lib/httpLoad.js';
 import { cycleKinds, signMixedItems } from './lib/mixedItems.js';
 import { emitJson, round, say } from './lib/output.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   say(`signing ${singlePool + SEEDED} small items and ${multipartPool} multi-part items...`);
   const small = await signMixedItems(clientJwk, cycleKinds(singlePool + SEEDED), SMALL_PAYLOAD);
   const large = await signMixedItems(clientJwk, cycleKinds(multipartPool, ['arweave']), MULTIPART_PAYLOAD);
-  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'error' });
+  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
   const agents = Array.from(
     { length: Math.ceil(connections / PER_ADDRESS) },
     (_, i) => new Agent({ keepAlive: true, maxSockets: PER_ADDRESS, localAddress: `127.0.0.${i + 1}` }),

@@ -29,6 +29,7 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { loadTestJwk, testWalletFile } from '../../test/fixtures/testWallet.js';
 import { ed25519Key, fakeBundle, genuineEntry, rawBundle } from '../../test/nested/support/fakeEntries.js';
 import { emitJson, round, say } from './lib/output.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: { entries: { type: 'string', default: '2800' }, genuine: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     WALLET_FILE: testWalletFile,
-    GATEWAY_URL: 'http://127.0.0.1:9',
+    GATEWAY_URL: await benchGatewayUrl(),
     LOG_LEVEL: 'silent',
     BUNDLER_ENABLED: 'false',
     ADMIN_TOKEN,

@@ -18,6 +18,7 @@ import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { presignItems } from './lib/presign.js';
 import { percentile } from './lib/latency.js';
 import { startServiceProcess } from '../lib/serviceProcess.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -63,7 +64,7 @@ async function main() {
   if (!base) {
     dataDir = await mkdtemp(join(tmpdir(), 'bench-small-'));
     // the discard port: the gateway is unreachable, so the block height comes from no network at all
-    service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'error' });
+    service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
     base = service.url;
   }
   const url = new URL('/v1/tx', base);

@@ -21,6 +21,7 @@ import { startBareServer } from './lib/bareServer.js';
 import { closedLoop, keepAliveAgent, send, Tally } from './lib/httpLoad.js';
 import { cycleKinds, signMixedItems } from './lib/mixedItems.js';
 import { emitJson, round, say } from './lib/output.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   const signed = await signMixedItems(clientJwk, cycleKinds(items + uploadPool), PAYLOAD_BYTES);
   const seed = signed.slice(0, items);
   const pool = signed.slice(items);
-  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'error' });
+  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
   try {
     say(`uploading ${items} items...`);
     const ids: string[] = [];

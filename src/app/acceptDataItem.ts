@@ -22,7 +22,8 @@ import { acceptOrWithdraw } from './unacceptedBytes.js';
 export interface AcceptDeps {
   eventStore: EventStore;
   pricing: Pricing;
-  blockHeight: BlockHeightSource;
+  /** the height receipts' deadlines count from: none fresh, no receipt is signed (503) */
+  blockHeight: Pick<BlockHeightSource, 'current'>;
   signer: ReceiptSigner;
   accounts: AccountRepository;
   receiptSettings: { dataCaches: string[]; fastFinalityIndexes: string[]; publicModulus: string; deadlineHeightOffset: number };
@@ -67,6 +68,17 @@ export async function loadDataItem(eventStore: EventStore, id: DataItemId): Prom
 }
 
 /**
+ * The block height to sign a receipt with; a ServiceUnavailable when none was read from the gateway
+ * recently enough (BLOCK_HEIGHT_MAX_AGE_MS): a receipt's deadline is never made up. The routes refuse
+ * such uploads before their body is read (blockHeightGate.ts); this holds for every other way in.
+ */
+export function freshBlockHeight(deps: Pick<AcceptDeps, 'blockHeight'>): number {
+  const height = deps.blockHeight.current();
+  if (height === undefined) throw new ServiceUnavailable('no block height read from the gateway recently enough to sign a receipt');
+  return height;
+}
+
+/**
  * Accepts a verified item whose bytes sit in a temporary blob: prices it, reserves the price,
  * records the acceptance, then settles. A duplicate (found before or by the append) answers with
  * the original receipt and costs nothing.
@@ -88,6 +100,8 @@ export async function acceptDataItem(
   let payment: Payment | undefined;
   let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
   try {
+    // before a payment is reserved for an item that could not be accepted now
+    freshBlockHeight(deps);
     const price = await deps.pricing.priceOf(verified.rawContentLength);
     if (price > 0n) {
       const reserved = await reserveOrAwaitRacing(
@@ -163,12 +177,13 @@ async function appendAcceptance(
 ): Promise<{ position: bigint; receipt: Receipt }> {
   const id = verified.id as DataItemId;
   const blobKey = itemBlobKey(id);
+  // read again at signing time, and before the bytes are committed under the item's key
+  const deadlineHeight = freshBlockHeight(deps) + deps.receiptSettings.deadlineHeightOffset;
   // Same id means same signature, and the verifier accepts one canonical encoding only, so a
   // racing upload of the same item writes identical bytes here.
   await commit(blobKey);
   const winc = (payment?.winc ?? 0n).toString();
   const timestamp = (deps.now ?? Date.now)();
-  const deadlineHeight = deps.blockHeight.current() + deps.receiptSettings.deadlineHeightOffset;
   const receipt = await issueReceipt(
     { signer: deps.signer, publicModulus: deps.receiptSettings.publicModulus },
     {

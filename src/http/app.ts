@@ -15,6 +15,7 @@ import { requestLog } from './requestLog.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { dashboardRouter } from './dashboard/router.js';
+import { blockHeightGate } from './blockHeightGate.js';
 import type { DashboardQueries } from './dashboard/queries.js';
 import { ApiCatalog, openApiRouter, routeDocs } from './openapi/index.js';
 import { serviceVersion } from '../version.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
   limits: { maxDataItemSize: number };
   /** uploads per client, temporary space, body rate (limits.ts): in front of the upload routes */
   uploadGuard?: Router;
+  /** whether a receipt can be signed now (a fresh block height): uploads are refused before it if not */
+  blockHeightFresh?: () => boolean;
   /** failures of the service (an unexpected 500, a store down), with the request's id */
   log: (message: string, error: unknown, fields: Record<string, unknown>) => void;
   /** one log line and one metrics sample per request, with its request id (requestLog.ts) */
@@ -50,6 +53,7 @@ export function createApp(options: AppOptions): Express {
   app.use(cors);
   if (options.admin) app.use(['/v1/admin', '/admin'], adminRouter(options.admin));
   for (const prefix of ['/v1', '/']) {
+    if (options.blockHeightFresh) app.use(prefix, blockHeightGate(options.blockHeightFresh));
     if (options.uploadGuard) app.use(prefix, options.uploadGuard);
     if (options.commands) app.use(prefix, commandsRouter(options.commands, options.limits));
     if (options.multipartCommands) app.use(prefix, multipartCommandsRouter(options.multipartCommands));

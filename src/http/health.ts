@@ -5,6 +5,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { BlockHeightSource } from '../ports/gateway.js';
 
 /**
  * Operations endpoints, served at the root only (they are for probes, load balancers and Prometheus,
@@ -26,6 +27,10 @@ export interface CheckResult {
   /** diskSpace only: bytes free for the service on the data directory's disk, and the floor */
   free?: number;
   min?: number;
+  /** blockHeight only: the height receipts are signed with, when it was read (ISO), and why it fails */
+  height?: number;
+  readAt?: string;
+  reason?: string;
 }
 
 export interface ReadinessReport {
@@ -41,6 +46,8 @@ export interface ReadinessOptions {
   blobStore: Pick<BlobStore, 'stat' | 'createWriter'>;
   /** the data directory and MIN_FREE_DISK_BYTES: ready while its disk has at least that free (0: any) */
   diskSpace?: Pick<DiskSpace, 'sample' | 'free' | 'floorBytes'>;
+  /** where receipts are signed: ready while a block height read recently enough is known (BLOCK_HEIGHT_MAX_AGE_MS) */
+  blockHeight?: Pick<BlockHeightSource, 'health'>;
   /** absent: no lag check (a commands-only replica answers from its own streams, not from read models) */
   projectorLag?: () => Promise<ProjectorLag>;
   /** READY_MAX_LAG: ready while the slowest read model is at most this many events behind */
@@ -85,7 +92,7 @@ const PROBE_BYTES = Buffer.from('readiness-probe\n');
  * ahead of the event store. A store that is full or read-only fails its check, not only one that is down.
  */
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const { eventStore, readStore, blobStore, diskSpace, projectorLag, maxLag, timeoutMs = 2_000, log = () => {} } = options;
+  const { eventStore, readStore, blobStore, diskSpace, blockHeight, projectorLag, maxLag, timeoutMs = 2_000, log = () => {} } = options;
   let stopping = false;
 
   const run = async (name: string, work: () => Promise<CheckResult | void>): Promise<[string, CheckResult]> => {
@@ -127,6 +134,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
               }),
             ]
           : []),
+        ...(blockHeight ? [run('blockHeight', async () => blockHeightCheck(blockHeight.health()))] : []),
         ...(projectorLag
           ? [
               run('projectorLag', async () => {
@@ -147,6 +155,21 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       stopping = true;
     },
   };
+}
+
+/** fails while no receipt can be signed: no height read from the gateway yet, or the last one too old */
+function blockHeightCheck(health: ReturnType<BlockHeightSource['health']>): CheckResult {
+  const known = {
+    ...(health.height !== undefined ? { height: health.height } : {}),
+    ...(health.readAt !== undefined ? { readAt: new Date(health.readAt).toISOString() } : {}),
+  };
+  if (health.fresh) return { ok: true, ...known };
+  const gateway = health.reachable ? 'the gateway answers' : 'the gateway is unreachable';
+  const reason =
+    health.height === undefined
+      ? `no block height read from the gateway yet; ${gateway}`
+      : `the block height was read ${health.readAt === undefined ? 'at an unknown time' : 'more than BLOCK_HEIGHT_MAX_AGE_MS ago'}; ${gateway}`;
+  return { ok: false, ...known, reason };
 }
 
 export interface OpsDeps {

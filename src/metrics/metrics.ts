@@ -17,6 +17,8 @@ export interface ScrapeSources {
   damagedItems?: () => Promise<number>;
   /** the bundler's view of the service wallet (absent where no bundler runs) */
   funds?: () => Pick<FundsSnapshot, 'balance' | 'waitingBundles'> | undefined;
+  /** when the block height receipts are signed with was read from the gateway (ms since the epoch; undefined: never) */
+  blockHeightReadAt?: () => number | undefined;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -139,6 +141,17 @@ export function createMetrics(sources: ScrapeSources = {}) {
       const funds = sources.funds?.();
       this.reset();
       if (funds) this.set(funds.waitingBundles);
+    },
+  });
+  // uploads answer 503 once this passes BLOCK_HEIGHT_MAX_AGE_MS: alert well before (and on +Inf)
+  new Gauge({
+    name: 'block_height_age_seconds',
+    help: 'Seconds since the block height receipts are signed with was read from the gateway; +Inf while none was ever read. Past BLOCK_HEIGHT_MAX_AGE_MS uploads answer 503',
+    registers: [registry],
+    collect() {
+      const readAt = sources.blockHeightReadAt?.();
+      this.reset();
+      if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, Date.now() - readAt) / 1000);
     },
   });
 

@@ -1,14 +1,36 @@
 /**
  * Gateway port: what the service needs from an Arweave gateway. The upload path needs only the block
- * height, for a receipt's `deadlineHeight`; it must never wait on the network for it.
+ * height, for a receipt's `deadlineHeight`; it must never wait on the network for it, and never signs
+ * a receipt without one read from the gateway recently (a made-up deadline would be one already past).
  */
 export interface BlockHeightSource {
-  /** the last known block height, synchronously; 0 when none was ever known */
-  current(): number;
+  /**
+   * the block height to sign receipts with, synchronously: the last one read from the gateway (or
+   * saved by an earlier run) if it was read at most the configured age ago (BLOCK_HEIGHT_MAX_AGE_MS);
+   * undefined when there is none that fresh, and then no receipt may be signed
+   */
+  current(): number | undefined;
+  /** how the height and the gateway stand now, for readiness, the dashboard and metrics */
+  health(): BlockHeightHealth;
   /** loads the last known height and starts refreshing it in the background; returns within a bounded time */
   start(): Promise<void>;
-  /** stops refreshing; `current()` keeps answering the last known height */
+  /** stops refreshing; `current()` keeps answering the last known height until it is too old */
   stop(): void;
+}
+
+export interface BlockHeightHealth {
+  /** the last height read from the gateway (or saved by an earlier run), fresh or not; absent: none ever */
+  height?: number;
+  /** when `height` was read from the gateway, ms since the epoch; absent when not known */
+  readAt?: number;
+  /** `current()` answers a height: it was read at most `maxAgeMs` ago */
+  fresh: boolean;
+  maxAgeMs: number;
+  /** the gateway answered the last refresh (false before the first answer) */
+  reachable: boolean;
+  /** the last refresh's failure (unreachable, an unreadable answer, a height refused), while it lasts */
+  lastError?: string;
+  lastErrorAt?: number;
 }
 
 /**

@@ -96,7 +96,7 @@ describe('reservations that outlive a crash', function () {
         blobStore: service.blobStore,
         accounts: service.accounts,
         pricing: createFixedPricing({ wincPerByte: 1n }),
-        blockHeight: { current: () => 1, start: async () => {}, stop: () => {} },
+        blockHeight: { current: () => 1 },
         signer: failingSigner,
         receiptSettings: { dataCaches: [], fastFinalityIndexes: [], publicModulus: 'n', deadlineHeightOffset: 200 },
       });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/testService.js';
+import { startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { expectText } from '../support/multipart.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
@@ -39,6 +39,17 @@ describe('dashboard JSON and pages over HTTP', function () {
     expect(summary.waiting).to.deep.equal({ items: 0, oldestAcceptedAt: null, oldestAgeSeconds: null });
     expect(summary.failures).to.deep.equal([]);
     expect(summary.projector.behind).to.equal('0');
+    // the stand-in gateway's height, read at start-up
+    expect(Date.parse(summary.blockHeight.readAt)).to.be.a('number').and.not.NaN;
+    expect(summary.blockHeight).to.deep.equal({
+      height: TEST_BLOCK_HEIGHT,
+      readAt: summary.blockHeight.readAt,
+      fresh: true,
+      maxAgeMs: 1_800_000,
+      reachable: true,
+      lastError: null,
+      lastErrorAt: null,
+    });
   });
 
   it('counts uploads in the minute they were accepted, and answers an item with its timeline', async () => {

@@ -1,4 +1,7 @@
 import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +9,7 @@ import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { DataItem } from 'arbundles';
 import { withArlocalService } from '../support/arlocalService.js';
+import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunks } from '../support/multipart.js';
@@ -119,6 +123,12 @@ describe('dashboard pages in a browser', function () {
     ]);
     expect(await text('#lag-behind')).to.equal('0');
     expect(await text('#lag-head')).to.equal((await env.service.eventStore.headPosition()).toString());
+    // the block height receipts are signed with: arlocal's, its gateway reachable, uploads taken
+    expect(await text('#block-height-value')).to.match(/^\d+$/);
+    expect(await text('#block-height-read-at')).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/);
+    expect(await text('#block-height-gateway')).to.equal('reachable');
+    expect(await text('#block-height-error')).to.equal('–');
+    expect(await page.isHidden('#block-height-banner')).to.equal(true);
     await page.screenshot({ path: join(tmpdir(), 'dashboard-status.png'), fullPage: true });
 
     // it refreshes by itself: one more upload shows up without a reload
@@ -244,3 +254,44 @@ describe('dashboard pages in a browser', function () {
   });
 });
 
+describe('the status page while the gateway is unreachable', function () {
+  this.timeout(120_000);
+  let service: TestService;
+  let browser: Browser;
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`these tests need headless Chromium at ${CHROMIUM} (Debian package "chromium")`);
+    // a port where nothing listens, and no height saved: none was ever read
+    const nothing = createServer().listen(0, '127.0.0.1');
+    await once(nothing, 'listening');
+    const deadUrl = `http://127.0.0.1:${(nothing.address() as AddressInfo).port}`;
+    nothing.close();
+    await once(nothing, 'close');
+    service = await startTestService({ GATEWAY_URL: deadUrl });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('shows no height, the gateway unreachable with its error, and a banner: uploads are refused', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    try {
+      await page.goto(`${service.url}/dashboard`);
+      await page.waitForSelector('#block-height-banner:not([hidden])');
+      const text = async (selector: string) => (await page.textContent(selector))?.trim();
+      expect(await text('#block-height-value')).to.equal('–');
+      expect(await text('#block-height-read-at')).to.equal('never');
+      expect(await text('#block-height-gateway')).to.equal('unreachable');
+      expect(await page.getAttribute('#block-height-gateway', 'class')).to.equal('alarm');
+      expect(await text('#block-height-error')).to.match(/^GET http:\/\/127\.0\.0\.1:\d+\/info failed \(ECONNREFUSED\) \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC\)$/);
+      expect(await text('#block-height-banner')).to.equal(
+        'Uploads are refused (503 Service unavailable): no block height was ever read from the gateway. They are taken again once the gateway answers.',
+      );
+      await page.screenshot({ path: join(tmpdir(), 'dashboard-gateway-unreachable.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+});

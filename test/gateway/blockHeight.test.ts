@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createBlockHeightSource, type BlockHeightSourceOptions } from '../../src/adapters/gateway/blockHeight.js';
-import { REORG_TOLERANCE_BLOCKS } from '../../src/adapters/gateway/heightGuard.js';
+import { createHeightGuard, REORG_TOLERANCE_BLOCKS } from '../../src/adapters/gateway/heightGuard.js';
 import { startFakeGateway } from './fakeGateway.js';
 
 type FakeGateway = Awaited<ReturnType<typeof startFakeGateway>>;
@@ -13,15 +13,25 @@ describe('gateway block height source', () => {
   let stateFile: string;
   let gateway: FakeGateway | undefined;
   let logged: string[];
+  /** the time the source and its guard see (heights' ages), moved by hand */
+  let clock: number;
   const sources: { stop(): void }[] = [];
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const MAX_AGE = 30 * 60_000;
+  /** the failure a "gateway lost" line names */
+  const firstError = (line: string) => /^block height: gateway lost \((.*)\); /.exec(line)?.[1];
 
   /** a source on the test gateway whose log lines are kept; long start wait so the first answer counts */
   function source(options: Partial<BlockHeightSourceOptions> = {}) {
+    const log = (message: string) => logged.push(message);
     const s = createBlockHeightSource({
       gatewayUrl: gateway!.url,
       stateFile,
       startWaitMs: 30_000,
-      log: (message) => logged.push(message),
+      maxAgeMs: MAX_AGE,
+      log,
+      now: () => clock,
+      guard: createHeightGuard({ now: () => clock, log }),
       ...options,
     });
     sources.push(s);
@@ -39,6 +49,7 @@ describe('gateway block height source', () => {
     dir = await mkdtemp(join(tmpdir(), 'block-height-test-'));
     stateFile = join(dir, 'block-height.json');
     logged = [];
+    clock = Date.now();
   });
   afterEach(async () => {
     for (const s of sources.splice(0)) s.stop();
@@ -47,36 +58,46 @@ describe('gateway block height source', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('fetches the height from GET /info on start and saves it in the state file, with when it was accepted', async () => {
+  it('fetches the height from GET /info on start and saves it in the state file, with when it was read', async () => {
     gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
     const heights = source();
-    const before = Date.now();
     await heights.start();
 
     expect(heights.current()).to.equal(1_500_000);
-    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { height: number; at: number };
-    expect(saved.height).to.equal(1_500_000);
-    expect(saved.at).to.be.within(before, Date.now());
+    expect(JSON.parse(await readFile(stateFile, 'utf8'))).to.deep.equal({ height: 1_500_000, at: clock });
+    expect(heights.health()).to.deep.equal({ height: 1_500_000, readAt: clock, fresh: true, maxAgeMs: MAX_AGE, reachable: true });
     expect(await readdir(dir)).to.deep.equal(['block-height.json']);
     expect(logged).to.deep.equal([]);
   });
 
-  it('keeps the last height, and logs why, when the gateway answers 500 and then refuses connections', async () => {
+  it('keeps the last height, and logs once that the gateway is lost, when it answers 500 and then refuses connections', async () => {
     gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
     const heights = source();
     await heights.start();
+    const readAt = clock;
 
+    clock += 60_000;
     gateway.set({ answer: 'error', status: 500 });
     await heights.refresh();
     expect(heights.current()).to.equal(1_500_000);
 
     await gateway.close();
+    clock += 60_000;
+    await heights.refresh();
     await heights.refresh();
     expect(heights.current()).to.equal(1_500_000);
+    expect(heights.health()).to.deep.equal({
+      height: 1_500_000,
+      readAt,
+      fresh: true,
+      maxAgeMs: MAX_AGE,
+      reachable: false,
+      lastError: `GET ${gateway.url}/info failed (ECONNREFUSED)`,
+      lastErrorAt: clock,
+    });
 
     expect(logged).to.deep.equal([
-      `block height not refreshed, keeping 1500000: GET ${gateway.url}/info answered HTTP 500`,
-      `block height not refreshed, keeping 1500000: GET ${gateway.url}/info failed (ECONNREFUSED)`,
+      `block height: gateway lost (GET ${gateway.url}/info answered HTTP 500); keeping block height 1500000 read at ${iso(readAt)}, until ${iso(readAt + MAX_AGE)}`,
     ]);
     expect(await savedHeight()).to.deep.equal({ height: 1_500_000 });
   });
@@ -94,14 +115,108 @@ describe('gateway block height source', () => {
     expect(after.current()).to.equal(1_500_000);
   });
 
-  it('answers 0 when no height was ever known and the gateway is unreachable', async () => {
+  it('answers no height when none was ever read and the gateway is unreachable', async () => {
     gateway = await startFakeGateway({ answer: 'height', height: 1 });
     await gateway.close();
     const heights = source();
     await heights.start();
+    await heights.refresh();
 
-    expect(heights.current()).to.equal(0);
-    expect(logged).to.deep.equal([`block height not refreshed, keeping 0: GET ${gateway.url}/info failed (ECONNREFUSED)`]);
+    expect(heights.current()).to.equal(undefined);
+    expect(heights.health()).to.deep.equal({
+      fresh: false,
+      maxAgeMs: MAX_AGE,
+      reachable: false,
+      lastError: `GET ${gateway.url}/info failed (ECONNREFUSED)`,
+      lastErrorAt: clock,
+    });
+    expect(logged).to.deep.equal([
+      `block height: gateway lost (GET ${gateway.url}/info failed (ECONNREFUSED)); no block height known: uploads answer 503 until the gateway answers`,
+    ]);
+  });
+
+  it('answers the height while younger than maxAgeMs, then none; logs the loss and the age once each', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+    const readAt = clock;
+    await gateway.close();
+    for (let i = 0; i < 3; i++) await heights.refresh();
+
+    clock = readAt + MAX_AGE;
+    expect(heights.current()).to.equal(1_500_000);
+    clock += 1;
+    expect(heights.current()).to.equal(undefined);
+    for (let i = 0; i < 3; i++) await heights.refresh();
+    expect(heights.current()).to.equal(undefined);
+    expect(heights.health()).to.deep.include({ height: 1_500_000, readAt, fresh: false, reachable: false });
+    // the kept-alive connection of the first request may be the one that fails (UND_ERR_SOCKET)
+    expect(logged).to.have.length(2);
+    expect(logged[0]).to.equal(
+      `block height: gateway lost (${firstError(logged[0]!)}); keeping block height 1500000 read at ${iso(readAt)}, until ${iso(readAt + MAX_AGE)}`,
+    );
+    expect(firstError(logged[0]!)).to.match(/^GET http:\/\/127\.0\.0\.1:\d+\/info failed \((ECONNREFUSED|UND_ERR_SOCKET)\)$/);
+    expect(logged.slice(1)).to.deep.equal([
+      `block height 1500000 read at ${iso(readAt)} is older than BLOCK_HEIGHT_MAX_AGE_MS (${MAX_AGE} ms): uploads answer 503 until the gateway answers`,
+    ]);
+  });
+
+  it('logs the gateway back once it answers again, with its height fresh from then', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+    gateway.set({ answer: 'error', status: 502 });
+    await heights.refresh();
+    clock += MAX_AGE + 1;
+    expect(heights.current()).to.equal(undefined);
+
+    gateway.set({ answer: 'height', height: 1_500_010 });
+    await heights.refresh();
+    await heights.refresh();
+    expect(heights.current()).to.equal(1_500_010);
+    expect(heights.health()).to.deep.equal({ height: 1_500_010, readAt: clock, fresh: true, maxAgeMs: MAX_AGE, reachable: true });
+    expect(logged.slice(1)).to.deep.equal([
+      `block height 1500000 read at ${iso(clock - MAX_AGE - 1)} is older than BLOCK_HEIGHT_MAX_AGE_MS (${MAX_AGE} ms): uploads answer 503 until the gateway answers`,
+      'block height: gateway back (it answers 1500010)',
+    ]);
+  });
+
+  it('saves when each height was read, the same height too: a restart counts the age from the last answer', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1_500_000 });
+    const heights = source();
+    await heights.start();
+    clock += 20 * 60_000;
+    await heights.refresh();
+    expect(JSON.parse(await readFile(stateFile, 'utf8'))).to.deep.equal({ height: 1_500_000, at: clock });
+    heights.stop();
+    await gateway.close();
+
+    clock += 20 * 60_000;
+    const restarted = source();
+    await restarted.start();
+    expect(restarted.current()).to.equal(1_500_000);
+    clock += 10 * 60_000 + 1;
+    expect(restarted.current()).to.equal(undefined);
+  });
+
+  it('gives no height from a state file older than maxAgeMs, or one that does not say when it was read, until the gateway answers', async () => {
+    gateway = await startFakeGateway({ answer: 'height', height: 1 });
+    await gateway.close();
+    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: clock - MAX_AGE - 1 }));
+    const old = source();
+    await old.start();
+    expect(old.current()).to.equal(undefined);
+    expect(old.health()).to.deep.include({ height: 1_500_000, readAt: clock - MAX_AGE - 1, fresh: false });
+    expect(logged).to.deep.equal([
+      `block height: gateway lost (GET ${gateway.url}/info failed (ECONNREFUSED)); block height 1500000 read at ${iso(clock - MAX_AGE - 1)} is too old to sign receipts with: uploads answer 503 until the gateway answers`,
+    ]);
+
+    await writeFile(stateFile, '{"height":1500000}\n');
+    const undated = source();
+    await undated.start();
+    expect(undated.current()).to.equal(undefined);
+    expect(undated.health()).to.deep.include({ height: 1_500_000, fresh: false });
+    expect(undated.health().readAt).to.equal(undefined);
   });
 
   it('refreshes on its interval and saves each new height', async () => {
@@ -124,7 +239,8 @@ describe('gateway block height source', () => {
     await heights.start();
     await asked;
 
-    expect(heights.current()).to.equal(0);
+    expect(heights.current()).to.equal(undefined);
+    expect(heights.health()).to.deep.equal({ fresh: false, maxAgeMs: MAX_AGE, reachable: false });
     expect(logged).to.deep.equal([]);
   });
 
@@ -133,7 +249,7 @@ describe('gateway block height source', () => {
     const heights = source({ fetchTimeoutMs: 50 });
     await heights.start();
 
-    expect(logged).to.deep.equal([`block height not refreshed, keeping 0: GET ${gateway.url}/info timed out after 50 ms`]);
+    expect(logged).to.deep.equal([`block height: gateway lost (GET ${gateway.url}/info timed out after 50 ms); no block height known: uploads answer 503 until the gateway answers`]);
   });
 
   it('ignores an answer without a valid height', async () => {
@@ -147,9 +263,10 @@ describe('gateway block height source', () => {
     }
 
     expect(heights.current()).to.equal(7);
-    expect(logged).to.deep.equal(
-      Array(5).fill(`block height not refreshed, keeping 7: GET ${gateway.url}/info answered without a valid "height"`),
-    );
+    expect(heights.health().lastError).to.equal(`GET ${gateway.url}/info answered without a valid "height"`);
+    expect(logged).to.deep.equal([
+      `block height: gateway lost (GET ${gateway.url}/info answered without a valid "height"); keeping block height 7 read at ${iso(clock)}, until ${iso(clock + MAX_AGE)}`,
+    ]);
   });
 
   it('logs and ignores a state file that does not hold a height', async () => {
@@ -206,7 +323,9 @@ describe('gateway block height source', () => {
     const heights = source();
     await heights.start();
 
-    expect(heights.current()).to.equal(0);
+    expect(heights.current()).to.equal(undefined);
+    expect(heights.health()).to.deep.include({ fresh: false, reachable: true });
+    expect(heights.health().lastError).to.match(/^block height 9007199254740991 refused: above \d+/);
     expect(await readdir(dir)).to.deep.equal([]);
   });
 
@@ -216,22 +335,24 @@ describe('gateway block height source', () => {
     const heights = source();
     await heights.start();
 
-    expect(heights.current()).to.equal(1_500_000);
+    // not signed with: the file does not say how old it is
+    expect(heights.current()).to.equal(undefined);
+    expect(heights.health().height).to.equal(1_500_000);
     gateway.set({ answer: 'height', height: 1_500_003 });
     await heights.refresh();
     expect(heights.current()).to.equal(1_500_003);
     expect(await savedHeight()).to.deep.equal({ height: 1_500_003 });
   });
 
-  it('restores the time a saved height was accepted: a jump the time since allows is taken after a restart', async () => {
+  it('restores the time a saved height was read: a jump the time since allows is taken after a restart', async () => {
     // saved a day ago: some 2,880 blocks of 30 s may have come since
-    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: Date.now() - 86_400_000 }));
+    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: clock - 86_400_000 }));
     gateway = await startFakeGateway({ answer: 'height', height: 1_500_720 });
     const heights = source();
     await heights.start();
     expect(heights.current()).to.equal(1_500_720);
 
-    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: Date.now() }));
+    await writeFile(stateFile, JSON.stringify({ height: 1_500_000, at: clock }));
     const restarted = source();
     await restarted.start();
     expect(restarted.current()).to.equal(1_500_000);

@@ -23,8 +23,31 @@ describe('block height guard', () => {
     expect(heights.admit(1_800_001)).to.deep.equal({ accepted: true, height: 1_800_001 });
     expect(heights.admit(1_800_101)).to.deep.equal({ accepted: true, height: 1_800_101 });
     expect(heights.current()).to.equal(1_800_101);
-    expect(heights.acceptedAt()).to.equal(clock);
+    expect(heights.readAt()).to.equal(clock);
     expect(logged).to.deep.equal([]);
+  });
+
+  it('dates the height in use by the last believed answer, one a little below it too; a refusal does not', () => {
+    const heights = guard();
+    heights.admit(1_800_000);
+    clock += MINUTE;
+    heights.admit(1_800_000 - 3);
+    expect(heights.current()).to.equal(1_800_000);
+    expect(heights.readAt()).to.equal(clock);
+    const believedAt = clock;
+    clock += MINUTE;
+    heights.admit(400);
+    expect(heights.readAt()).to.equal(believedAt);
+  });
+
+  it('restores the time a save says the height was read, and none for a save that does not say', () => {
+    const dated = guard();
+    dated.restore(1_800_000, TODAY - MINUTE);
+    expect(dated.readAt()).to.equal(TODAY - MINUTE);
+    const undated = guard();
+    undated.restore(1_800_000, undefined);
+    expect(undated.current()).to.equal(1_800_000);
+    expect(undated.readAt()).to.equal(undefined);
   });
 
   it('refuses an absurd height before any is known: past the blocks possible since Arweave began', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/testService.js';
+import { startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
 import { newEventId } from '../../src/domain/ids.js';
 import { streamName } from '../../src/ports/eventStore.js';
 import { createReadiness } from '../../src/http/health.js';
@@ -27,6 +27,8 @@ describe('health and readiness', function () {
       const body = await res.json();
       // the free space is the disk's own figure
       expect(body.checks.diskSpace.free).to.be.a('number').and.to.be.at.least(1024 ** 3);
+      // when the gateway last answered its height (the service refreshes it in the background)
+      expect(Date.parse(body.checks.blockHeight.readAt)).to.be.within(Date.now() - 120_000, Date.now());
       expect(body).to.deep.equal({
         status: 'ready',
         failed: [],
@@ -35,6 +37,7 @@ describe('health and readiness', function () {
           readStore: { ok: true },
           blobStore: { ok: true },
           diskSpace: { ok: true, free: body.checks.diskSpace.free, min: 1024 ** 3 },
+          blockHeight: { ok: true, height: TEST_BLOCK_HEIGHT, readAt: body.checks.blockHeight.readAt },
           projectorLag: { ok: true, behind: 0, max: 10_000 },
         },
       });

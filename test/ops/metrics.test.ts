@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../support/testService.js';
+import { savedBlockHeight, startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
@@ -52,8 +52,9 @@ describe('GET /metrics', function () {
   this.timeout(60_000);
   let service: TestService;
   before(async () => {
-    // a gateway that is not there: the block height refresh at start fails once
-    service = await startTestService({ GATEWAY_URL: await deadUrl() });
+    // a gateway that is not there: the block height refresh at start fails once; the service signs
+    // receipts with the height it saved a minute ago
+    service = await startTestService({ GATEWAY_URL: await deadUrl() }, savedBlockHeight(1_000, Date.now() - 60_000));
   });
   after(() => service.close());
 
@@ -108,6 +109,8 @@ describe('GET /metrics', function () {
     expect(valueOf(all, 'projector_lag_events')).to.equal(0);
     for (const state of ['planned', 'prepared', 'posted', 'seeded', 'confirmed']) expect(valueOf(all, 'live_bundles', { state }), state).to.equal(0);
     expect(valueOf(all, 'gateway_errors_total', { operation: 'blockHeight', kind: 'unreachable' })).to.equal(1);
+    // read a minute ago (and at most the test's time since)
+    expect(valueOf(all, 'block_height_age_seconds')).to.be.within(60, 60 + 120);
     // prom-client's default process metrics, from this service's own registry
     expect(valueOf(all, 'process_cpu_user_seconds_total')).to.be.a('number');
     expect(valueOf(all, 'nodejs_heap_size_used_bytes')).to.be.greaterThan(0);

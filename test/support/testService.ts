@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +13,8 @@ export const TEST_BLOCK_HEIGHT = 1_000;
 export interface TestService extends RunningService {
   dataDir: string;
   gatewayUrl: string;
-  /** the stand-in gateway: its height can be changed, its `GET /info` calls counted */
-  gateway: Pick<Awaited<ReturnType<typeof startGatewayInfo>>, 'setHeight' | 'requests'>;
+  /** the stand-in gateway: its height can be changed, its `GET /info` calls counted, itself switched off and on */
+  gateway: Pick<Awaited<ReturnType<typeof startGatewayInfo>>, 'setHeight' | 'requests' | 'down' | 'up'>;
   /** stop the service, the gateway, and delete the data directory */
   close(): Promise<void>;
 }
@@ -38,6 +38,17 @@ export const testServiceConfig = (dataDir: string, gatewayUrl: string, env: Reco
     SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
+
+/**
+ * A `block-height.json` as a service that read `height` from the gateway at `at` left it: for
+ * `startTestService`'s `openStores`, to start on a saved height (with a gateway that is down).
+ */
+export const savedBlockHeight =
+  (height: number, at: number) =>
+  async (dataDir: string): Promise<ServiceStores> => {
+    await writeFile(join(dataDir, 'block-height.json'), `${JSON.stringify({ height, at })}\n`);
+    return {};
+  };
 
 /**
  * The whole service in-process on 127.0.0.1 port 0, with a fresh data directory; `openStores` opens

@@ -9,6 +9,8 @@ export interface BlockHeightSourceOptions {
   /** JSON file in the data dir holding the last height seen */
   stateFile: string;
   refreshMs?: number;
+  /** BLOCK_HEIGHT_MAX_AGE_MS: a height read longer ago than this signs no receipt */
+  maxAgeMs?: number;
   fetchTimeoutMs?: number;
   /** how long `start()` may wait for the first answer of the gateway before going on without it */
   startWaitMs?: number;
@@ -16,6 +18,7 @@ export interface BlockHeightSourceOptions {
   /** what heights are believed; shared with the bundler's gateway (default: its own, default settings) */
   guard?: HeightGuard;
   log?: (message: string, error?: unknown) => void;
+  now?: () => number;
 }
 
 export interface GatewayBlockHeightSource extends BlockHeightSource {
@@ -23,50 +26,105 @@ export interface GatewayBlockHeightSource extends BlockHeightSource {
   refresh(): Promise<void>;
 }
 
+export const DEFAULT_BLOCK_HEIGHT_MAX_AGE_MS = 30 * 60_000;
+
 /**
  * The block height for receipts' deadline heights, cached so an upload never waits on the gateway:
- * refreshed from `GET /info` in the background, persisted so a restart with the gateway down still
- * knows it. A failed refresh is logged and the last known height kept; so is a height the guard
- * refuses (heightGuard.ts), which is never saved.
+ * refreshed from `GET /info` in the background, persisted (with when it was read) so a restart with
+ * the gateway down still knows it. A height is used only while younger than `maxAgeMs`, counted from
+ * when a gateway last answered it (the bundler's calls through the shared guard count too): with none
+ * that fresh, `current()` is undefined and uploads answer 503 rather than sign a made-up deadline.
+ * A failed refresh keeps the last height; so does a height the guard refuses (heightGuard.ts), which
+ * is never saved. The log says when the gateway is lost, answers again, or the height grows too old:
+ * once per change, not once per refresh.
  */
 export function createBlockHeightSource({
   gatewayUrl,
   stateFile,
   refreshMs = 60_000,
+  maxAgeMs = DEFAULT_BLOCK_HEIGHT_MAX_AGE_MS,
   fetchTimeoutMs = 10_000,
   startWaitMs = 2_000,
   fetch: fetchFn = fetch,
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
   guard = createHeightGuard({ log }),
+  now = Date.now,
 }: BlockHeightSourceOptions): GatewayBlockHeightSource {
-  // 0 until a height is known (no state file yet and the gateway unreachable since start): uploads
-  // still succeed, their receipts carrying deadlineHeight = 0 + offset, a deadline already past.
-  // The state file exists so that this happens only on a first start with the gateway down.
-  const height = () => guard.current() ?? 0;
-  /** the height the state file holds, so a failed save is tried again on the next refresh */
-  let saved: number | undefined;
+  /** what the state file holds, so a failed save is tried again on the next refresh */
+  let saved: { height: number; at: number | undefined } | undefined;
   let running: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
+  /** undefined until the first refresh ends */
+  let reachable: boolean | undefined;
+  let lastError: { message: string; at: number } | undefined;
+  /** the freshness last logged about, so that its change is logged once */
+  let wasFresh = false;
+
+  /** a time in the future by more than the age (a clock set back, a forged file) is not believed either */
+  const isFresh = (readAt: number | undefined, t: number) => readAt !== undefined && Math.abs(t - readAt) <= maxAgeMs;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const REFUSED = 'uploads answer 503 until the gateway answers';
+
+  /** what is kept meanwhile, for the log line saying the gateway is lost */
+  function keeping(t: number): string {
+    const height = guard.current();
+    const readAt = guard.readAt();
+    if (height === undefined) return `no block height known: ${REFUSED}`;
+    if (readAt === undefined) return `block height ${height} was saved without the time it was read: ${REFUSED}`;
+    if (!isFresh(readAt, t)) return `block height ${height} read at ${iso(readAt)} is too old to sign receipts with: ${REFUSED}`;
+    return `keeping block height ${height} read at ${iso(readAt)}, until ${iso(readAt + maxAgeMs)}`;
+  }
+
+  /** logs a change of freshness (fresh to too old); the gateway's changes are logged where they happen */
+  function observe(t: number): boolean {
+    const fresh = isFresh(guard.readAt(), t);
+    if (wasFresh && !fresh) {
+      log(`block height ${guard.current()} read at ${iso(guard.readAt()!)} is older than BLOCK_HEIGHT_MAX_AGE_MS (${maxAgeMs} ms): ${REFUSED}`);
+    }
+    wasFresh = fresh;
+    return fresh;
+  }
+
+  function failed(message: string, t: number) {
+    lastError = { message, at: t };
+    if (reachable !== false) {
+      log(`block height: gateway lost (${message}); ${keeping(t)}`);
+      // the line above said how fresh the height is: no second line about it
+      wasFresh = isFresh(guard.readAt(), t);
+    }
+    reachable = false;
+  }
 
   async function refreshOnce(signal: AbortSignal | undefined): Promise<void> {
     let fetched: number;
     try {
       fetched = await fetchBlockHeight({ gatewayUrl, timeoutMs: fetchTimeoutMs, fetch: fetchFn, signal });
     } catch (error) {
-      if (!signal?.aborted) log(`block height not refreshed, keeping ${height()}: ${(error as Error).message}`);
+      if (!signal?.aborted) failed((error as Error).message, now());
+      observe(now());
       return;
     }
+    const t = now();
+    if (reachable === false) log(`block height: gateway back (it answers ${fetched})`);
+    reachable = true;
     // a refused height is logged by the guard (once, not every refresh), and neither used nor saved
-    if (!guard.admit(fetched).accepted) return;
-    // the highest accepted, which the bundler's calls may have raised since the last refresh
-    const accepted = height();
-    if (accepted === saved) return;
+    const verdict = guard.admit(fetched);
+    if (!verdict.accepted) {
+      lastError = { message: `block height ${fetched} refused: ${verdict.reason}`, at: t };
+      observe(t);
+      return;
+    }
+    lastError = undefined;
+    observe(t);
+    // the highest accepted (the bundler's calls may have raised it since), and when it was read
+    const state = { height: verdict.height, at: guard.readAt() };
+    if (state.height === saved?.height && state.at === saved.at) return;
     try {
-      await writeHeightState(stateFile, { height: accepted, at: guard.acceptedAt() });
-      saved = accepted;
+      await writeHeightState(stateFile, state);
+      saved = state;
     } catch (error) {
-      log(`block height ${accepted} not saved to ${stateFile}`, error);
+      log(`block height ${state.height} not saved to ${stateFile}`, error);
     }
   }
 
@@ -77,7 +135,22 @@ export function createBlockHeightSource({
   }
 
   return {
-    current: height,
+    current: () => (observe(now()) ? guard.current() : undefined),
+
+    health() {
+      const t = now();
+      const height = guard.current();
+      const readAt = guard.readAt();
+      return {
+        ...(height !== undefined ? { height } : {}),
+        ...(readAt !== undefined ? { readAt } : {}),
+        fresh: observe(t) && height !== undefined,
+        maxAgeMs,
+        reachable: reachable === true,
+        ...(lastError ? { lastError: lastError.message, lastErrorAt: lastError.at } : {}),
+      };
+    },
+
     refresh,
 
     async start() {
@@ -85,11 +158,12 @@ export function createBlockHeightSource({
       const run = (running = new AbortController());
       try {
         const state = await readHeightState(stateFile);
-        saved = state?.height;
+        saved = state;
         if (state) guard.restore(state.height, state.at);
       } catch (error) {
         log(`block height state ignored: ${(error as Error).message}`);
       }
+      wasFresh = isFresh(guard.readAt(), now());
       if (run.signal.aborted) return; // stopped while reading the state file
       const first = refresh();
       timer = setInterval(() => void refresh(), refreshMs);

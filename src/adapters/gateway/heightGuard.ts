@@ -36,8 +36,12 @@ export type HeightVerdict = { accepted: true; height: number } | { accepted: fal
 export interface HeightGuard {
   /** the last accepted height (the highest), undefined until one is known */
   current(): number | undefined;
-  /** when `current()` was first accepted, to be saved with it */
-  acceptedAt(): number | undefined;
+  /**
+   * when a gateway last answered a height believed (`current()`, or one a little below it), or the
+   * time a restored save says: how old the height in use is, saved with it; undefined until a
+   * gateway answered, when the restored save did not say when (older state files)
+   */
+  readAt(): number | undefined;
   /** a height saved earlier; `at` undefined when the save did not say when (older state files) */
   restore(height: number, at: number | undefined): void;
   /** judges a height a gateway answered; a refusal is logged once per change of state, not per answer */
@@ -55,7 +59,7 @@ export function createHeightGuard({
   now = Date.now,
   log = (message) => console.warn(message),
 }: HeightGuardOptions = {}): HeightGuard {
-  let last: { height: number; at: number } | undefined;
+  let last: { height: number; at: number | undefined } | undefined;
   /** the ceiling's line: `base.height + maxJumpBlocks` at `base.at`, one block more per interval */
   let base = { height: 0, at: GENESIS_MS };
   let state: 'accepting' | 'behind' | 'ahead' = 'accepting';
@@ -75,11 +79,10 @@ export function createHeightGuard({
 
   return {
     current: () => last?.height,
-    acceptedAt: () => last?.at,
+    readAt: () => last?.at,
 
     restore(height, at) {
-      const t = at ?? now();
-      if (last === undefined || height > last.height) last = { height, at: t };
+      if (last === undefined || height > last.height) last = { height, at };
       // a save that does not say when gives no bound on the time since: only the genesis one holds
       if (at !== undefined) lower(height, at);
     },
@@ -94,7 +97,8 @@ export function createHeightGuard({
         return refuse(height, 'ahead', `above ${highest}, the most blocks possible since the last accepted height`);
       }
       lower(height, t);
-      if (last === undefined || height > last.height) last = { height, at: t };
+      // the highest stays in use; a believed answer, even a little below it, says it is still current
+      last = { height: last === undefined ? height : Math.max(last.height, height), at: t };
       if (state !== 'accepting') log(`block height from the gateway accepted again: ${height}`);
       state = 'accepting';
       return { accepted: true, height: last.height };

@@ -5,6 +5,8 @@ import type { BundleStatus } from '../../domain/bundle/state.js';
 import type { ServiceInfo, TxOffsets } from '../queries.js';
 import type { FundsSnapshot } from '../../app/bundler/funds.js';
 import { projectorLag } from '../../../projections/lag.js';
+import type { BlockHeightHealth } from '../../ports/gateway.js';
+import { dashboardBlockHeight, type DashboardBlockHeight } from './blockHeight.js';
 import {
   allProjections,
   bundleHistoryProjection,
@@ -50,6 +52,8 @@ export interface DashboardSummary {
   projector: { head: string; behind: string; byProjection: Record<string, string> };
   /** the service wallet as the bundler of this process sees it; null where no bundler runs */
   funds: FundsSnapshot | null;
+  /** the block height receipts are signed with and the gateway it comes from; null where none is read */
+  blockHeight: DashboardBlockHeight | null;
 }
 
 export interface WaitingSummary {
@@ -98,6 +102,8 @@ export interface DashboardDeps {
   offsets: (id: DataItemId) => Promise<TxOffsets | undefined>;
   /** the bundler's snapshot of the service wallet (balance, bundles waiting for funds) */
   funds?: () => FundsSnapshot;
+  /** the block height source's snapshot */
+  blockHeight?: () => BlockHeightHealth;
   now?: () => number;
 }
 
@@ -144,6 +150,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           byProjection: Object.fromEntries(Object.entries(lag.byProjection).map(([name, d]) => [name, d.toString()])),
         },
         funds: deps.funds?.() ?? null,
+        blockHeight: deps.blockHeight ? dashboardBlockHeight(deps.blockHeight()) : null,
       };
     },
 

@@ -185,7 +185,7 @@ export function openApiDocument(catalog: ApiCatalog, version: string): OpenApiDo
         InternalServerError: { ...plainText(['Internal server error'], schemas), description: 'anything unexpected; never a stack trace (plain text)' },
         ServiceUnavailable: {
           ...plainText([unavailable], schemas),
-          description: `${unavailableStatus} \`${unavailable}\`: a store the service depends on is down; the request may be retried (plain text)`,
+          description: `${unavailableStatus} \`${unavailable}\`: a store the service depends on is down, or (uploads) no block height was read from the gateway within BLOCK_HEIGHT_MAX_AGE_MS; the request may be retried (plain text)`,
         },
       },
       securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'the ADMIN_TOKEN of the configuration' } },

@@ -1,5 +1,6 @@
 import { byId, el, formatBytes, formatTime, getJson, poll, setText, svg } from './common.js';
 import { showFunds } from './funds.js';
+import { showBlockHeight } from './blockHeight.js';
 
 const STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed', 'permanent', 'dropped'];
 
@@ -107,6 +108,7 @@ poll(async () => {
     STATES.map((state) => [state, s.bundles[state] ?? 0, { 'data-state': state, class: (s.bundles[state] ?? 0) > 0 ? 'some' : 'none' }]),
   );
   showFunds(s.funds, s.info);
+  showBlockHeight(s.blockHeight);
   setText('lag-behind', s.projector.behind);
   setText('lag-unit', s.projector.behind === '1' ? 'event behind' : 'events behind');
   setText('lag-head', s.projector.head);

@@ -31,6 +31,18 @@ export const DashboardSummaryBody = z
       .array(z.looseObject({ id: z.string(), at: z.iso.datetime(), reason: z.string() }))
       .meta({ description: 'the last items FAILED (out of bundle attempts, or damaged), newest first; requeued or repaired ones leave the list' }),
     projector: z.looseObject({ head: z.string(), behind: z.string(), byProjection: z.record(z.string(), z.string()) }),
+    blockHeight: z
+      .looseObject({
+        height: z.int().nonnegative().nullable(),
+        readAt: z.iso.datetime().nullable(),
+        fresh: z.boolean().meta({ description: 'read within BLOCK_HEIGHT_MAX_AGE_MS: receipts can be signed (else uploads answer 503)' }),
+        maxAgeMs: z.int().positive(),
+        reachable: z.boolean(),
+        lastError: z.string().nullable(),
+        lastErrorAt: z.iso.datetime().nullable(),
+      })
+      .nullable()
+      .meta({ description: 'the block height receipts are signed with, and the gateway it is read from' }),
   })
   .meta({ id: 'DashboardSummary' });
 

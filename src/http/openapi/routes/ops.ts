@@ -23,10 +23,13 @@ export const ReadinessBody = z
           .meta({ description: "projectorLag: read models whose checkpoint is beyond the event store's head (an older event store was put back): run `npm run rebuild`" }),
         free: z.number().optional().meta({ description: "diskSpace: bytes free on the data directory's disk" }),
         min: z.number().optional().meta({ description: 'diskSpace: the floor (MIN_FREE_DISK_BYTES)' }),
+        height: z.number().optional().meta({ description: 'blockHeight: the block height receipts are signed with, fresh or not' }),
+        readAt: z.iso.datetime().optional().meta({ description: 'blockHeight: when that height was read from the gateway' }),
+        reason: z.string().optional().meta({ description: 'blockHeight: why no receipt can be signed (none read yet, or read longer ago than BLOCK_HEIGHT_MAX_AGE_MS)' }),
       }),
     ).meta({
       description:
-        'by check: eventStore and readStore (a read and a write no reader sees), blobStore (a temporary blob written and dropped), diskSpace, and projectorLag where read models are served',
+        'by check: eventStore and readStore (a read and a write no reader sees), blobStore (a temporary blob written and dropped), diskSpace, blockHeight where uploads are taken, and projectorLag where read models are served',
     }),
   })
   .meta({ id: 'Readiness' });
