@@ -227,6 +227,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accounts,
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
+    strictTags: config.strictTags,
     limits: config.multipartLimits,
     ownerOf: createOwnerLookup(blobStore),
     disk,
@@ -315,6 +316,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     const singleUpload = createSingleUploadHandler({
       ...acceptDeps,
       maxDataItemSize: config.maxDataItemSize,
+      strictTags: config.strictTags,
       observeVerify: (seconds) => metrics.verified('stream', seconds),
     });
     return {

@@ -9,7 +9,7 @@ import { someoneCanPay } from './payments.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
-  deps: AcceptDeps & { maxDataItemSize: number; observeVerify?: (seconds: number) => void },
+  deps: AcceptDeps & { maxDataItemSize: number; strictTags?: boolean; observeVerify?: (seconds: number) => void },
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // With a declared length, an owner nobody pays for is refused before the payload arrives.
@@ -27,8 +27,14 @@ export function createSingleUploadHandler(
               throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
             }
           };
-    const { blobStore, maxDataItemSize: maxSize, observeVerify } = deps;
-    const received = await receiveDataItem(body, { blobStore, maxSize, onHeader, ...(observeVerify ? { observeVerify } : {}) });
+    const { blobStore, maxDataItemSize: maxSize, strictTags, observeVerify } = deps;
+    const received = await receiveDataItem(body, {
+      blobStore,
+      maxSize,
+      ...(strictTags ? { strictTags } : {}),
+      onHeader,
+      ...(observeVerify ? { observeVerify } : {}),
+    });
     return acceptDataItem(received, { token, paidBy, ctx }, deps);
   };
 }

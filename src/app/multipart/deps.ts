@@ -26,6 +26,8 @@ export interface MultipartDeps {
   accounts: AccountRepository;
   accept: AcceptDeps;
   maxDataItemSize: number;
+  /** STRICT_TAGS: the ANS-104 text's tag limits at finalize (src/verify/tags.ts) */
+  strictTags?: boolean;
   limits: MultipartLimits;
   ownerOf: OwnerLookup;
   /** what every client holds in uploads not at an end (absent: nothing is counted, no per-client limit applies) */
