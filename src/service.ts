@@ -36,6 +36,7 @@ import { createOwnerLookup } from './app/multipart/uploadOwner.js';
 import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
 import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
+import { createBlocklist } from './app/blocklist.js';
 import { createUploadTally } from './app/multipart/uploadTally.js';
 import { createDiskSpace } from './adapters/fs/diskSpace.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
@@ -218,6 +219,9 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ? createUploadTally({ eventStore, readStore, freeBytes: config.freeUploadLimitBytes, log: (message, error) => log.error(message, error) })
     : undefined;
   await tally?.start();
+  // the operator's block list, where uploads are taken: read from its stream, followed every second
+  const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
+  await blocklist?.start();
 
   const uploads = new UploadRepository(eventStore);
   const multipart: MultipartDeps = {
@@ -228,6 +232,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
     strictTags: config.strictTags,
+    ...(blocklist ? { blocklist } : {}),
     limits: config.multipartLimits,
     ownerOf: createOwnerLookup(blobStore),
     disk,
@@ -317,6 +322,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       ...acceptDeps,
       maxDataItemSize: config.maxDataItemSize,
       strictTags: config.strictTags,
+      ...(blocklist ? { blocklist } : {}),
       observeVerify: (seconds) => metrics.verified('stream', seconds),
     });
     return {
@@ -325,8 +331,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
           singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) }),
         ),
       },
-      ...(config.adminToken
-        ? { admin: { token: config.adminToken, accounts, eventStore, ...(awaitProjection ? { awaitProjection } : {}) } }
+      ...(config.adminToken && blocklist
+        ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}) } }
         : {}),
       multipartCommands: {
         create: inFlight.track((input) => createUpload(multipart, input)),
@@ -382,6 +388,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       if (!(await inFlight.settled(10_000))) log.warn('command handlers still running at shutdown', { count: inFlight.count });
       uploadGuard?.stop();
       await tally?.stop();
+      await blocklist?.stop();
       await bundler.stop();
       await maintenance?.stop();
       // stops at the next entry; the recovery pass finishes the index after a restart

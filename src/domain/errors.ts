@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'TOO_MANY_REQUESTS'
   | 'REQUEST_TIMEOUT'
   | 'METHOD_NOT_ALLOWED'
+  | 'FORBIDDEN'
   | 'SERVICE_UNAVAILABLE';
 
 export abstract class ServiceError extends Error {
@@ -82,4 +83,8 @@ export class RequestTimeout extends ServiceError {
 /** a method the route does not take (a HEAD of upload creation, which must not create one) */
 export class MethodNotAllowed extends ServiceError {
   readonly code = 'METHOD_NOT_ALLOWED';
+}
+/** the item's owner, or a payer the upload names, is on the operator's block list */
+export class Forbidden extends ServiceError {
+  readonly code = 'FORBIDDEN';
 }

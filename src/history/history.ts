@@ -31,7 +31,7 @@ export interface HistoryOptions {
  * recorded events. Throws UnknownHistoryId when no stream matches.
  */
 export async function* history(stores: HistoryStores, argument: string, options: HistoryOptions = {}): AsyncGenerator<string> {
-  if (candidateTargets(argument).length === 0) throw new NotAnId(`not an item id, upload id, address or plan id: ${JSON.stringify(argument)}`);
+  if (candidateTargets(argument).length === 0) throw new NotAnId(`not an item id, upload id, address, plan id or blocklist: ${JSON.stringify(argument)}`);
   const target = await resolveTarget(stores.eventStore, argument);
   if (!target) throw new UnknownHistoryId(await unknownMessage(stores, argument));
   if (options.json) {
@@ -61,5 +61,5 @@ async function unknownMessage(stores: HistoryStores, argument: string): Promise<
   const id = argument.trim();
   const nested = await stores.readStore?.get<NestedOffsetsDocument>(collectionOf(nestedOffsetsProjection), id);
   if (nested) return `${id} has no stream of its own: it is nested in item ${nested.doc.rootId} (npm run history -- ${nested.doc.rootId})`;
-  return `no item, upload, account or bundle plan named ${JSON.stringify(id)}`;
+  return `no item, upload, account, bundle plan or block list named ${JSON.stringify(id)}`;
 }

@@ -1,10 +1,11 @@
 import { accountStream, parseAccountAddress } from '../domain/account/ids.js';
 import { bundleStream } from '../domain/bundle/ids.js';
+import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
 import type { EventStore, StreamName } from '../ports/eventStore.js';
 
-export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle';
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist';
 
 export interface HistoryTarget {
   kind: HistoryKind;
@@ -23,6 +24,8 @@ const PLAN_ID = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export function candidateTargets(argument: string): HistoryTarget[] {
   const input = argument.trim();
+  // the operator's block list: one stream, named by its own word
+  if (input === BLOCKLIST_KEY) return [{ kind: 'blocklist', id: BLOCKLIST_KEY, stream: blocklistStream() }];
   const out: HistoryTarget[] = [];
   if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
   if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });

@@ -27,6 +27,13 @@ export const ApprovalBody = z
   .strictObject({ approvedAddress: z.string(), winc: PositiveWinc, expiresAt: ExpiresAt.optional() })
   .meta({ id: 'ApprovalRequest', description: 'the payer pays up to `winc` for `approvedAddress`, until `expiresAt` (ISO 8601 with offset) if given' });
 
+/** Who changes the block list (an operator's name or handle), kept with the event. */
+export const Operator = z.string().regex(/^\S(?:.{0,98}\S)?$/, '1 to 100 characters, not starting or ending with a space');
+
+export const BlockBody = z
+  .strictObject({ by: Operator, reason: Reason })
+  .meta({ id: 'BlockRequest', description: 'who blocks or unblocks the address, and why (kept in the block-list stream)' });
+
 /** The parsed value, or InvalidRequest (400 `Invalid request`) naming the first problem for the log. */
 export function parseOrInvalid<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);

@@ -28,6 +28,7 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('TOO_MANY_REQUESTS', () => [429, 'Too Many Requests'])
     .with('REQUEST_TIMEOUT', () => [408, 'Request Timeout'])
     .with('METHOD_NOT_ALLOWED', () => [405, 'Method Not Allowed'])
+    .with('FORBIDDEN', () => [403, 'Forbidden'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

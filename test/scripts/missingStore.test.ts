@@ -15,12 +15,15 @@ const writingTools: [string, string[]][] = [
   ['credit', [alice, '1500', '--id', 'invoice-9']],
   ['approve', [alice, owner, '300']],
   ['approve', ['--revoke', alice, owner]],
+  ['block', [alice, '--by', 'ops', '--reason', 'abuse']],
+  ['unblock', [alice, '--by', 'ops', '--reason', 'appeal']],
   ['rebuild', []],
 ];
-/** the auditors' tools, which only read, refuse the same way */
+/** the auditors' tools, and the operator's listing, which only read, refuse the same way */
 const readingTools: [string, string[]][] = [
   ['history', [alice]],
   ['audit', []],
+  ['blocklist', []],
 ];
 
 const refusal = (dataDir: string) => ({
