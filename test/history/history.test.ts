@@ -154,7 +154,7 @@ describe('npm run history', function () {
     expect(usage.code).to.equal(2);
     expect(usage.stderr.split('\n').slice(0, 2)).to.deep.equal([
       'expected 1 argument, got 2',
-      'usage: npm run history -- <dataItemId|uploadId|address|planId> [--json]',
+      'usage: npm run history -- <dataItemId|uploadId|address|planId|blocklist> [--json]',
     ]);
   });
 });
