@@ -2,7 +2,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { collectionOf, nestedOffsetsProjection, txStatusProjection, type NestedOffsetsDocument, type TxStatusDocument } from '../../projections/index.js';
 import { jsonEntry, itemStatusLine, plain, timelineLine, type Dim } from './lines.js';
-import { candidateTargets, resolveTarget, type HistoryTarget } from './resolve.js';
+import { blockEventsOf, candidateTargets, resolveTarget, type HistoryTarget } from './resolve.js';
+import type { RecordedEvent } from '../ports/eventStore.js';
 
 export interface HistoryStores {
   eventStore: Pick<EventStore, 'readStream'>;
@@ -39,7 +40,10 @@ export async function* history(stores: HistoryStores, argument: string, options:
     return;
   }
   yield `${target.stream}`;
-  for await (const recorded of stores.eventStore.readStream(target.stream)) yield timelineLine(recorded, options.dim ?? plain);
+  for await (const { recorded, blocklist } of eventsOf(stores, target)) {
+    const line = timelineLine(recorded, options.dim ?? plain);
+    yield blocklist ? `blocklist${line}` : line;
+  }
   if (target.kind === 'dataItem' && stores.readStore) {
     const stored = await stores.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), target.id);
     yield itemStatusLine(stored?.doc);
@@ -49,11 +53,24 @@ export async function* history(stores: HistoryStores, argument: string, options:
 async function* jsonArray(stores: HistoryStores, target: HistoryTarget): AsyncGenerator<string> {
   let first = true;
   yield '[';
-  for await (const recorded of stores.eventStore.readStream(target.stream)) {
+  for await (const { recorded } of eventsOf(stores, target)) {
     yield `${first ? '' : ','}${JSON.stringify(jsonEntry(recorded), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
     first = false;
   }
   yield ']';
+}
+
+/**
+ * The target's events in order; for an account, the block list's events about its address too, each
+ * where it falls among them (by position), marked as from the block list.
+ */
+async function* eventsOf(stores: HistoryStores, target: HistoryTarget): AsyncGenerator<{ recorded: RecordedEvent; blocklist: boolean }> {
+  const blocks = target.kind === 'account' ? await blockEventsOf(stores.eventStore, target.id) : [];
+  for await (const recorded of stores.eventStore.readStream(target.stream)) {
+    while (blocks.length > 0 && blocks[0]!.position < recorded.position) yield { recorded: blocks.shift()!, blocklist: true };
+    yield { recorded, blocklist: false };
+  }
+  for (const recorded of blocks) yield { recorded, blocklist: true };
 }
 
 /** an item nested in an uploaded bundle has no stream of its own: point at its root */

@@ -50,6 +50,15 @@ describe('block list: npm run block / unblock / blocklist beside a running servi
     expect(lines).to.have.length(3);
     expect(lines[1]).to.match(new RegExp(`AddressBlocked +${owner} blocked by ops-carol: phishing pages  \\[correlation [0-9a-f-]{36}, caused by cli\\]$`));
     expect(lines[2]).to.match(new RegExp(`AddressUnblocked +${owner} unblocked by ops-dan: cleaned up  \\[correlation [0-9a-f-]{36}, caused by cli\\]$`));
+
+    // and in the address's own history (it has no account: its uploads were free)
+    const own = await runScript('history', [owner.toLowerCase()], env);
+    expect(own.code, own.stderr).to.equal(0);
+    const ownLines = own.stdout.trimEnd().split('\n');
+    expect(ownLines).to.have.length(3);
+    expect(ownLines[0]).to.equal(`account-${owner}`);
+    expect(ownLines[1]).to.match(new RegExp(`^blocklist#0  \\S+  AddressBlocked +${owner} blocked by ops-carol: phishing pages  `));
+    expect(ownLines[2]).to.match(new RegExp(`^blocklist#1  \\S+  AddressUnblocked +${owner} unblocked by ops-dan: cleaned up  `));
   });
 
   it('refuses a command line without who or why, or with a bad address (exit 2), and changes nothing', async () => {
