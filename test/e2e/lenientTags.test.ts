@@ -53,6 +53,15 @@ describe('items with tags only arbundles accepts, to an Arweave gateway (arlocal
     const nested = await (await fetch(`${env.service.url}/tx/${inner.id}/offsets`)).json();
     expect(nested.parentDataItemId).to.equal(root.id);
 
+    // the dashboard's item page and its data
+    for (const item of items) {
+      const page = await fetch(`${env.service.url}/dashboard/tx/${item.id}`);
+      expect(page.status).to.equal(200);
+      const data = await fetch(`${env.service.url}/dashboard/api/tx/${item.id}`);
+      expect(data.status).to.equal(200);
+      expect(JSON.stringify(await data.json())).to.include(item.id);
+    }
+
     const { findings } = await auditOf(env.service, { blobGraceMs: 0 });
     expect(findings).to.deep.equal([]);
   });
