@@ -4,7 +4,8 @@ import { withArlocalService } from '../support/arlocalService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { bundleBytes, bundleItem } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
-import { auditOf } from '../audit/support.js';
+import { auditOf, runScript } from '../audit/support.js';
+import { SERVICE_WALLET_FILE } from '../support/testService.js';
 
 /**
  * Items with tags arbundles accepts but the ANS-104 text does not (empty names and values, more than
@@ -64,5 +65,12 @@ describe('items with tags only arbundles accepts, to an Arweave gateway (arlocal
 
     const { findings } = await auditOf(env.service, { blobGraceMs: 0 });
     expect(findings).to.deep.equal([]);
+    // an operator who turns STRICT_TAGS on later: the audit still reads these items as they were accepted
+    const strictAudit = await runScript('audit', ['--blob-grace-minutes', '0'], {
+      DATA_DIR: env.service.dataDir,
+      WALLET_FILE: SERVICE_WALLET_FILE,
+      STRICT_TAGS: 'true',
+    });
+    expect(strictAudit.code, strictAudit.stdout + strictAudit.stderr).to.equal(0);
   });
 });
