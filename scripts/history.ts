@@ -1,5 +1,5 @@
 /**
- * `npm run history -- <dataItemId|uploadId|address|planId> [--json]`: the events of the stream the
+ * `npm run history -- <dataItemId|uploadId|address|planId|blocklist> [--json]`: the events of the stream the
  * argument names, in order, one readable line each (or the recorded events as a JSON array), read
  * from the configured event store; for a data item, where it is now. The service may be running.
  */
@@ -10,11 +10,12 @@ import { parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';
 import { writeLine } from './lib/stdoutLines.js';
 
-const USAGE = `usage: npm run history -- <dataItemId|uploadId|address|planId> [--json]
+const USAGE = `usage: npm run history -- <dataItemId|uploadId|address|planId|blocklist> [--json]
   dataItemId  an accepted item's id (43 chars base64url)
   uploadId    a multi-part upload's id
   address     an account: arweave (43 chars base64url), ethereum (0x...) or solana/ed25519 (base58)
   planId      a bundle plan's id
+  blocklist   the operator's block list: who blocked or unblocked which address, when and why
   --json      print the stream's recorded events as a JSON array (revisions and positions as strings)
 exit: 0 printed, 1 nothing has that id (or the store cannot be read), 2 bad command line or configuration`;
 

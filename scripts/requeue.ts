@@ -8,7 +8,7 @@ import { userInfo } from 'node:os';
 import { DataItemId } from '../src/domain/ids.js';
 import { ServiceError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/http/errors.js';
-import { OperatorName, Reason } from '../src/http/adminSchemas.js';
+import { Operator, Reason } from '../src/http/adminSchemas.js';
 import { createRequeue, failedItemsNow, type RequeueOutcome } from '../src/app/requeueItems.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './lib/operatorStore.js';
@@ -60,7 +60,7 @@ await runCli(USAGE, async () => {
   if (!all && positionals.length === 0) throw new UsageError('expected item ids or --all-failed');
   const ids = positionals.map((p) => argOf(DataItemId, p, 'dataItemId'));
   const reason = argOf(Reason, values.reason, '--reason');
-  const by = argOf(OperatorName, values.by ?? currentUser(), '--by');
+  const by = argOf(Operator, values.by ?? currentUser(), '--by');
 
   return withExistingEventStore(async (eventStore) => {
     const requeue = createRequeue({ eventStore, now: Date.now });

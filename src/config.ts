@@ -22,6 +22,8 @@ const ConfigSchema = z.object({
   DATA_CACHES: hostList.optional(),
   FAST_FINALITY_INDEXES: hostList.default([]),
   MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648),
+  /** true: the ANS-104 text's tag limits (non-empty names and values, at most 128 tags); default: arbundles' */
+  STRICT_TAGS: z.enum(['true', 'false']).default('false'),
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200),
   BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000),
@@ -132,6 +134,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     dataCaches: c.DATA_CACHES ?? [new URL(gatewayOrigin).host],
     fastFinalityIndexes: c.FAST_FINALITY_INDEXES,
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
+    strictTags: c.STRICT_TAGS === 'true',
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,

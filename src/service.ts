@@ -36,6 +36,7 @@ import { createOwnerLookup } from './app/multipart/uploadOwner.js';
 import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
 import { expireUploads } from './app/multipart/expirer.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
+import { createBlocklist } from './app/blocklist.js';
 import { createUploadTally } from './app/multipart/uploadTally.js';
 import { createDiskSpace } from './adapters/fs/diskSpace.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
@@ -225,6 +226,9 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ? createUploadTally({ eventStore, readStore, freeBytes: config.freeUploadLimitBytes, log: (message, error) => log.error(message, error) })
     : undefined;
   await tally?.start();
+  // the operator's block list, where uploads are taken: read from its stream, followed every second
+  const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
+  await blocklist?.start();
 
   const uploads = new UploadRepository(eventStore);
   const multipart: MultipartDeps = {
@@ -234,6 +238,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accounts,
     accept: acceptDeps,
     maxDataItemSize: config.maxDataItemSize,
+    strictTags: config.strictTags,
+    ...(blocklist ? { blocklist } : {}),
     limits: config.multipartLimits,
     ownerOf: createOwnerLookup(blobStore),
     disk,
@@ -338,6 +344,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     const singleUpload = createSingleUploadHandler({
       ...acceptDeps,
       maxDataItemSize: config.maxDataItemSize,
+      strictTags: config.strictTags,
+      ...(blocklist ? { blocklist } : {}),
       observeVerify: (seconds) => metrics.verified('stream', seconds),
     });
     return {
@@ -346,8 +354,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
           singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) }),
         ),
       },
-      ...(config.adminToken
-        ? { admin: { token: config.adminToken, accounts, eventStore, ...(awaitProjection ? { awaitProjection } : {}) } }
+      ...(config.adminToken && blocklist
+        ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}) } }
         : {}),
       multipartCommands: {
         create: inFlight.track((input) => createUpload(multipart, input)),
@@ -410,6 +418,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       if (!(await inFlight.settled(10_000))) log.warn('command handlers still running at shutdown', { count: inFlight.count });
       uploadGuard?.stop();
       await tally?.stop();
+      await blocklist?.stop();
       await bundler.stop();
       await funds.stop();
       await maintenance?.stop();

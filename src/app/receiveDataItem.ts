@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
-import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader } from '../verify/index.js';
+import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../verify/index.js';
 
 /** A verified item whose bytes wait in the blob store under a provisional name. */
 export interface ReceivedDataItem {
@@ -30,13 +30,15 @@ export async function receiveDataItem(
   deps: {
     blobStore: BlobStore;
     maxSize: number;
+    /** STRICT_TAGS: the ANS-104 text's tag limits (src/verify/tags.ts) */
+    strictTags?: boolean;
     /** called once, as soon as the header is parsed: a chance to refuse before the payload arrives */
     onHeader?: (header: VerifiedHeader) => Promise<void>;
     /** seconds the verification took after the last byte (the signature check; hashing ran meanwhile) */
     observeVerify?: (seconds: number) => void;
   },
 ): Promise<ReceivedDataItem> {
-  const verifier = createDataItemVerifier({ maxSize: deps.maxSize });
+  const verifier = createDataItemVerifier({ maxSize: deps.maxSize, ...(deps.strictTags ? { strictTags: true } : {}) });
   const digest = createHash('sha256');
   const writer = await deps.blobStore.createWriter();
   let batch: Uint8Array[] = [];
@@ -97,12 +99,13 @@ export async function verifyStoredDataItem(
   blobStore: BlobStore,
   key: string,
   size: number,
-  maxSize: number,
+  /** the size limit and the tag rules of this service */
+  rules: VerifierOptions,
   /** seconds reading and verifying took */
   observeVerify?: (seconds: number) => void,
 ): Promise<ReceivedDataItem> {
   const started = process.hrtime.bigint();
-  const verifier = createDataItemVerifier({ maxSize });
+  const verifier = createDataItemVerifier(rules);
   const digest = createHash('sha256');
   if (size > 0) {
     for await (const chunk of await blobStore.read(key, { start: 0, end: size - 1 })) {

@@ -6,29 +6,45 @@ import { acceptDataItem, loadDataItem, type AcceptDeps } from './acceptDataItem.
 import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
+import { ensureNotBlocked, type Blocklist } from './blocklist.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
-  deps: AcceptDeps & { maxDataItemSize: number; observeVerify?: (seconds: number) => void },
+  deps: AcceptDeps & { maxDataItemSize: number; strictTags?: boolean; blocklist?: Pick<Blocklist, 'has'>; observeVerify?: (seconds: number) => void },
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
+    // A blocked payer is refused before a byte of the body is read, a blocked owner as soon as the
+    // header names it: the rest of the body is not read, nothing is stored or charged.
+    ensureNotBlocked(deps.blocklist, { paidBy });
     // With a declared length, an owner nobody pays for is refused before the payload arrives.
-    const onHeader =
-      contentLength === undefined
-        ? undefined
-        : async (header: VerifiedHeader) => {
-            const winc = await deps.pricing.priceOf(contentLength);
-            const now = (deps.now ?? Date.now)();
-            if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
-              // a re-sent item, or one whose other upload holds the credits now: answered 202 once accepted
-              const loadItem = () => loadDataItem(deps.eventStore, header.id as DataItemId);
-              const request = { owner: header.nativeAddress, paidBy, dataItemId: header.id };
-              if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, request)) return;
-              throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
-            }
-          };
-    const { blobStore, maxDataItemSize: maxSize, observeVerify } = deps;
-    const received = await receiveDataItem(body, { blobStore, maxSize, onHeader, ...(observeVerify ? { observeVerify } : {}) });
+    const onHeader = async (header: VerifiedHeader) => {
+      ensureNotBlocked(deps.blocklist, { owner: header.nativeAddress });
+      if (contentLength === undefined) return;
+      const winc = await deps.pricing.priceOf(contentLength);
+      const now = (deps.now ?? Date.now)();
+      if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
+        // a re-sent item, or one whose other upload holds the credits now: answered 202 once accepted
+        const loadItem = () => loadDataItem(deps.eventStore, header.id as DataItemId);
+        const request = { owner: header.nativeAddress, paidBy, dataItemId: header.id };
+        if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, request)) return;
+        throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
+      }
+    };
+    const { blobStore, maxDataItemSize: maxSize, strictTags, observeVerify } = deps;
+    const received = await receiveDataItem(body, {
+      blobStore,
+      maxSize,
+      ...(strictTags ? { strictTags } : {}),
+      onHeader,
+      ...(observeVerify ? { observeVerify } : {}),
+    });
+    try {
+      // blocked while the payload streamed in (a block made through the CLI or another replica meanwhile)
+      ensureNotBlocked(deps.blocklist, { owner: received.verified.nativeAddress, paidBy });
+    } catch (error) {
+      await received.discard();
+      throw error;
+    }
     return acceptDataItem(received, { token, paidBy, ctx }, deps);
   };
 }

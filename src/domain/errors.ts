@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
   | 'ITEM_NOT_FAILED'
-  | 'ITEM_DAMAGED';
+  | 'ITEM_DAMAGED'
+  | 'FORBIDDEN';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -92,4 +93,8 @@ export class ItemNotFailed extends ServiceError {
 /** an operator asked to requeue an item whose stored bytes are damaged: only a new upload of it repairs it */
 export class ItemDamaged extends ServiceError {
   readonly code = 'ITEM_DAMAGED';
+}
+/** the item's owner, or a payer the upload names, is on the operator's block list */
+export class Forbidden extends ServiceError {
+  readonly code = 'FORBIDDEN';
 }

@@ -4,6 +4,7 @@ import { DataItemEvent } from './dataItem/events.js';
 import { BundleEvent } from './bundle/events.js';
 import { AccountEvent } from './account/events.js';
 import { UploadEvent } from './upload/events.js';
+import { BlocklistEvent } from './blocklist/events.js';
 
 /**
  * Every event of the service, validated on the way in and on the way back. An old shape would be
@@ -14,6 +15,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   ...AccountEvent.options,
   ...UploadEvent.options,
   ...BundleEvent.options,
+  ...BlocklistEvent.options,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

@@ -115,6 +115,8 @@ export const factsOf = (event: DomainEvent): string =>
         return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
       },
     )
+    .with({ type: 'AddressBlocked' }, ({ data: d }) => `${d.address} blocked by ${d.by}: ${d.reason}`)
+    .with({ type: 'AddressUnblocked' }, ({ data: d }) => `${d.address} unblocked by ${d.by}: ${d.reason}`)
     .exhaustive();
 
 /** what was found under a damaged item's blob key, in a few words */

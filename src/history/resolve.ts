@@ -1,10 +1,11 @@
 import { accountStream, parseAccountAddress } from '../domain/account/ids.js';
 import { bundleStream } from '../domain/bundle/ids.js';
+import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
-import type { EventStore, StreamName } from '../ports/eventStore.js';
+import type { EventStore, RecordedEvent, StreamName } from '../ports/eventStore.js';
 
-export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle';
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist';
 
 export interface HistoryTarget {
   kind: HistoryKind;
@@ -23,6 +24,8 @@ const PLAN_ID = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export function candidateTargets(argument: string): HistoryTarget[] {
   const input = argument.trim();
+  // the operator's block list: one stream, named by its own word
+  if (input === BLOCKLIST_KEY) return [{ kind: 'blocklist', id: BLOCKLIST_KEY, stream: blocklistStream() }];
   const out: HistoryTarget[] = [];
   if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
   if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });
@@ -32,10 +35,25 @@ export function candidateTargets(argument: string): HistoryTarget[] {
   return out;
 }
 
-/** the first candidate stream that has an event; undefined when none does */
+/**
+ * The first candidate stream that has an event; else an address the block list names (blocked while
+ * it had no account); undefined when none.
+ */
 export async function resolveTarget(eventStore: Pick<EventStore, 'readStream'>, argument: string): Promise<HistoryTarget | undefined> {
-  for (const target of candidateTargets(argument)) {
+  const candidates = candidateTargets(argument);
+  for (const target of candidates) {
     for await (const _ of eventStore.readStream(target.stream, { maxCount: 1 })) return target;
   }
+  const account = candidates.find((c) => c.kind === 'account');
+  if (account && (await blockEventsOf(eventStore, account.id)).length > 0) return account;
   return undefined;
+}
+
+/** the block list's events about `address` (the list is one small stream), shown in its account's history */
+export async function blockEventsOf(eventStore: Pick<EventStore, 'readStream'>, address: string): Promise<RecordedEvent[]> {
+  const found: RecordedEvent[] = [];
+  for await (const recorded of eventStore.readStream(blocklistStream())) {
+    if ((recorded.data as { address?: unknown } | null)?.address === address) found.push(recorded);
+  }
+  return found;
 }

@@ -6,13 +6,24 @@ import { InvalidAddress, InvalidRequest } from '../domain/errors.js';
 import { accountHistoryBody } from './adminHistory.js';
 import { bearerGuard } from './adminAuth.js';
 import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from '../app/accountOperations.js';
-import { ApprovalBody, CreditBody, parseOrInvalid, RequeueBody } from './adminSchemas.js';
+import { ApprovalBody, BlockBody, CreditBody, parseOrInvalid, RequeueBody } from './adminSchemas.js';
+import { blockAnswerBody, blocklistBody } from './blocklistBody.js';
+import type { Blocklist } from '../app/blocklist.js';
 import { createRequeue } from '../app/requeueItems.js';
 import { requeueBody } from './requeueBody.js';
 import { balanceBody, creditBody } from './balanceBody.js';
 import { requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
-import { accountHistoryRoute, accountRoute, approveRoute, creditRoute, requeueRoute, revokeRoute } from './openapi/routes/admin.js';
+import {
+  accountHistoryRoute,
+  accountRoute,
+  approveRoute,
+  blockRoute,
+  creditRoute,
+  requeueRoute,
+  revokeRoute,
+  unblockRoute,
+} from './openapi/routes/admin.js';
 import type { EventStore } from '../ports/eventStore.js';
 
 export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
@@ -20,6 +31,8 @@ export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   token: string;
   /** account histories are read from the streams themselves; requeues are appended to the items' */
   eventStore: EventStore;
+  /** the block list this process checks uploads against: a change made here applies at once */
+  blocklist: Pick<Blocklist, 'execute' | 'list' | 'refresh'>;
   now?: () => number;
   /**
    * Single-process mode: answer after the in-process projector has passed the command's events (a
@@ -105,6 +118,25 @@ export function adminRouter(deps: AdminDeps): Router {
     const { id } = parseParams(requeueRoute, req);
     const { by, reason } = parseOrInvalid(RequeueBody, req.body);
     res.json(requeueBody(await requeue({ id, by, reason }, adminMetadata(req))));
+  });
+
+  for (const [route, type] of [
+    [blockRoute, 'Block'],
+    [unblockRoute, 'Unblock'],
+  ] as const) {
+    router[route.method](route.path, async (req, res) => {
+      const { address } = parseParams(route, req);
+      const { by, reason } = parseOrInvalid(BlockBody, req.body);
+      const now = (deps.now ?? Date.now)();
+      const result = await deps.blocklist.execute({ type, data: { address, by, reason, now } }, adminMetadata(req));
+      res.json(blockAnswerBody(address, result));
+    });
+  }
+
+  // From the stream itself, not what this process last read: the operator sees what is stored now.
+  router.get('/blocklist', async (_req, res) => {
+    await deps.blocklist.refresh();
+    res.json(blocklistBody(deps.blocklist.list()));
   });
 
   router.use(bodyErrorsAreInvalidRequests);

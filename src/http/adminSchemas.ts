@@ -28,11 +28,15 @@ export const ApprovalBody = z
   .meta({ id: 'ApprovalRequest', description: 'the payer pays up to `winc` for `approvedAddress`, until `expiresAt` (ISO 8601 with offset) if given' });
 
 /** who asked, as the operator names themselves (kept in the event, shown by the history) */
-export const OperatorName = z.string().min(1).max(100);
+export const Operator = z.string().regex(/^\S(?:.{0,98}\S)?$/, '1 to 100 characters, not starting or ending with a space');
 
 export const RequeueBody = z
-  .strictObject({ by: OperatorName, reason: Reason })
+  .strictObject({ by: Operator, reason: Reason })
   .meta({ id: 'RequeueRequest', description: 'who puts the FAILED item back in the bundle queue (`by`), and why (`reason`)' });
+
+export const BlockBody = z
+  .strictObject({ by: Operator, reason: Reason })
+  .meta({ id: 'BlockRequest', description: 'who blocks or unblocks the address, and why (kept in the block-list stream)' });
 
 /** The parsed value, or InvalidRequest (400 `Invalid request`) naming the first problem for the log. */
 export function parseOrInvalid<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

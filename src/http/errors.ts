@@ -30,6 +30,7 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('METHOD_NOT_ALLOWED', () => [405, 'Method Not Allowed'])
     .with('ITEM_NOT_FAILED', () => [409, 'Data item not failed'])
     .with('ITEM_DAMAGED', () => [409, 'Data item damaged: upload it again'])
+    .with('FORBIDDEN', () => [403, 'Forbidden'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

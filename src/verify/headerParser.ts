@@ -1,6 +1,6 @@
 import { InvalidDataItem } from '../domain/errors.js';
 import { MAX_SIGNATURE_AND_OWNER_BYTES, schemeFor, type SignatureScheme } from './schemes/index.js';
-import { decodeTags, MAX_TAG_BYTES, MAX_TAG_COUNT } from './tags.js';
+import { decodeTags, MAX_TAG_BYTES, maxTagCount, type TagRules } from './tags.js';
 import type { Tag } from './types.js';
 
 /**
@@ -55,6 +55,9 @@ export class HeaderParser {
   private tagCount = 0;
   private rawSignature: Buffer | undefined;
   private result: ParsedHeader | undefined;
+
+  /** `tagRules`: what tag lists pass (tags.ts); arbundles' by default */
+  constructor(private readonly tagRules: TagRules = 'arbundles') {}
 
   /** the raw signature, as soon as its bytes are in */
   get signature(): Buffer | undefined {
@@ -111,7 +114,7 @@ export class HeaderParser {
         this.anchor = this.bytes.subarray(at, this.need);
         return this.next('tagSizes', this.need, 16);
       case 'tagSizes': {
-        this.tagCount = this.readSize(at, 'tag count', MAX_TAG_COUNT);
+        this.tagCount = this.readSize(at, 'tag count', maxTagCount(this.tagRules));
         const tagBytes = this.readSize(at + 8, 'tag bytes length', MAX_TAG_BYTES);
         if ((this.tagCount === 0) !== (tagBytes === 0)) {
           throw new InvalidDataItem(`${this.tagCount} tags declared in ${tagBytes} tag bytes`);
@@ -139,7 +142,7 @@ export class HeaderParser {
 
   private finish(tagsAt: number, dataStart: number): void {
     const rawTags = this.bytes.subarray(tagsAt, dataStart);
-    const tags = decodeTags(rawTags, this.tagCount);
+    const tags = decodeTags(rawTags, this.tagCount, this.tagRules);
     this.result = {
       scheme: this.known(),
       signature: this.signatureBytes(),

@@ -3,8 +3,11 @@ import { InvalidDataItem } from '../domain/errors.js';
 import type { Tag } from './types.js';
 
 /**
- * ANS-104 tags: an Avro array of {name: string, value: string} records. Limits are the spec's
- * (ANS-104 section 2.1); arbundles itself only bounds the total at 4096 bytes.
+ * ANS-104 tags: an Avro array of {name: string, value: string} records. By default the limits are
+ * arbundles' (0.11.2, `DataItem.verify`), which the reference service and the gateways apply: at most
+ * 4096 tag bytes in all, names and values of any length (empty too), any number of tags that fits.
+ * Real apps write optional tags with empty values. `strict` adds the ANS-104 text (section 2.1):
+ * at most 128 tags, names of 1..1024 bytes, values of 1..3072 bytes (STRICT_TAGS=true).
  *
  * Only the one canonical encoding that arbundles' `serializeTags` writes is accepted: a single
  * block whose count is the declared tag count, minimal varints, valid UTF-8, then the 0 terminator,
@@ -14,12 +17,24 @@ import type { Tag } from './types.js';
  * would let one tag list hash to many items.
  */
 
-export const MAX_TAG_COUNT = 128;
 export const MAX_TAG_BYTES: number = ARBUNDLES_MAX_TAG_BYTES; // 4096
+/** ANS-104's own limits, enforced only under strict tag rules */
+export const MAX_TAG_COUNT = 128;
 export const MAX_TAG_NAME_BYTES = 1024;
 export const MAX_TAG_VALUE_BYTES = 3072;
 
-// The largest varint a valid tag section needs is 6144 (a 3072-byte length, zigzagged): two bytes.
+/** What tag lists are accepted: arbundles' (the default) or the ANS-104 text. */
+export type TagRules = 'arbundles' | 'strict';
+
+/** the most tags a tag section can declare under `rules` (an empty name and value take 2 bytes) */
+export const maxTagCount = (rules: TagRules): number => (rules === 'strict' ? MAX_TAG_COUNT : MAX_TAG_BYTES / 2);
+
+const lengths = (rules: TagRules) =>
+  rules === 'strict'
+    ? { name: { min: 1, max: MAX_TAG_NAME_BYTES }, value: { min: 1, max: MAX_TAG_VALUE_BYTES } }
+    : { name: { min: 0, max: MAX_TAG_BYTES }, value: { min: 0, max: MAX_TAG_BYTES } };
+
+// The largest varint a valid tag section needs is 8192 (a 4096-byte length, zigzagged): two bytes.
 // Refusing longer ones bounds the work on hostile input before any limit check.
 const MAX_VARINT_BYTES = 3;
 
@@ -39,9 +54,9 @@ class Reader {
     throw new InvalidDataItem('tag number too long');
   }
 
-  readString(what: string, max: number): string {
+  readString(what: string, { min, max }: { min: number; max: number }): string {
     const length = this.readLong();
-    if (length < 1 || length > max) throw new InvalidDataItem(`tag ${what} of ${length} bytes, expected 1..${max}`);
+    if (length < min || length > max) throw new InvalidDataItem(`tag ${what} of ${length} bytes, expected ${min}..${max}`);
     if (this.pos + length > this.bytes.length) throw new InvalidDataItem(`tag ${what} runs past the tag bytes`);
     const text = this.bytes.toString('utf8', this.pos, this.pos + length);
     this.pos += length;
@@ -49,7 +64,8 @@ class Reader {
   }
 }
 
-export function decodeTags(raw: Buffer, declaredCount: number): Tag[] {
+export function decodeTags(raw: Buffer, declaredCount: number, rules: TagRules = 'arbundles'): Tag[] {
+  if (declaredCount > maxTagCount(rules)) throw new InvalidDataItem(`tag count over ${maxTagCount(rules)}`);
   if (declaredCount === 0) {
     if (raw.length !== 0) throw new InvalidDataItem(`no tags declared but ${raw.length} tag bytes`);
     return [];
@@ -60,9 +76,10 @@ export function decodeTags(raw: Buffer, declaredCount: number): Tag[] {
     throw new InvalidDataItem(`tag block holds ${blockCount} tags, header declares ${declaredCount}`);
   }
   const tags: Tag[] = [];
+  const limits = lengths(rules);
   for (let i = 0; i < declaredCount; i++) {
-    const name = reader.readString('name', MAX_TAG_NAME_BYTES);
-    const value = reader.readString('value', MAX_TAG_VALUE_BYTES);
+    const name = reader.readString('name', limits.name);
+    const value = reader.readString('value', limits.value);
     tags.push({ name, value });
   }
   if (reader.readLong() !== 0) throw new InvalidDataItem('tag array not terminated after the declared tags');

@@ -46,4 +46,6 @@ export interface DataItemVerifier {
 export interface VerifierOptions {
   /** largest accepted item in bytes, header included */
   maxSize: number;
+  /** the ANS-104 text's tag limits (non-empty names and values, at most 128 tags) on top of arbundles' (tags.ts) */
+  strictTags?: boolean;
 }

@@ -29,7 +29,7 @@ function signedPrefix(signatureType: number): DeepHashList {
 }
 
 export function createDataItemVerifier(options: VerifierOptions): DataItemVerifier {
-  return new StreamingVerifier(options.maxSize);
+  return new StreamingVerifier(options.maxSize, new HeaderParser(options.strictTags ? 'strict' : 'arbundles'));
 }
 
 /** convenience over any async iterable of bytes (a request, a file stream) */
@@ -40,7 +40,6 @@ export async function verifyDataItemStream(source: AsyncIterable<Uint8Array>, op
 }
 
 class StreamingVerifier implements DataItemVerifier {
-  private readonly parser = new HeaderParser();
   private received = 0;
   private failure: unknown;
   private ended: Promise<VerifiedDataItem> | undefined;
@@ -49,7 +48,10 @@ class StreamingVerifier implements DataItemVerifier {
   private readonly payload = new StreamingBlobHash();
   private cachedId: string | undefined;
 
-  constructor(private readonly maxSize: number) {}
+  constructor(
+    private readonly maxSize: number,
+    private readonly parser: HeaderParser,
+  ) {}
 
   get id(): string | undefined {
     if (this.cachedId === undefined && this.parser.signature) this.cachedId = sha256url(this.parser.signature);

@@ -8,6 +8,7 @@ import express from 'express';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { AccountRepository } from '../../src/app/accounts.js';
 import { adminRouter } from '../../src/http/admin.js';
+import { createBlocklist } from '../../src/app/blocklist.js';
 import { errorHandler, sendError } from '../../src/http/errors.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 
@@ -40,7 +41,8 @@ export async function startAdminApp(): Promise<AdminApp> {
   const eventStore = openSqliteEventStore({ path: join(dir, 'events.db'), now: () => clock.now });
   const accounts = new AccountRepository(eventStore);
   const app = express();
-  app.use(['/admin', '/v1/admin'], adminRouter({ token: ADMIN_TOKEN, accounts, eventStore, now: () => clock.now }));
+  const blocklist = createBlocklist({ eventStore });
+  app.use(['/admin', '/v1/admin'], adminRouter({ token: ADMIN_TOKEN, accounts, eventStore, blocklist, now: () => clock.now }));
   app.use((_req, res) => sendError(res, 404, 'Not Found'));
   app.use(errorHandler(() => {}));
   const server = app.listen(0, '127.0.0.1');

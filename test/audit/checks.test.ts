@@ -248,5 +248,30 @@ describe('audit checks', () => {
       expect(findings[0]!.detail).to.match(/^AccountCredited: /);
       expect(summary.checked.events).to.equal(1);
     });
+
+    it("knows the block list's events: a whole one is no finding, one without who blocked is event-invalid", async () => {
+      const recorded = (revision: bigint, data: unknown): RecordedEvent => ({
+        id: `b${revision}`,
+        type: 'AddressBlocked',
+        data,
+        metadata: { correlationId: 'spec', schemaVersion: 1 },
+        streamName: streamName('blocklist'),
+        revision,
+        position: revision + 1n,
+        created: 0,
+      });
+      const events = [recorded(0n, { address: 'someone', by: 'ops', reason: 'spam', timestamp: 1 }), recorded(1n, { address: 'other', reason: 'spam', timestamp: 2 })];
+      const eventStore = {
+        headPosition: async () => 2n,
+        async *readAll() {
+          yield* events;
+        },
+        async *readStream() {},
+      };
+      const readStore = { getMany: async () => new Map(), scan: async () => [], getCheckpoint: async () => undefined };
+      const findings: Finding[] = [];
+      await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} } }, (f) => findings.push(f));
+      expect(findings.map(({ kind, id }) => ({ kind, id }))).to.deep.equal([{ kind: 'event-invalid', id: 'blocklist@1' }]);
+    });
   });
 });

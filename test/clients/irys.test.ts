@@ -87,6 +87,13 @@ describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', fu
       });
     }
 
+    it('uploads an item with an optional tag left empty and a nameless tag, as arbundles makes them', async () => {
+      const payload = randomBytes(KiB);
+      const receipt = await irys.upload(payload, { tags: [...tags, { name: 'App-Version', value: '' }, { name: '', value: 'x' }] });
+      expect(requests.entries).to.deep.equal(['POST /tx/ethereum -> 200']);
+      await expectAccepted(receipt, payload);
+    });
+
     it('uploads a pre-signed item, and a re-send gets 202 Data Item Exists with the same receipt, which Irys accepts', async () => {
       const payload = randomBytes(KiB);
       const tx = irys.createTransaction(payload, { tags });

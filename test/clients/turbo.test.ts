@@ -59,6 +59,14 @@ describe('turbo-sdk 1.43 against the service', function () {
         await expectAccepted(answer, payload);
       });
     }
+
+    it('uploads an item with tags left empty, 129 tags in all, as arbundles (and apps writing optional tags) make them', async () => {
+      const payload = randomBytes(KiB);
+      const many = Array.from({ length: 128 }, (_, i) => ({ name: `T${i}`, value: '' }));
+      const answer = await turbo.upload({ data: payload, dataItemOpts: { tags: [...tags, ...many] }, chunkingMode: 'disabled' });
+      expect(requests.entries).to.deep.equal(['POST /v1/tx/arweave -> 200']);
+      await expectAccepted(answer, payload);
+    });
   });
 
   describe('multi-part upload (chunkingMode force)', () => {

@@ -150,11 +150,11 @@ describe('npm run history', function () {
         metadata: e.metadata,
       })),
     );
-    expect(missing).to.deep.equal({ code: 1, stdout: '', stderr: `error: no item, upload, account or bundle plan named "${unknown}"\n` });
+    expect(missing).to.deep.equal({ code: 1, stdout: '', stderr: `error: no item, upload, account, bundle plan or block list named "${unknown}"\n` });
     expect(usage.code).to.equal(2);
     expect(usage.stderr.split('\n').slice(0, 2)).to.deep.equal([
       'expected 1 argument, got 2',
-      'usage: npm run history -- <dataItemId|uploadId|address|planId> [--json]',
+      'usage: npm run history -- <dataItemId|uploadId|address|planId|blocklist> [--json]',
     ]);
   });
 });

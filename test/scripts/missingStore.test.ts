@@ -17,12 +17,15 @@ const writingTools: [string, string[]][] = [
   ['approve', ['--revoke', alice, owner]],
   ['requeue', ['A'.repeat(43), '--reason', 'gateway healed']],
   ['requeue', ['--all-failed', '--reason', 'gateway healed']],
+  ['block', [alice, '--by', 'ops', '--reason', 'abuse']],
+  ['unblock', [alice, '--by', 'ops', '--reason', 'appeal']],
   ['rebuild', []],
 ];
-/** the auditors' tools, which only read, refuse the same way */
+/** the auditors' tools, and the operator's listing, which only read, refuse the same way */
 const readingTools: [string, string[]][] = [
   ['history', [alice]],
   ['audit', []],
+  ['blocklist', []],
 ];
 
 const refusal = (dataDir: string) => ({

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Signer } from 'arbundles';
+import { DataItem, type Signer } from 'arbundles';
 import { DataItemTooLarge, InvalidDataItem } from '../../src/domain/errors.js';
-import { createDataItemVerifier, encodeTags } from '../../src/verify/index.js';
+import { createDataItemVerifier, encodeTags, type DataItemVerifier } from '../../src/verify/index.js';
 import { assembledFor } from './support/assemble.js';
 import { signedItem } from './support/items.js';
 import { failureOf } from './support/outcome.js';
@@ -9,7 +9,10 @@ import { signers, type SignerName } from './support/signers.js';
 
 /** the error thrown by write() itself, while bytes are still arriving */
 function writeFailure(bytes: Uint8Array, maxSize = 1 << 20): unknown {
-  const verifier = createDataItemVerifier({ maxSize });
+  return failureOfWrite(createDataItemVerifier({ maxSize }), bytes);
+}
+
+function failureOfWrite(verifier: DataItemVerifier, bytes: Uint8Array): unknown {
   try {
     verifier.write(bytes);
   } catch (error) {
@@ -53,17 +56,34 @@ describe('data item verifier limits', () => {
     expect(await failureOf([item.getRaw()])).to.match(/^accepted as /);
   });
 
-  it('refuses 129 tags and accepts 128', async () => {
+  it('under strict tag rules, refuses 129 tags as soon as the tag sizes arrive, and accepts 128', async () => {
     const over = await signedItem(all.ed25519, 'x', { tags: tags(129) });
-    expect(detail(writeFailure(over.getRaw().subarray(0, TAG_SIZES_AT + 16)))).to.equal('tag count over 128');
+    const strict = createDataItemVerifier({ maxSize: 1 << 20, strictTags: true });
+    expect(detail(failureOfWrite(strict, over.getRaw().subarray(0, TAG_SIZES_AT + 16)))).to.equal('tag count over 128');
     const limit = await signedItem(all.ed25519, 'x', { tags: tags(128) });
-    expect(await failureOf([limit.getRaw()])).to.match(/^accepted as /);
+    expect(await failureOf([limit.getRaw()], undefined, true)).to.match(/^accepted as /);
+  });
+
+  it('accepts 129 tags by default, as arbundles does', async () => {
+    const over = await signedItem(all.ed25519, 'x', { tags: tags(129) });
+    expect(await DataItem.verify(over.getRaw())).to.equal(true);
+    expect(await failureOf([over.getRaw()])).to.equal(`accepted as ${over.id}`);
+  });
+
+  it('accepts by default as many empty tags as fit in 4096 tag bytes (2046), and refuses 2047, as arbundles does', async () => {
+    const empty = (count: number) => Array.from({ length: count }, () => ({ name: '', value: '' }));
+    const fits = await assembledFor(all.ed25519, { tagCount: 2046, rawTags: encodeTags(empty(2046)), payload: Buffer.from('x') });
+    expect(await DataItem.verify(fits.getRaw())).to.equal(true);
+    expect(await failureOf([fits.getRaw()])).to.equal(`accepted as ${fits.id}`);
+    const over = await assembledFor(all.ed25519, { tagCount: 2047, rawTags: encodeTags(empty(2047)), payload: Buffer.from('x') });
+    expect(await DataItem.verify(over.getRaw())).to.equal(false);
+    expect(detail(writeFailure(over.getRaw()))).to.equal('tag bytes length over 4096');
   });
 
   it('refuses tag sizes whose upper 32 bits are set', async () => {
     const raw = Buffer.from((await signedItem(all.ed25519, 'x', { tags: tags(1) })).getRaw());
     raw[TAG_SIZES_AT + 4] = 1;
-    expect(detail(writeFailure(raw))).to.equal('tag count over 128');
+    expect(detail(writeFailure(raw))).to.equal('tag count over 2048');
     const other = Buffer.from((await signedItem(all.ed25519, 'x', { tags: tags(1) })).getRaw());
     other[TAG_SIZES_AT + 15] = 0x80;
     expect(detail(writeFailure(other))).to.equal('tag bytes length over 4096');

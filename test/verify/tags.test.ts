@@ -1,19 +1,19 @@
 import { expect } from 'chai';
 import { deserializeTags, serializeTags } from 'arbundles';
 import { InvalidDataItem } from '../../src/domain/errors.js';
-import { decodeTags, encodeTags, type Tag } from '../../src/verify/index.js';
+import { decodeTags, encodeTags, type Tag, type TagRules } from '../../src/verify/index.js';
 import { randomTags, seededRandom } from './support/items.js';
 
-const failure = (raw: Buffer, count: number): unknown => {
+const failure = (raw: Buffer, count: number, rules: TagRules): unknown => {
   try {
-    return decodeTags(raw, count);
+    return decodeTags(raw, count, rules);
   } catch (error) {
     return error;
   }
 };
 
-const expectRejected = (raw: Buffer, count: number, detail: string) => {
-  const error = failure(raw, count);
+const expectRejected = (raw: Buffer, count: number, detail: string, rules: TagRules = 'arbundles') => {
+  const error = failure(raw, count, rules);
   expect(error).to.be.instanceOf(InvalidDataItem);
   expect((error as InvalidDataItem).detail).to.equal(detail);
 };
@@ -70,20 +70,38 @@ describe('ANS-104 tag decoding', () => {
     expect(decodeTags(encodeTags(tags), 1)).to.deep.equal(tags);
   });
 
-  it('rejects empty names and empty values', () => {
-    expectRejected(Buffer.from([2, 0, 2, 0x62, 0]), 1, 'tag name of 0 bytes, expected 1..1024');
-    expectRejected(Buffer.from([2, 2, 0x61, 0, 0]), 1, 'tag value of 0 bytes, expected 1..3072');
+  it('accepts empty names and empty values by default, as arbundles reads them', () => {
+    for (const raw of [Buffer.from([2, 0, 2, 0x62, 0]), Buffer.from([2, 2, 0x61, 0, 0]), Buffer.from([2, 0, 0, 0])]) {
+      expect(decodeTags(raw, 1)).to.deep.equal(deserializeTags(raw));
+    }
+    expect(decodeTags(Buffer.from([2, 2, 0x61, 0, 0]), 1)).to.deep.equal([tag('a', '')]);
   });
 
-  it('accepts a 1024-byte name and a 3072-byte value, and rejects one byte more of either', () => {
-    expect(decodeTags(encodeTags([tag('n'.repeat(1024), 'v')]), 1)).to.have.length(1);
-    expect(decodeTags(encodeTags([tag('n', 'v'.repeat(3072))]), 1)).to.have.length(1);
-    expectRejected(encodeTags([tag('n'.repeat(1025), 'v')]), 1, 'tag name of 1025 bytes, expected 1..1024');
-    expectRejected(encodeTags([tag('n', 'v'.repeat(3073))]), 1, 'tag value of 3073 bytes, expected 1..3072');
+  it('rejects empty names and empty values under strict tag rules', () => {
+    expectRejected(Buffer.from([2, 0, 2, 0x62, 0]), 1, 'tag name of 0 bytes, expected 1..1024', 'strict');
+    expectRejected(Buffer.from([2, 2, 0x61, 0, 0]), 1, 'tag value of 0 bytes, expected 1..3072', 'strict');
+  });
+
+  it('accepts names and values of any length within the 4096 tag bytes by default, as arbundles does', () => {
+    const tags = [tag('n'.repeat(2000), ''), tag('', 'v'.repeat(2000))];
+    expect(decodeTags(encodeTags(tags), 2)).to.deep.equal(tags);
+  });
+
+  it('accepts 129 tags by default and rejects them under strict tag rules', () => {
+    const tags = Array.from({ length: 129 }, (_, i) => tag(`n${i}`, ''));
+    expect(decodeTags(encodeTags(tags), 129)).to.deep.equal(tags);
+    expectRejected(encodeTags(tags), 129, 'tag count over 128', 'strict');
+  });
+
+  it('under strict tag rules, accepts a 1024-byte name and a 3072-byte value, and rejects one byte more of either', () => {
+    expect(decodeTags(encodeTags([tag('n'.repeat(1024), 'v')]), 1, 'strict')).to.have.length(1);
+    expect(decodeTags(encodeTags([tag('n', 'v'.repeat(3072))]), 1, 'strict')).to.have.length(1);
+    expectRejected(encodeTags([tag('n'.repeat(1025), 'v')]), 1, 'tag name of 1025 bytes, expected 1..1024', 'strict');
+    expectRejected(encodeTags([tag('n', 'v'.repeat(3073))]), 1, 'tag value of 3073 bytes, expected 1..3072', 'strict');
   });
 
   it('counts limits in UTF-8 bytes, not characters', () => {
-    expectRejected(encodeTags([tag('é'.repeat(513), 'v')]), 1, 'tag name of 1026 bytes, expected 1..1024');
+    expectRejected(encodeTags([tag('é'.repeat(513), 'v')]), 1, 'tag name of 1026 bytes, expected 1..1024', 'strict');
   });
 
   it('rejects a string running past the tag bytes, a missing terminator and trailing bytes', () => {

@@ -8,6 +8,8 @@ import { receiveDataItem, verifyStoredDataItem, type ReceivedDataItem } from '..
 export interface AssembleDeps {
   blobStore: BlobStore;
   maxDataItemSize: number;
+  /** STRICT_TAGS (src/verify/tags.ts) */
+  strictTags?: boolean;
   disk?: DiskSpace;
   observeVerify?: (seconds: number) => void;
 }
@@ -32,7 +34,7 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   const sources = ordered.map((chunk) => sourceOf(uploadId, chunk));
   const first = sources[0]!;
   const inPlace = first.start === 0 && sources.every((s) => s.key === first.key) && contiguous(sources);
-  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, deps.maxDataItemSize, deps.observeVerify);
+  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify);
 
   const { disk } = deps;
   if (disk && !disk.tryTake(size)) throw new ServiceUnavailable(`assembling upload ${uploadId}: ${size} bytes would take the disk below its floor`);
@@ -43,7 +45,7 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   };
   const started = process.hrtime.bigint();
   try {
-    const received = await receiveDataItem(bytesOf(deps.blobStore, sources), { blobStore: deps.blobStore, maxSize: deps.maxDataItemSize });
+    const received = await receiveDataItem(bytesOf(deps.blobStore, sources), { blobStore: deps.blobStore, ...itemRules(deps) });
     deps.observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
     return {
       ...received,
@@ -55,6 +57,12 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
     throw error;
   }
 }
+
+/** what an assembled item must be: at most MAX_DATA_ITEM_SIZE, its tags under this service's rules */
+export const itemRules = (deps: Pick<AssembleDeps, 'maxDataItemSize' | 'strictTags'>) => ({
+  maxSize: deps.maxDataItemSize,
+  ...(deps.strictTags ? { strictTags: true } : {}),
+});
 
 /** one blob, the chunks back to back from its byte 0 */
 const contiguous = (sources: readonly { key: string; start: number; length: number }[]) =>

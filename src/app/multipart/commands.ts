@@ -6,6 +6,7 @@ import type { Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import type { MultipartDeps } from './deps.js';
 import type { Finalizer } from './finalizer.js';
+import { ensureNotBlocked } from '../blocklist.js';
 
 export type FinalizeOutcome =
   | { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean }
@@ -63,6 +64,11 @@ export async function requestFinalize(
   input: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; ctx: RequestContext },
 ): Promise<FinalizeOutcome> {
   const now = (deps.now ?? Date.now)();
+  if (deps.blocklist) {
+    // a blocked owner or payer: refused before anything is recorded (a finalized upload answers as before)
+    const upload = await deps.uploads.read(input.uploadId);
+    if (upload && !finalized(upload)) ensureNotBlocked(deps.blocklist, { owner: await deps.ownerOf(upload), paidBy: input.paidBy });
+  }
   const { state, position } = await deps.uploads.execute(
     { type: 'RequestFinalize', data: { uploadId: input.uploadId, mode: input.mode, paidBy: input.paidBy, now } },
     metadataOf(input.ctx),

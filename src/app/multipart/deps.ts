@@ -6,6 +6,7 @@ import type { AcceptDeps } from '../acceptDataItem.js';
 import type { OwnerLookup } from './uploadOwner.js';
 import type { UploadTally } from './uploadTally.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
+import type { Blocklist } from '../blocklist.js';
 
 /** What one client may hold in multi-part uploads (README, configuration). */
 export interface MultipartLimits {
@@ -26,6 +27,10 @@ export interface MultipartDeps {
   accounts: AccountRepository;
   accept: AcceptDeps;
   maxDataItemSize: number;
+  /** STRICT_TAGS: the ANS-104 text's tag limits at finalize (src/verify/tags.ts) */
+  strictTags?: boolean;
+  /** the operator's block list: a chunk or finalize of a blocked owner or payer is refused (403) */
+  blocklist?: Pick<Blocklist, 'has'>;
   limits: MultipartLimits;
   ownerOf: OwnerLookup;
   /** what every client holds in uploads not at an end (absent: nothing is counted, no per-client limit applies) */

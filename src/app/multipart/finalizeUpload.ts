@@ -4,7 +4,7 @@ import { tileChunks, type Upload, type UploadState } from '../../domain/upload/s
 import { acceptDataItem, type AcceptOutcome } from '../acceptDataItem.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
-import { assembleUpload } from './assembleUpload.js';
+import { assembleUpload, itemRules } from './assembleUpload.js';
 import type { MultipartDeps } from './deps.js';
 
 /**
@@ -63,7 +63,7 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
 async function movedBeforeCrash(deps: MultipartDeps, upload: Upload, size: number): Promise<ReceivedDataItem | undefined> {
   const header = upload.chunks.get(0);
   if (!upload.dataItemId || !header || (await deps.blobStore.stat(header.blobKey))) return undefined;
-  return verifyStoredDataItem(deps.blobStore, `items/${upload.dataItemId}`, size, deps.maxDataItemSize, deps.observeVerify);
+  return verifyStoredDataItem(deps.blobStore, `items/${upload.dataItemId}`, size, itemRules(deps), deps.observeVerify);
 }
 
 const payersOf = (upload: Upload) => upload.finalize?.paidBy ?? [];

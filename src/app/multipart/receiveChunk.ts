@@ -7,6 +7,7 @@ import { someoneCanPay } from '../payments.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
+import { ensureNotBlocked } from '../blocklist.js';
 
 const DECIMAL = /^\d{1,16}$/;
 
@@ -45,18 +46,27 @@ export async function receiveChunk(
   // itself is checked once its bytes are in (and stays unrecorded if refused).
   const end = Math.max(upload.furthestEnd, offset + length);
   const knownOwner = offset === 0 ? undefined : await deps.ownerOf(upload);
+  // a blocked owner (known from the header chunk) or payer: refused before a byte is read
+  ensureNotBlocked(deps.blocklist, { owner: knownOwner, paidBy: input.paidBy });
   if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy);
   else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
   const digest = createHash('sha256');
   const head: Uint8Array[] = [];
   let received = 0;
+  // the header chunk's owner, checked against the block list as soon as its header parses
+  let ownerChecked = offset !== 0 || !deps.blocklist;
   async function* counted() {
     for await (const chunk of input.body) {
       received += chunk.length;
       if (received > length) throw new InvalidChunk('more bytes than content-length');
       digest.update(chunk);
       if (offset === 0 && received - chunk.length < MAX_HEADER_BYTES) head.push(chunk);
+      if (!ownerChecked) {
+        const owner = headerOf(Buffer.concat(head))?.nativeAddress;
+        if (owner !== undefined || received >= MAX_HEADER_BYTES || received === length) ownerChecked = true;
+        ensureNotBlocked(deps.blocklist, { owner });
+      }
       yield chunk;
     }
   }

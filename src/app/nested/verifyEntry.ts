@@ -18,6 +18,8 @@ export interface EntryBytes {
  * Blob failures reject.
  */
 export async function verifyEntry(blobStore: BlobStore, bytes: EntryBytes, pace: () => Promise<void>): Promise<string | undefined> {
+  // tags by arbundles' rules, whatever STRICT_TAGS says: the root was accepted and will be bundled with
+  // these entries in it, and gateways index them by those rules
   const verifier = createDataItemVerifier({ maxSize: bytes.size });
   try {
     if (bytes.head.length >= bytes.size) {

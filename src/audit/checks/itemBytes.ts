@@ -40,7 +40,9 @@ async function checkOne(item: Accepted, blobStore: ItemBytesDeps['blobStore'], s
   }
 
   const hash = createHash('sha256');
-  // no size limit here: a blob longer than recorded is reported as such, not refused halfway
+  // no size limit here: a blob longer than recorded is reported as such, not refused halfway. Tags are
+  // read by arbundles' rules, never STRICT_TAGS: an item accepted before the operator turned strict
+  // (or under the default) is not bad for it, and every item either setting accepts meets them
   const verifier = createDataItemVerifier({ maxSize: Number.MAX_SAFE_INTEGER });
   let size = 0;
   let invalid: unknown;

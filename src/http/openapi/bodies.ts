@@ -150,3 +150,25 @@ export type BodiesMatchHandlers = [
   Describes<typeof BalanceBody, BalanceBodyType>,
   Describes<typeof UploadViewBody, { id: string; min: typeof CHUNK_MIN; max: typeof CHUNK_MAX; size: number; chunks: [number, number][] }>,
 ];
+
+const BlockEntryBody = z
+  .object({
+    address: z.string().meta({ description: 'the blocked native address (account key)' }),
+    by: z.string().meta({ description: 'the operator who blocked it' }),
+    reason: z.string(),
+    since: z.iso.datetime().meta({ description: 'when it was blocked' }),
+  })
+  .meta({ id: 'BlockEntry' });
+
+export const BlocklistBody = z
+  .object({ blocked: z.array(BlockEntryBody).meta({ description: 'in the order they were blocked' }) })
+  .meta({ id: 'Blocklist', description: "the operator's block list: uploads signed by or paid by these addresses answer 403 `Forbidden`" });
+
+export const BlockAnswerBody = z
+  .object({
+    address: z.string(),
+    blocked: z.boolean().meta({ description: 'whether the address is blocked now' }),
+    changed: z.boolean().meta({ description: 'false when it already was (blocked again, or unblocked while not blocked): nothing recorded' }),
+    entry: BlockEntryBody.optional().meta({ description: 'the block in force (the first one when blocked again)' }),
+  })
+  .meta({ id: 'BlockAnswer' });

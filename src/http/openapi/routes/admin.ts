@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { ApprovalBody, CreditBody, RequeueBody } from '../../adminSchemas.js';
+import { ApprovalBody, BlockBody, CreditBody, RequeueBody } from '../../adminSchemas.js';
 import { defineRoute } from '../route.js';
 import { addressParam, dataItemIdParam } from '../params.js';
-import { AccountHistoryBody, BalanceBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';
+import { AccountHistoryBody, BalanceBody, BlockAnswerBody, BlocklistBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';
 
 /** The operator API (CONTRACT.md section 5): mounted only with ADMIN_TOKEN; every route needs the bearer token. */
 
@@ -88,4 +88,42 @@ export const requeueRoute = defineRoute({
   errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED'],
 });
 
-export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute, requeueRoute];
+export const blockRoute = defineRoute({
+  ...admin,
+  operationId: 'blockAddress',
+  method: 'put',
+  path: '/blocklist/:address',
+  summary: 'Block an address',
+  description:
+    'Uploads signed by the address, or naming it as payer in `x-paid-by`, answer 403 `Forbidden` from now on (every process that takes uploads sees it within seconds). Blocking a blocked address changes nothing.',
+  params: { address: addressParam('the address to block') },
+  requestBody: { ...json(BlockBody), description: 'who blocks it and why', required: true },
+  responses: { 200: { description: 'the address is blocked', content: json(BlockAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
+});
+
+export const unblockRoute = defineRoute({
+  ...admin,
+  operationId: 'unblockAddress',
+  method: 'delete',
+  path: '/blocklist/:address',
+  summary: 'Unblock an address',
+  description: "The address's uploads are taken again. Unblocking an address that is not blocked changes nothing.",
+  params: { address: addressParam('the address to unblock') },
+  requestBody: { ...json(BlockBody), description: 'who unblocks it and why', required: true },
+  responses: { 200: { description: 'the address is not blocked', content: json(BlockAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
+});
+
+export const blocklistRoute = defineRoute({
+  ...admin,
+  operationId: 'getBlocklist',
+  method: 'get',
+  path: '/blocklist',
+  summary: 'The block list',
+  description: "Every blocked address, who blocked it, why and since when, read from the block list's stream.",
+  responses: { 200: { description: 'the block list', content: json(BlocklistBody) } },
+  errors: ['UNAUTHORIZED'],
+});
+
+export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute, requeueRoute, blockRoute, unblockRoute, blocklistRoute];

@@ -54,7 +54,7 @@ export const finalizeUploadRoute = defineRoute({
   params: { token: tokenParam, uploadId: uploadIdParam },
   headers: { 'x-paid-by': paidByHeader },
   responses: finalized,
-  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'INVALID_DATA_ITEM', 'INSUFFICIENT_BALANCE'],
+  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'INVALID_DATA_ITEM', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
 });
 
 export const finalizeUploadAsyncRoute = defineRoute({
@@ -70,7 +70,7 @@ export const finalizeUploadAsyncRoute = defineRoute({
     200: { description: 'already finalized: the item id and its receipt', content: json(FinalizedUploadBody) },
     202: { description: 'finalization goes on in the background; empty body' },
   },
-  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND'],
+  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'FORBIDDEN'],
 });
 
 export const uploadChunkRoute = defineRoute({
@@ -88,7 +88,7 @@ export const uploadChunkRoute = defineRoute({
   },
   requestBody: { contentType: 'application/octet-stream', description: 'the chunk bytes', required: true },
   responses: { 200: { description: 'stored; empty body' } },
-  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'INVALID_CHUNK', 'INSUFFICIENT_BALANCE', 'UPLOAD_ALREADY_FINALIZED'],
+  errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'INVALID_CHUNK', 'INSUFFICIENT_BALANCE', 'UPLOAD_ALREADY_FINALIZED', 'FORBIDDEN'],
 });
 
 export const viewUploadRoute = defineRoute({

@@ -42,7 +42,7 @@ export const uploadRoute = defineRoute({
   path: '/tx',
   summary: 'Upload a data item (paid in arweave)',
   description: 'Uploads one signed data item. Items above the free limit are charged to the payer (402 when it cannot pay).',
-  errors: ['INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE'],
+  errors: ['INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
 });
 
 export const uploadWithTokenRoute = defineRoute({
@@ -52,7 +52,7 @@ export const uploadWithTokenRoute = defineRoute({
   summary: 'Upload a data item, naming the token',
   description: 'As `POST /tx`, for the token the client names (turbo-sdk and Irys name theirs).',
   params: { token: tokenParam },
-  errors: ['INVALID_TOKEN', 'INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE'],
+  errors: ['INVALID_TOKEN', 'INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
 });
 
 export const txStatusRoute = defineRoute({
