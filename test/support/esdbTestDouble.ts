@@ -45,6 +45,9 @@ export interface EsdbTestDouble {
   /** `esdb://127.0.0.1:<port>?tls=false` */
   connectionString: string;
   log: InMemoryLog;
+  /** gRPC calls received, by method name (`batchAppend`, `append`, `read`, `getSupportedMethods`),
+   * and `append cancelled`: Append calls whose client went away (deadline passed) */
+  calls: Record<string, number>;
   /** appends an engine event (type starting with `$`), as the server does on its own */
   appendSystemEvent(type?: string): void;
   /** holds every write until resumeWrites(), as a stalled disk does */
@@ -88,6 +91,7 @@ export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): 
   const log = leader?.log ?? new InMemoryLog({ positions: options.positions ?? 'log' });
   // A fresh real node already holds engine events; they must never reach the service.
   if (!leader) log.append('$settings', 'any', [systemEvent('$settings')]);
+  const calls: Record<string, number> = {};
   const rules: AppendRules = {
     log,
     maxAppendSize,
@@ -95,19 +99,28 @@ export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): 
     idempotentWritesWithoutPosition: options.idempotentWritesWithoutPosition ?? false,
     leader: leader ? { host: '127.0.0.1', port: leader.port } : undefined,
     writer: new StorageWriter(),
+    note: (what) => void (calls[what] = (calls[what] ?? 0) + 1),
   };
   const batchAppend = options.batchAppend ?? true;
 
+  const counted = <A extends unknown[]>(name: string, handler: (...args: A) => void) => (...args: A) => {
+    calls[name] = (calls[name] ?? 0) + 1;
+    handler(...args);
+  };
   const listen = async (port: number) => {
-    const server = new Server();
+    // Appends of up to 16 MiB must reach the size rule rather than gRPC's 4 MiB default limit.
+    const server = new Server({ 'grpc.max_receive_message_length': largestMaxAppendSize + 1024 * 1024 });
     server.addService(streamsGrpc.StreamsService, {
-      read: createReadHandler(log, rules),
-      append: createAppendHandler(rules),
-      ...(batchAppend ? { batchAppend: createBatchAppendHandler(rules) } : {}),
+      read: counted('read', createReadHandler(log, rules)),
+      append: counted('append', createAppendHandler(rules)),
+      ...(batchAppend ? { batchAppend: counted('batchAppend', createBatchAppendHandler(rules)) } : {}),
     });
     server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-      getSupportedMethods: (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
-        callback(null, supportedMethods(batchAppend)),
+      getSupportedMethods: counted(
+        'getSupportedMethods',
+        (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
+          callback(null, supportedMethods(batchAppend)),
+      ),
     });
     const bound = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, p) =>
@@ -125,6 +138,7 @@ export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): 
     port,
     connectionString: `esdb://127.0.0.1:${port}?tls=false`,
     log,
+    calls,
     appendSystemEvent: (type = '$statsCollected') => void log.append('$stats-127.0.0.1:2113', 'any', [systemEvent(type)]),
     pauseWrites: () => rules.writer.pause(),
     resumeWrites: () => rules.writer.resume(),

@@ -17,8 +17,9 @@
  * - deadlines: a BatchAppend whose deadline has passed, or whose request is still incomplete when
  *   min(deadline, WriteTimeoutMs) runs out, is answered `Timeout` (Streams.BatchAppend.cs). A write
  *   the storage writer has not done within WriteTimeoutMs (2 s by default) is answered `Timeout`
- *   too (Append: RpcExceptions.Timeout, status ABORTED), yet still lands when the writer gets to it (RequestManager/Managers/RequestManagerBase.cs,
- *   PrepareTimeout): the client cannot tell whether it was written. An Append whose gRPC call ended
+ *   too (Append: RpcExceptions.Timeout, status ABORTED), yet still lands when the writer gets to it
+ *   (RequestManager/Managers/RequestManagerBase.cs, PrepareTimeout): the client cannot tell whether
+ *   it was written. An Append whose gRPC call ended
  *   (its deadline passed) before the writer took it is dropped (Services/Storage/StorageWriterService.cs,
  *   WritePrepares checks the cancellation token).
  * - not leader: on a follower, a request with the `requires-leader: true` header gets an RpcException
@@ -43,6 +44,8 @@ export interface AppendRules {
   /** the leader's endpoint when this node is a follower */
   leader: { host: string; port: number } | undefined;
   writer: StorageWriter;
+  /** counts what tests wait on (`append cancelled`) */
+  note(what: string): void;
 }
 
 /**
@@ -182,6 +185,7 @@ export function createAppendHandler(rules: AppendRules) {
     let header: Streams.AppendReq.Options | undefined;
     const proposed: ProposedEvent[] = [];
     let size = 0;
+    /** answered, with an error or not */
     let failed = false;
     let ended = false;
     const fail = (error: Parameters<typeof callback>[0]) => {
@@ -189,7 +193,12 @@ export function createAppendHandler(rules: AppendRules) {
       failed = true;
       callback(error);
     };
-    call.on('cancelled', () => void (ended = true));
+    // Only a call the client ended before the answer (its deadline passed) cancels the write.
+    call.on('cancelled', () => {
+      if (failed) return;
+      ended = true;
+      rules.note('append cancelled');
+    });
     call.on('data', (req: Streams.AppendReq) => {
       if (failed) return;
       if (req.hasOptions()) return void (header = req.getOptions());
@@ -209,6 +218,7 @@ export function createAppendHandler(rules: AppendRules) {
       const expected = expectedOfAppend(header);
       write(rules, stream, expected, proposed, () => ended, (outcome) => {
         if (outcome === 'timedOut') return fail(timeoutError());
+        failed = true;
         callback(null, appendResponse(outcome, expected, withPosition(rules, outcome)));
       });
     });
