@@ -1,27 +1,43 @@
 /**
- * TEST CODE ONLY: an in-memory stand-in for an EventStoreDB node, speaking real gRPC with the
+ * TEST CODE ONLY: an in-memory stand-in for an EventStoreDB 24.10 node, speaking real gRPC with the
  * client's own generated service definitions, so the EventStoreDB adapter is exercised over the wire
  * without a server (none can be installed on the build machines). It implements what the adapter
- * uses: Streams.Append, Streams.Read (streams, `$all`, `$all` subscriptions) and
- * ServerFeatures.GetSupportedMethods (called by the client before its first append; BatchAppend is
- * not advertised, so the client uses Append). No Gossip: use a single-node `esdb://` connection string.
+ * uses, with the server's rules (each file names the server source it follows):
+ * ServerFeatures.GetSupportedMethods (advertising BatchAppend, which the client then uses for every
+ * append), Streams.BatchAppend and Streams.Append (esdbTestDoubleAppend.ts: MaxAppendSize, expected
+ * revisions, idempotent retries, deadlines and write timeouts, not-leader answers), Streams.Read
+ * (esdbTestDoubleRead.ts: reads, `$all` subscriptions with filter checkpoints), and `$all` positions
+ * laid out as transaction-file offsets (esdbTestDoubleLog.ts). It can be stopped and started again
+ * on the same port, keeping its log, as a restarted node. No Gossip: use a single-node `esdb://`
+ * connection string.
  *
  *   const node = await startEsdbTestDouble();
  *   const client = EventStoreDBClient.connectionString(node.connectionString);
  */
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
 import serverFeaturesGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import serverFeaturesPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
-import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
 import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
-import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
-import type * as Streams from '@eventstore/db-client/generated/streams_pb.js';
-import { InMemoryLog, type AppendOutcome, type Expected, type ProposedEvent } from './esdbTestDoubleLog.js';
+import { createAppendHandler, createBatchAppendHandler, StorageWriter, type AppendRules } from './esdbTestDoubleAppend.js';
+import { InMemoryLog, type ProposedEvent } from './esdbTestDoubleLog.js';
 import { createReadHandler } from './esdbTestDoubleRead.js';
 
 export interface EsdbTestDoubleOptions {
   /** answer idempotent appends without a position, as servers before 23.x do (default false) */
   idempotentWritesWithoutPosition?: boolean;
+  /** the node's MaxAppendSize in bytes (default 1_048_576, the server's; it accepts up to 16 MiB) */
+  maxAppendSize?: number;
+  /** the node's WriteTimeoutMs: a write not done by then is answered Timeout (default 2000) */
+  writeTimeoutMs?: number;
+  /**
+   * 'log' (default): `$all` positions are transaction-file byte offsets, as on a real node;
+   * 'counts': 0, 1, 2 ..., for suites that still take positions for event counts
+   */
+  positions?: 'log' | 'counts';
+  /** makes this node a follower of that one: it shares its log and refuses `requires-leader` calls */
+  followerOf?: EsdbTestDouble;
+  /** advertise BatchAppend (default true, as every server since 21.10); false: the client uses Append */
+  batchAppend?: boolean;
 }
 
 export interface EsdbTestDouble {
@@ -29,125 +45,112 @@ export interface EsdbTestDouble {
   /** `esdb://127.0.0.1:<port>?tls=false` */
   connectionString: string;
   log: InMemoryLog;
+  /** gRPC calls received, by method name (`batchAppend`, `append`, `read`, `getSupportedMethods`),
+   * and `append cancelled`: Append calls whose client went away (deadline passed) */
+  calls: Record<string, number>;
   /** appends an engine event (type starting with `$`), as the server does on its own */
   appendSystemEvent(type?: string): void;
+  /** holds every write until resumeWrites(), as a stalled disk does */
+  pauseWrites(): void;
+  resumeWrites(): void;
+  /** drops every connection and stops listening; the log is kept */
   stop(): Promise<void>;
+  /** listens again on the same port with the same log, as a restarted node */
+  start(): Promise<void>;
 }
+
+/** 1 MiB: ClusterVNodeOptions.MaxAppendSize's default (src/EventStore.Core/Configuration/ClusterVNodeOptions.cs) */
+export const defaultMaxAppendSize = 1_048_576;
+/** "May not exceed 16MB." (the same option's description) */
+const largestMaxAppendSize = 16 * 1024 * 1024;
 
 const emptyBytes = new Uint8Array();
 
-function expectedOf(options: Streams.AppendReq.Options): Expected {
-  if (options.hasRevision()) return BigInt(options.getRevision());
-  if (options.hasNoStream()) return 'no_stream';
-  if (options.hasStreamExists()) return 'stream_exists';
-  return 'any';
-}
-
-function proposedOf(message: Streams.AppendReq.ProposedMessage): ProposedEvent | string {
-  const metadata = message.getMetadataMap();
-  const type = metadata.get('type');
-  const contentType = metadata.get('content-type');
-  const id = message.getId();
-  if (!type || !contentType) return 'required metadata properties missing: type, content-type';
-  if (!id?.hasString()) return 'the double only takes string uuids';
-  return {
-    id: id.getString(),
-    type,
-    contentType,
-    data: message.getData_asU8(),
-    customMetadata: message.getCustomMetadata_asU8(),
-  };
-}
-
-function appendResponse(outcome: AppendOutcome, expected: Expected, withPosition: boolean): Streams.AppendResp {
-  const Resp = streamsPb.AppendResp;
-  if (outcome.kind === 'wrong_expected_version') {
-    const wrong = new Resp.WrongExpectedVersion();
-    if (outcome.current < 0n) wrong.setCurrentNoStream(new sharedPb.Empty());
-    else wrong.setCurrentRevision(outcome.current.toString());
-    if (typeof expected === 'bigint') wrong.setExpectedRevision(expected.toString());
-    else if (expected === 'no_stream') wrong.setExpectedNoStream(new sharedPb.Empty());
-    else if (expected === 'stream_exists') wrong.setExpectedStreamExists(new sharedPb.Empty());
-    else wrong.setExpectedAny(new sharedPb.Empty());
-    return new Resp().setWrongExpectedVersion(wrong);
-  }
-  const success = new Resp.Success();
-  if (outcome.lastRevision < 0n) success.setNoStream(new sharedPb.Empty());
-  else success.setCurrentRevision(outcome.lastRevision.toString());
-  if (outcome.position === undefined || !withPosition) success.setNoPosition(new sharedPb.Empty());
-  else {
-    const p = outcome.position.toString();
-    success.setPosition(new Resp.Position().setCommitPosition(p).setPreparePosition(p));
-  }
-  return new Resp().setSuccess(success);
-}
-
-function createAppendHandler(log: InMemoryLog, options: EsdbTestDoubleOptions) {
-  return (
-    call: ServerReadableStream<Streams.AppendReq, Streams.AppendResp>,
-    callback: sendUnaryData<Streams.AppendResp>,
-  ): void => {
-    let header: Streams.AppendReq.Options | undefined;
-    const proposed: ProposedEvent[] = [];
-    let invalid: string | undefined;
-    call.on('data', (req: Streams.AppendReq) => {
-      if (req.hasOptions()) header = req.getOptions();
-      else if (req.hasProposedMessage()) {
-        const event = proposedOf(req.getProposedMessage()!);
-        if (typeof event === 'string') invalid = event;
-        else proposed.push(event);
-      }
-    });
-    call.on('end', () => {
-      const stream = Buffer.from(header?.getStreamIdentifier()?.getStreamName_asU8() ?? emptyBytes).toString('utf8');
-      if (!header || invalid) {
-        return callback({ code: status.INVALID_ARGUMENT, details: invalid ?? 'the first message must be options' });
-      }
-      const expected = expectedOf(header);
-      const outcome = log.append(stream, expected, proposed);
-      const withPosition = !(outcome.kind === 'idempotent' && options.idempotentWritesWithoutPosition);
-      callback(null, appendResponse(outcome, expected, withPosition));
-    });
-  };
-}
-
-function supportedMethods(): serverFeaturesPb.SupportedMethods {
-  const method = (service: string, name: string) =>
-    new serverFeaturesPb.SupportedMethod().setServiceName(service).setMethodName(name);
-  return new serverFeaturesPb.SupportedMethods()
-    .setEventStoreServerVersion('0.0.0-test-double')
-    .setMethodsList([
-      method('event_store.client.streams.streams', 'read'),
-      method('event_store.client.streams.streams', 'append'),
-      method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
-    ]);
+/**
+ * ServerFeatures.GetSupportedMethods (src/EventStore.Core/Services/Transport/Grpc/ServerFeatures.cs):
+ * every client method the node maps, lower-cased, with the features of Read ("position", "events")
+ * and BatchAppend ("deadline_duration").
+ */
+function supportedMethods(batchAppend: boolean): serverFeaturesPb.SupportedMethods {
+  const method = (service: string, name: string, features: string[] = []) =>
+    new serverFeaturesPb.SupportedMethod().setServiceName(service).setMethodName(name).setFeaturesList(features);
+  const streams = 'event_store.client.streams.streams';
+  return new serverFeaturesPb.SupportedMethods().setEventStoreServerVersion('24.10.4').setMethodsList([
+    method(streams, 'read', ['position', 'events']),
+    method(streams, 'append'),
+    ...(batchAppend ? [method(streams, 'batchappend', ['deadline_duration'])] : []),
+    method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
+  ]);
 }
 
 export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): Promise<EsdbTestDouble> {
-  const log = new InMemoryLog();
+  const maxAppendSize = options.maxAppendSize ?? defaultMaxAppendSize;
+  if (maxAppendSize > largestMaxAppendSize) throw new Error(`MaxAppendSize may not exceed ${largestMaxAppendSize}`);
+  const leader = options.followerOf;
+  // A follower serves the leader's log: replication is not modelled, it is instantaneous.
+  const log = leader?.log ?? new InMemoryLog({ positions: options.positions ?? 'log' });
   // A fresh real node already holds engine events; they must never reach the service.
-  log.append('$settings', 'any', [systemEvent('$settings')]);
-  const server = new Server();
-  server.addService(streamsGrpc.StreamsService, {
-    read: createReadHandler(log),
-    append: createAppendHandler(log, options),
-  });
-  server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-    getSupportedMethods: (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
-      callback(null, supportedMethods()),
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
+  if (!leader) log.append('$settings', 'any', [systemEvent('$settings')]);
+  const calls: Record<string, number> = {};
+  const rules: AppendRules = {
+    log,
+    maxAppendSize,
+    writeTimeoutMs: options.writeTimeoutMs ?? 2000,
+    idempotentWritesWithoutPosition: options.idempotentWritesWithoutPosition ?? false,
+    leader: leader ? { host: '127.0.0.1', port: leader.port } : undefined,
+    writer: new StorageWriter(),
+    note: (what) => void (calls[what] = (calls[what] ?? 0) + 1),
+  };
+  const batchAppend = options.batchAppend ?? true;
+
+  const counted = <A extends unknown[]>(name: string, handler: (...args: A) => void) => (...args: A) => {
+    calls[name] = (calls[name] ?? 0) + 1;
+    handler(...args);
+  };
+  const listen = async (port: number) => {
+    // Appends of up to 16 MiB must reach the size rule rather than gRPC's 4 MiB default limit.
+    const server = new Server({ 'grpc.max_receive_message_length': largestMaxAppendSize + 1024 * 1024 });
+    server.addService(streamsGrpc.StreamsService, {
+      read: counted('read', createReadHandler(log, rules)),
+      append: counted('append', createAppendHandler(rules)),
+      ...(batchAppend ? { batchAppend: counted('batchAppend', createBatchAppendHandler(rules)) } : {}),
+    });
+    server.addService(serverFeaturesGrpc.ServerFeaturesService, {
+      getSupportedMethods: counted(
+        'getSupportedMethods',
+        (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
+          callback(null, supportedMethods(batchAppend)),
+      ),
+    });
+    const bound = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, p) =>
+        error ? reject(error) : resolve(p),
+      ),
+    );
+    return { server, bound };
+  };
+
+  let current: Server | undefined;
+  const first = await listen(0);
+  current = first.server;
+  const port = first.bound;
   return {
     port,
     connectionString: `esdb://127.0.0.1:${port}?tls=false`,
     log,
+    calls,
     appendSystemEvent: (type = '$statsCollected') => void log.append('$stats-127.0.0.1:2113', 'any', [systemEvent(type)]),
+    pauseWrites: () => rules.writer.pause(),
+    resumeWrites: () => rules.writer.resume(),
     // Open subscriptions never end by themselves: shut down without waiting for them.
-    stop: async () => server.forceShutdown(),
+    stop: async () => {
+      current?.forceShutdown();
+      current = undefined;
+    },
+    start: async () => {
+      if (current) return;
+      current = (await listen(port)).server;
+    },
   };
 }
 

@@ -4,8 +4,17 @@
  *
  * The append rules follow EventStoreDB's commit check (IndexWriter.CheckCommit): expected revision,
  * idempotent retries by event id, and "corrupted idempotency" answered as a wrong expected version.
- * Positions imitate transaction-file offsets: they grow by each record's size, so they are not
- * consecutive, and commit = prepare for every event, as for self-committed gRPC appends.
+ * Positions are transaction-file offsets: each event is one prepare record whose size on disk is
+ * PrepareLogRecord.SizeOnDisk (src/EventStore.Core/TransactionLog/LogRecords/PrepareLogRecord.cs,
+ * v24.10.4), so positions grow by about 100 bytes plus the event's data, metadata, stream name and
+ * type. Commit = prepare for every event: gRPC writes are self-committed prepares (flags
+ * Data | IsCommitted in StorageWriterService.WritePrepares), and AllReader reads each one back at
+ * TFPos(prepare.LogPosition, prepare.LogPosition) (src/EventStore.Core/Services/Storage/ReaderIndex/AllReader.cs).
+ * Not modelled: the records a fresh database writes first (epochs ...), and the jump to the next
+ * 256 MiB chunk when a record does not fit at the end of one.
+ *
+ * `positions: 'counts'` numbers events 0, 1, 2 instead, for suites that still read positions as
+ * event counts (no real server does that).
  */
 
 export interface StoredEvent {
@@ -32,13 +41,51 @@ export type AppendOutcome =
 
 const NO_STREAM = -1n;
 
+export interface InMemoryLogOptions {
+  /** 'log' (default): transaction-file byte offsets, as the server; 'counts': 0, 1, 2 ... */
+  positions?: 'log' | 'counts';
+  now?: () => number;
+}
+
+/** Bytes of a .NET BinaryWriter string: its UTF-8 length as a 7-bit encoded integer, then the bytes. */
+function stringSizeWithLengthPrefix(value: string): number {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  let prefix = 1;
+  for (let rest = bytes >>> 7; rest > 0; rest >>>= 7) prefix += 1;
+  return prefix + bytes;
+}
+
+/**
+ * PrepareLogRecord.SizeOnDisk for a LogRecordV1 prepare (src/EventStore.Core/TransactionLog/LogRecords/
+ * PrepareLogRecord.cs): length prefix and suffix, type, version, log position, flags, transaction
+ * position and offset, expected version, stream id, event id, correlation id, timestamp, event type,
+ * data and metadata with their lengths.
+ */
+export function prepareRecordSize(stream: string, event: Pick<ProposedEvent, 'type' | 'data' | 'customMetadata'>): bigint {
+  const fixed = 2 * 4 + 1 + 1 + 8 + 2 + 8 + 4 + 8 + 16 + 16 + 8 + 4 + 4;
+  return BigInt(
+    fixed +
+      stringSizeWithLengthPrefix(stream) +
+      stringSizeWithLengthPrefix(event.type) +
+      event.data.length +
+      event.customMetadata.length,
+  );
+}
+
 export class InMemoryLog {
   readonly all: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly listeners = new Set<(event: StoredEvent) => void>();
-  private nextPosition = 128n;
+  private nextPosition: bigint;
+  private readonly positions: 'log' | 'counts';
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(options: InMemoryLogOptions = {}) {
+    this.positions = options.positions ?? 'log';
+    this.now = options.now ?? Date.now;
+    // A real log starts with the records a fresh node writes (epoch, ...): events never start at 0.
+    this.nextPosition = this.positions === 'log' ? 128n : 0n;
+  }
 
   stream(name: string): StoredEvent[] | undefined {
     return this.streams.get(name);
@@ -66,7 +113,7 @@ export class InMemoryLog {
         createdTicks: BigInt(this.now()) * 10_000n,
         position,
       };
-      this.nextPosition += 64n + BigInt(p.data.length + p.customMetadata.length + stream.length);
+      this.nextPosition += this.positions === 'log' ? prepareRecordSize(stream, p) : 1n;
       events.push(event);
       this.all.push(event);
     }

@@ -5,6 +5,15 @@
  *
  * Position rules copied from the server: reading `$all` forwards from a position includes the event
  * at it, backwards excludes it, and a subscription starts strictly after it. Backpressure is ignored.
+ *
+ * Filtered `$all` subscriptions get checkpoints, as from the server's
+ * src/EventStore.Core/Services/Transport/Enumerators/Enumerator.AllSubscriptionFiltered.cs (v24.10.4):
+ * the interval is checkpointIntervalMultiplier × the search window (`max`, or 32 events, the
+ * enumerator's ReadBatchSize, when the client asks for `count`); while catching up, one checkpoint
+ * each time that many events were considered (matching the filter or not) and one at the end of the
+ * catch-up, before "caught up"; live, one at the event that completes each interval
+ * (src/EventStore.Core/Services/SubscriptionsService.cs, CheckpointReached). Unfiltered
+ * subscriptions get none. A follower answers `requires-leader` reads as it does writes.
  */
 import { randomUUID } from 'node:crypto';
 import { status, type ServerWritableStream } from '@grpc/grpc-js';
@@ -13,6 +22,7 @@ import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
 import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
 import type * as Shared from '@eventstore/db-client/generated/shared_pb.js';
 import type * as Streams from '@eventstore/db-client/generated/streams_pb.js';
+import { notLeaderError, type AppendRules } from './esdbTestDoubleAppend.js';
 import type { InMemoryLog, StoredEvent } from './esdbTestDoubleLog.js';
 
 type ReadCall = ServerWritableStream<Streams.ReadReq, Streams.ReadResp>;
@@ -105,35 +115,73 @@ function readAll(call: ReadCall, log: InMemoryLog, options: Options): void {
   call.end();
 }
 
+/** Enumerator.ReadBatchSize: the search window when the client asks for `count` */
+const defaultSearchWindow = 32;
+
+function checkpointInterval(options: Options): number | undefined {
+  const filter = options.getFilter();
+  if (!options.hasFilter() || !filter) return undefined;
+  const window = filter.hasMax() ? filter.getMax() : defaultSearchWindow;
+  return Math.max(1, filter.getCheckpointintervalmultiplier()) * window;
+}
+
+function checkpointMessage(position: bigint): Streams.ReadResp {
+  const p = position.toString();
+  return new streamsPb.ReadResp().setCheckpoint(
+    new streamsPb.ReadResp.Checkpoint().setCommitPosition(p).setPreparePosition(p),
+  );
+}
+
 function subscribeToAll(call: ReadCall, log: InMemoryLog, options: Options): void {
   const allOptions = options.getAll()!;
   const keep = eventFilter(options);
+  const interval = checkpointInterval(options);
   call.write(
     new streamsPb.ReadResp().setConfirmation(
       new streamsPb.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()),
     ),
   );
-  let past: StoredEvent[] = log.all;
-  if (allOptions.hasEnd()) past = [];
-  else if (allOptions.hasPosition()) {
-    const after = BigInt(allOptions.getPosition()!.getCommitPosition());
-    past = log.all.filter((e) => e.position > after);
+  const after = allOptions.hasPosition() ? BigInt(allOptions.getPosition()!.getCommitPosition()) : undefined;
+  const past = allOptions.hasEnd() ? [] : log.all.filter((e) => after === undefined || e.position > after);
+  // Catch-up, when there is something to catch up on (MainLoop goes live at once otherwise).
+  if (past.length > 0) {
+    let checkpoint = after ?? 0n;
+    let considered = 0;
+    for (const e of past) {
+      if (keep(e)) call.write(eventMessage(e));
+      checkpoint = e.position;
+      considered += 1;
+      if (interval !== undefined && considered >= interval) {
+        considered %= interval;
+        call.write(checkpointMessage(checkpoint));
+      }
+    }
+    // "issue a checkpoint when going live": at the last position the catch-up read
+    if (interval !== undefined) call.write(checkpointMessage(checkpoint));
   }
-  writeAll(call, past.filter(keep));
   call.write(new streamsPb.ReadResp().setCaughtUp(new streamsPb.ReadResp.CaughtUp()));
   // Registered in the same turn as the catch-up read: no append can fall between the two.
+  let considered = 0;
   const stop = log.onAppended((e) => {
     if (keep(e)) call.write(eventMessage(e));
+    if (interval === undefined) return;
+    considered += 1;
+    if (considered >= interval) {
+      considered = 0;
+      call.write(checkpointMessage(e.position));
+    }
   });
   call.on('cancelled', stop);
   call.on('close', stop);
   call.on('error', stop);
 }
 
-export function createReadHandler(log: InMemoryLog) {
+export function createReadHandler(log: InMemoryLog, rules: Pick<AppendRules, 'leader'>) {
   return (call: ReadCall): void => {
     const options = call.request.getOptions();
     if (!options) return void call.emit('error', { code: status.INVALID_ARGUMENT, details: 'missing options' });
+    const refused = notLeaderError(rules, call.metadata);
+    if (refused) return void call.emit('error', refused);
     const subscription = options.hasSubscription();
     if (options.hasStream() && !subscription) return readStream(call, log, options);
     if (options.hasAll() && !subscription) return readAll(call, log, options);
