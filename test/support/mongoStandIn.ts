@@ -1,0 +1,141 @@
+import type { AddressInfo, Server } from 'node:net';
+// the CongoDB part only: the package's main entry also loads mongodb-memory-server, which is not used here
+import {
+  CommandRouter,
+  CongoServer,
+  MemoryStorageAdapter,
+  ObjectId,
+  type Document,
+  type ICommandHandler,
+  type IHandlerContext,
+  type IStoredDocument,
+} from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
+
+/**
+ * A MongoDB stand-in for the default test run: CongoDB (from `@push.rocks/smartmongo`, a devDependency),
+ * a MongoDB wire-protocol server in pure TypeScript that keeps its data in memory. No real mongod can
+ * run on the machines the tests run on, and without a server the MongoDB adapters would run in no
+ * default test at all.
+ *
+ * What it proves, and what it cannot: it runs the adapters' real queries, updates, BSON types, indexes
+ * and leases through the real driver over the wire. It applies each write at once, so a transaction's
+ * writes are neither isolated nor rolled back, and it is one process, so nothing here steps down or
+ * retries: atomicity and failover are proved only by the suites on a real replica set (MONGO_URL,
+ * `.github/workflows/contract-suites.yml`).
+ *
+ * Two things it lacks that every test would trip over are patched here, in test code only:
+ * - string `_id`s: its memory storage turns every `_id` into an ObjectId (`new ObjectId('items/a')`
+ *   throws), and keys its documents by the ObjectId's hex. `StringIdStorage` keys them by the `_id`'s
+ *   type and value instead, and keeps the `_id` as it came.
+ * - a replica set: it answers `hello` as a standalone server, and the driver refuses to start a
+ *   transaction on one. `asReplicaSetMember` adds what a one-member replica set's primary answers
+ *   (`setName`, `hosts`, `primary`, `me`), and leaves out its `topologyVersion`: with one the driver
+ *   monitors the server by streaming `hello` (moreToCome), which the stand-in does not do; without,
+ *   the driver polls.
+ * - duplicate keys: it answers them with code 1, where MongoDB says 11000 (DuplicateKey), which the
+ *   adapters' leases and upserts rely on. `StringIdStorage` throws them with 11000.
+ */
+export interface MongoStandIn {
+  /** a connection string for the driver: a one-member replica set, connected to directly */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export const standInReplicaSet = 'rs0';
+
+export async function startMongoStandIn(): Promise<MongoStandIn> {
+  const server = new CongoServer({ host: '127.0.0.1', port: 0 });
+  const storage = new StringIdStorage();
+  const internals = server as unknown as CongoInternals;
+  internals.storage = storage;
+  internals.commandRouter = new CommandRouter(storage, server);
+  await server.start();
+  // it asks for port 0 and keeps reporting 0: the port the system chose is on the listening socket
+  const { port } = internals.server!.address() as AddressInfo;
+  const host = `127.0.0.1:${port}`;
+  asReplicaSetMember(internals.commandRouter, host);
+  return {
+    url: `mongodb://${host}/?replicaSet=${standInReplicaSet}&directConnection=true`,
+    stop: () => server.stop(),
+  };
+}
+
+/** the parts of CongoServer and CommandRouter the patches replace (private in its types) */
+interface CongoInternals {
+  storage: MemoryStorageAdapter;
+  commandRouter: CommandRouter;
+  server: Server | null;
+}
+interface RouterInternals {
+  handlers: Map<string, ICommandHandler>;
+}
+interface StorageInternals {
+  ensureCollection(dbName: string, collName: string): Map<string, IStoredDocument>;
+}
+
+/** Makes `hello` (and its old names) answer as the primary of a one-member replica set at `host`. */
+function asReplicaSetMember(router: CommandRouter, host: string): void {
+  const handlers = (router as unknown as RouterInternals).handlers;
+  const standalone = handlers.get('hello')!;
+  const primary: ICommandHandler = {
+    handle: async (context: IHandlerContext) => ({
+      ...withoutTopologyVersion(await standalone.handle(context)),
+      setName: standInReplicaSet,
+      setVersion: 1,
+      hosts: [host],
+      primary: host,
+      me: host,
+      secondary: false,
+    }),
+  };
+  for (const name of ['hello', 'ismaster', 'isMaster']) handlers.set(name, primary);
+}
+
+function withoutTopologyVersion({ topologyVersion: _, ...answer }: Document): Document {
+  return answer;
+}
+
+/** MongoDB's answer to an insert that meets an existing `_id` */
+class DuplicateKey extends Error {
+  readonly code = 11000;
+  readonly codeName = 'DuplicateKey';
+}
+
+/**
+ * A document's key in the memory storage: the ObjectId's hex as the stand-in itself keys them (its
+ * other parts look documents up that way), anything else by type and value, so that the string
+ * '65a…' and the ObjectId 65a… stay two documents, as in MongoDB.
+ */
+const keyOf = (id: unknown): string =>
+  id instanceof ObjectId ? id.toHexString() : `${typeof id}:${typeof id === 'string' ? id : JSON.stringify(id)}`;
+
+/** The stand-in's memory storage, with `_id`s of any type kept as they are (see above). */
+class StringIdStorage extends MemoryStorageAdapter {
+  private collection(dbName: string, collName: string): Map<string, IStoredDocument> {
+    return (this as unknown as StorageInternals).ensureCollection(dbName, collName);
+  }
+
+  override async insertOne(dbName: string, collName: string, doc: Document): Promise<IStoredDocument> {
+    const collection = this.collection(dbName, collName);
+    const stored = { ...doc, _id: doc._id ?? new ObjectId() } as IStoredDocument;
+    const key = keyOf(stored._id);
+    if (collection.has(key)) throw new DuplicateKey(`E11000 duplicate key error collection: ${dbName}.${collName} dup key: { _id: ${key} }`);
+    collection.set(key, stored);
+    return stored;
+  }
+
+  override async findById(dbName: string, collName: string, id: ObjectId): Promise<IStoredDocument | null> {
+    return this.collection(dbName, collName).get(keyOf(id)) ?? null;
+  }
+
+  override async updateById(dbName: string, collName: string, id: ObjectId, doc: IStoredDocument): Promise<boolean> {
+    const collection = this.collection(dbName, collName);
+    if (!collection.has(keyOf(id))) return false;
+    collection.set(keyOf(id), doc);
+    return true;
+  }
+
+  override async deleteById(dbName: string, collName: string, id: ObjectId): Promise<boolean> {
+    return this.collection(dbName, collName).delete(keyOf(id));
+  }
+}
