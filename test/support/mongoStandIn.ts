@@ -3,10 +3,13 @@ import type { AddressInfo, Server } from 'node:net';
 import {
   CommandRouter,
   CongoServer,
+  Long,
   MemoryStorageAdapter,
   ObjectId,
+  plugins,
   type Document,
   type ICommandHandler,
+  type ICursorState,
   type IHandlerContext,
   type IStoredDocument,
 } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
@@ -34,6 +37,9 @@ import {
  *   the driver polls.
  * - duplicate keys: it answers them with code 1, where MongoDB says 11000 (DuplicateKey), which the
  *   adapters' leases and upserts rely on. `StringIdStorage` throws them with 11000.
+ * - batches of at most 16 MiB: it answers a find or getMore with as many documents as the batch size
+ *   says (101 by default), whatever their size, and a reply over BSON's 16 MiB fails (GridFS chunks are
+ *   up to 1 MiB each). `withinBatchLimit` keeps what does not fit for the next getMore, as MongoDB does.
  */
 export interface MongoStandIn {
   /** a connection string for the driver: a one-member replica set, connected to directly */
@@ -54,6 +60,7 @@ export async function startMongoStandIn(): Promise<MongoStandIn> {
   const { port } = internals.server!.address() as AddressInfo;
   const host = `127.0.0.1:${port}`;
   asReplicaSetMember(internals.commandRouter, host);
+  withinBatchLimit(internals.commandRouter);
   return {
     url: `mongodb://${host}/?replicaSet=${standInReplicaSet}&directConnection=true`,
     stop: () => server.stop(),
@@ -68,6 +75,8 @@ interface CongoInternals {
 }
 interface RouterInternals {
   handlers: Map<string, ICommandHandler>;
+  cursors: Map<bigint, ICursorState>;
+  cursorIdCounter: bigint;
 }
 interface StorageInternals {
   ensureCollection(dbName: string, collName: string): Map<string, IStoredDocument>;
@@ -89,6 +98,59 @@ function asReplicaSetMember(router: CommandRouter, host: string): void {
     }),
   };
   for (const name of ['hello', 'ismaster', 'isMaster']) handlers.set(name, primary);
+}
+
+/** what MongoDB puts in one batch at most: the documents of a 16 MiB reply, less room for its envelope */
+const batchBytes = 16 * 1024 * 1024 - 16 * 1024;
+
+/** Makes `find` and `getMore` answer at most `batchBytes` of documents, keeping the rest in the cursor. */
+function withinBatchLimit(router: CommandRouter): void {
+  const internals = router as unknown as RouterInternals;
+  const unlimited = internals.handlers.get('find')!;
+  const limited: ICommandHandler = {
+    handle: async (context: IHandlerContext) => {
+      const answer = await unlimited.handle(context);
+      const cursor = answer.cursor as { id: Long; ns: string; firstBatch?: Document[]; nextBatch?: Document[] } | undefined;
+      const batch = cursor?.firstBatch ?? cursor?.nextBatch;
+      if (!cursor || !batch) return answer;
+      const fits = fittingPrefix(batch);
+      if (fits === batch.length) return answer;
+      const rest = batch.slice(fits);
+      batch.length = fits;
+      const open = internals.cursors.get(cursor.id.toBigInt());
+      if (open) {
+        open.documents = [...rest, ...open.documents.slice(open.position)];
+        open.position = 0;
+      } else {
+        // the stand-in closed the cursor, having answered everything: it goes on with what did not fit
+        const id = internals.cursorIdCounter++;
+        const dot = cursor.ns.indexOf('.');
+        internals.cursors.set(id, {
+          id,
+          database: cursor.ns.slice(0, dot),
+          collection: cursor.ns.slice(dot + 1),
+          documents: rest,
+          position: 0,
+          batchSize: Number(context.command.batchSize) || 101,
+          createdAt: new Date(),
+        });
+        cursor.id = Long.fromBigInt(id);
+      }
+      return answer;
+    },
+  };
+  internals.handlers.set('find', limited);
+  internals.handlers.set('getMore', limited);
+}
+
+/** how many of the batch's first documents fit in `batchBytes` (at least one, as in MongoDB) */
+function fittingPrefix(batch: Document[]): number {
+  let bytes = 0;
+  for (let i = 0; i < batch.length; i++) {
+    bytes += plugins.bson.calculateObjectSize(batch[i]!);
+    if (bytes > batchBytes) return Math.max(i, 1);
+  }
+  return batch.length;
 }
 
 function withoutTopologyVersion({ topologyVersion: _, ...answer }: Document): Document {
