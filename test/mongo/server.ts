@@ -27,18 +27,6 @@ export function itOnRealServer(title: string, missing: string, test: (this: Moch
 }
 
 /**
- * Skips, on the stand-in only, the tests of a shared contract titled in `lacks`, each mapped to the
- * server feature the stand-in lacks for it; call it in the describe that runs the contract. They run on
- * a real server.
- */
-export function skipOnStandIn(lacks: Record<string, string>): void {
-  if (realMongoUrl) return;
-  beforeEach(function () {
-    if (Object.hasOwn(lacks, this.currentTest?.title ?? '')) this.skip();
-  });
-}
-
-/**
  * The server of a suite and its databases: fresh names (never an existing database), each dropped by
  * the test that made it. Call `start` in a `before` hook (it starts the stand-in when no MONGO_URL is
  * set) and `close` in an `after` hook; nothing connects when a test file is loaded.

@@ -7,6 +7,7 @@ import {
   MemoryStorageAdapter,
   ObjectId,
   plugins,
+  UpdateEngine,
   type Document,
   type ICommandHandler,
   type ICursorState,
@@ -26,7 +27,7 @@ import {
  * retries: atomicity and failover are proved only by the suites on a real replica set (MONGO_URL,
  * `.github/workflows/contract-suites.yml`).
  *
- * Two things it lacks that every test would trip over are patched here, in test code only:
+ * What it lacks that the adapters need is patched here, in test code only:
  * - string `_id`s: its memory storage turns every `_id` into an ObjectId (`new ObjectId('items/a')`
  *   throws), and keys its documents by the ObjectId's hex. `StringIdStorage` keys them by the `_id`'s
  *   type and value instead, and keeps the `_id` as it came.
@@ -37,6 +38,9 @@ import {
  *   the driver polls.
  * - duplicate keys: it answers them with code 1, where MongoDB says 11000 (DuplicateKey), which the
  *   adapters' leases and upserts rely on. `StringIdStorage` throws them with 11000.
+ * - update pipelines: it refuses an update given as a pipeline (the GridFS store numbers a cut and
+ *   appends it to the key's cuts in one). `withPipelineUpdates` runs such an update as an aggregation
+ *   pipeline over the document, with the stand-in's own query library (mingo; `$$NOW`: the run's time).
  * - batches of at most 16 MiB: it answers a find or getMore with as many documents as the batch size
  *   says (101 by default), whatever their size, and a reply over BSON's 16 MiB fails (GridFS chunks are
  *   up to 1 MiB each). `withinBatchLimit` keeps what does not fit for the next getMore, as MongoDB does.
@@ -50,6 +54,7 @@ export interface MongoStandIn {
 export const standInReplicaSet = 'rs0';
 
 export async function startMongoStandIn(): Promise<MongoStandIn> {
+  withPipelineUpdates();
   const server = new CongoServer({ host: '127.0.0.1', port: 0 });
   const storage = new StringIdStorage();
   const internals = server as unknown as CongoInternals;
@@ -98,6 +103,18 @@ function asReplicaSetMember(router: CommandRouter, host: string): void {
     }),
   };
   for (const name of ['hello', 'ismaster', 'isMaster']) handlers.set(name, primary);
+}
+
+/** the stand-in's update engine, as it came: every stand-in shares it (it is static) */
+const operatorUpdate = UpdateEngine.applyUpdate.bind(UpdateEngine);
+
+/** Makes the update engine run an update given as a pipeline (see above), and the others as before. */
+function withPipelineUpdates(): void {
+  UpdateEngine.applyUpdate = (document, update, arrayFilters) => {
+    if (!Array.isArray(update)) return operatorUpdate(document, update, arrayFilters);
+    const [updated] = new plugins.mingo.Aggregator(update).run([document]);
+    return updated as IStoredDocument;
+  };
 }
 
 /** what MongoDB puts in one batch at most: the documents of a 16 MiB reply, less room for its envelope */
