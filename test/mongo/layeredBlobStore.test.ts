@@ -9,7 +9,7 @@ import { MemoryBlobBackend } from './memoryBlobBackend.js';
 
 // The GridFS blob store's logic (layers, pointers, writer, sweep) on the in-memory backend: the
 // whole blob store contract runs here, without a server. The GridFS backend itself runs the same
-// contract in test/blobStore/gridfs.test.ts when MONGO_URL is set.
+// contract in test/blobStore/gridfs.test.ts, on the MongoDB stand-in or on a real server (MONGO_URL).
 blobStoreContract('GridFS layout on an in-memory backend', async () => {
   const store = new LayeredBlobStore(new MemoryBlobBackend());
   return { store, dispose: () => store.close() };

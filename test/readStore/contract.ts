@@ -10,7 +10,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-/** One suite for every read store adapter (SQLite now, MongoDB when MONGO_URL is set). */
+/** One suite for every read store adapter (SQLite; MongoDB on the stand-in, or on a real server with MONGO_URL). */
 export function readStoreContract(name: string, open: () => Promise<{ store: ReadStore; cleanup(): Promise<void> }>) {
   describe(`read store contract: ${name}`, () => {
     let store: ReadStore;
