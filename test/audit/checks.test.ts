@@ -47,7 +47,7 @@ const plan = (planId: string, items: { id: string; size: number; offset: number 
   type: 'BundlePlanned',
   data: { planId, items, headerSize, totalSize: totalSize ?? items.reduce((end, i) => Math.max(end, i.offset + i.size), headerSize), timestamp: 0 },
 });
-const drop = (planId: string, itemIds: string[]): DomainEvent => ({ type: 'BundleDropped', data: { planId, itemIds, reason: 'spec', timestamp: 0 } });
+const drop = (planId: string, itemIds: string[]): DomainEvent => ({ type: 'BundleDropped', data: { planId, itemIds, reason: 'spec', countsAsAttempt: true, timestamp: 0 } });
 const permanent = (planId: string, itemIds: string[]): DomainEvent => ({
   type: 'BundlePermanent',
   data: { planId, itemIds, txId: 'tx', blockHeight: 1, confirmations: 18, timestamp: 0 },

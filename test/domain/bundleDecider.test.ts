@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { decideBundle, type BundleCommand } from '../../src/domain/bundle/decider.js';
-import { BundleDropped, type BundleEvent } from '../../src/domain/bundle/events.js';
+import { type BundleEvent } from '../../src/domain/bundle/events.js';
+import { fromRecorded } from '../../src/domain/events.js';
+import { streamName } from '../../src/ports/eventStore.js';
 import { evolveBundle, type BundleState } from '../../src/domain/bundle/state.js';
 import { bundleQueueProjection, type QueuedItem } from '../../projections/index.js';
 
@@ -49,11 +51,23 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
   });
 
   it('counts an attempt of the items for a drop that counts, and for a drop recorded before the field existed', () => {
-    const dropped = (data: Record<string, unknown>): BundleEvent =>
-      BundleDropped.parse({ type: 'BundleDropped', data: { planId: P, itemIds: ['item-a'], reason: 'r', timestamp: 7, ...data } });
-    // an event as stored by the earlier version: no countsAsAttempt; it still reads, and still counted
-    const old = dropped({});
-    expect(old.data).to.not.have.property('countsAsAttempt');
+    // read back as the store holds it: schema version 1 is the shape before countsAsAttempt was required
+    const dropped = (data: Record<string, unknown>, schemaVersion = 2): BundleEvent =>
+      fromRecorded({
+        id: 'e',
+        type: 'BundleDropped',
+        data: { planId: P, itemIds: ['item-a'], reason: 'r', timestamp: 7, ...data },
+        metadata: { correlationId: 'spec', schemaVersion },
+        streamName: streamName(`bundle-${P}`),
+        revision: 1n,
+        position: 2n,
+        created: 7,
+      }) as BundleEvent;
+    // an event as stored by the earlier version: no countsAsAttempt; it reads as counted, and still counts
+    const old = dropped({}, 1);
+    expect(old.data).to.include({ countsAsAttempt: true });
+    expect(dropped({ countsAsAttempt: false }, 1).data).to.include({ countsAsAttempt: false });
+    expect(() => dropped({})).to.throw(/countsAsAttempt/);
     expect(queuedAfter([planned, old])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
     expect(queuedAfter([planned, dropped({ countsAsAttempt: true })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
     expect(queuedAfter([planned, dropped({ countsAsAttempt: false })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 0 });

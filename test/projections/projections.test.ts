@@ -39,7 +39,7 @@ const planned: DomainEvent = {
 const damaged: DomainEvent = { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'missing', planId: 'p1', timestamp: 3 } };
 const droppedForDamage: DomainEvent = {
   type: 'BundleDropped',
-  data: { planId: 'p1', itemIds: [good, bad], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], timestamp: 4 },
+  data: { planId: 'p1', itemIds: [good, bad], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], countsAsAttempt: true, timestamp: 4 },
 };
 const repaired: DomainEvent = { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: 5 } };
 const damageStory = [dataItemAccepted(good), dataItemAccepted(bad), planned, damaged, droppedForDamage];
@@ -66,7 +66,7 @@ describe('read models of an item whose stored bytes were found damaged', () => {
     expect(docs.get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
     expect(docs.get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0, damaged: true });
     expect(project(bundleQueueProjection, [...damageStory, repaired]).get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
-    const otherDrop: DomainEvent = { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good, bad], reason: 'not seen 51 blocks after its anchor', timestamp: 4 } };
+    const otherDrop: DomainEvent = { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good, bad], reason: 'not seen 51 blocks after its anchor', countsAsAttempt: true, timestamp: 4 } };
     expect(project(bundleQueueProjection, [dataItemAccepted(good), planned, otherDrop]).get(good)?.doc).to.include({ attempts: 1 });
   });
 
@@ -84,7 +84,7 @@ const onePlan = (planId: string): DomainEvent => ({ type: 'BundlePlanned', data:
 const failedStory: DomainEvent[] = [
   dataItemAccepted(good),
   onePlan('p1'),
-  { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good], reason: 'not seen 51 blocks after its anchor', timestamp: 3 } },
+  { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good], reason: 'not seen 51 blocks after its anchor', countsAsAttempt: true, timestamp: 3 } },
   { type: 'DataItemFailed', data: { id: good, attempts: 1, reason: '1 bundles dropped', timestamp: 4 } },
 ];
 const requeued: DomainEvent = {

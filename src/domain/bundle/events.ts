@@ -62,9 +62,10 @@ export const BundleDropped = z.object({
     /**
      * false: dropped for a reason that is not about this bundle (the service wallet could not pay
      * for it, a transaction never taken by the gateway): its items go back to the queue with no
-     * attempt counted. Absent (every drop recorded before this field existed): it counted.
+     * attempt counted. Schema version 2: a drop stored before the field existed (version 1, absent)
+     * counted, and is upcast to `true` when read (src/domain/upcasters.ts).
      */
-    countsAsAttempt: z.boolean().optional(),
+    countsAsAttempt: z.boolean(),
   }),
 });
 
