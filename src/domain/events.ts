@@ -5,6 +5,7 @@ import { BundleEvent } from './bundle/events.js';
 import { AccountEvent } from './account/events.js';
 import { UploadEvent } from './upload/events.js';
 import { BlocklistEvent } from './blocklist/events.js';
+import { LeaseEvent } from './bundle/lease.js';
 import { schemaVersionOf, upcast } from './upcasters.js';
 
 /**
@@ -17,6 +18,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   ...UploadEvent.options,
   ...BundleEvent.options,
   ...BlocklistEvent.options,
+  ...LeaseEvent.options,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

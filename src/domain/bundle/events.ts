@@ -2,7 +2,15 @@ import { z } from 'zod';
 
 /** Events of the `bundle-<planId>` stream (DESIGN.md section 4). */
 
-const base = { planId: z.string(), timestamp: z.number().int() };
+const base = {
+  planId: z.string(),
+  timestamp: z.number().int(),
+  /**
+   * the fencing token of the bundler that recorded it (see lease.ts): a command under an older one
+   * is refused. Absent on events recorded before fencing, or by a bundler run without a lease.
+   */
+  fence: z.number().int().nonnegative().optional(),
+};
 /** item ids in the bundle, so read models keyed by item follow the bundle without another lookup */
 const itemIds = z.array(z.string());
 
