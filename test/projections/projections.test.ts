@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
-import type { DomainEvent } from '../../src/domain/events.js';
+import { DomainEvent, fromRecorded } from '../../src/domain/events.js';
 import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
 import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
+import { recordedStory } from './story.js';
 
 /** Applies events at positions 1, 2, 3... exactly as the runner does. */
 function project<D>(p: ProjectionDefinition<D>, events: DomainEvent[], start = new Map<string, PositionedDocument<D>>()) {
@@ -140,12 +141,27 @@ describe('receipts projection', () => {
 });
 
 describe('every projection', () => {
+  const story = recordedStory();
+  const storyTypes = new Set<string>(story.map(({ event }) => event.type));
+  function projectStory<D>(p: ProjectionDefinition<D>, start = new Map<string, PositionedDocument<D>>()) {
+    const docs = new Map(start);
+    applyEvents(p, story, docs);
+    return docs;
+  }
+
+  it('replays a story whose every event is valid as recorded', () => {
+    for (const { event, recorded } of story) expect(fromRecorded(recorded), `${recorded.streamName}@${recorded.revision}`).to.deep.equal(DomainEvent.parse(event));
+  });
+
   for (const p of allProjections) {
-    it(`${p.name}: applying the same events twice changes nothing`, () => {
-      const events = [dataItemAccepted(itemId(1)), dataItemAccepted(itemId(2), { winc: '7' }), dataItemAccepted(itemId(3))];
-      const once = project(p, events);
-      const twice = project(p, events, once);
-      expect([...twice.entries()]).to.deep.equal([...once.entries()]);
+    it(`${p.name}: the story holds every event type it handles, and builds documents from it`, () => {
+      expect((p.handles as readonly string[]).filter((type) => !storyTypes.has(type)), 'handled types the story (test/projections/story.ts) lacks').to.deep.equal([]);
+      expect([...projectStory(p).values()].filter(({ doc }) => doc !== undefined)).to.not.deep.equal([]);
+    });
+    it(`${p.name}: replaying the story changes nothing, and building it again gives the same documents`, () => {
+      const once = projectStory(p);
+      expect([...projectStory(p, once).entries()]).to.deep.equal([...once.entries()]);
+      expect([...projectStory(p).entries()]).to.deep.equal([...once.entries()]);
     });
     it(`${p.name}: applying a failure, a requeue and a permanent bundle twice changes nothing`, () => {
       const events = [...failedStory, requeued, ...permanentAfterRequeue];
