@@ -9,6 +9,7 @@ import { bundlerLeaseStream, LeaseLost } from '../../src/domain/bundle/lease.js'
 import { fromRecorded } from '../../src/domain/events.js';
 import { history } from '../../src/history/history.js';
 import type { EventMetadata, EventStore, StreamName } from '../../src/ports/eventStore.js';
+import type { ArweaveGateway, TransactionStatus } from '../../src/ports/gateway.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { bundleEvents, ofType, plansOf, startBundlerNode, uploadItems, type BundlerNode } from './harness.js';
 
@@ -116,6 +117,55 @@ describe('bundler lease fencing', function () {
       'BundlerLeaseTaken        first became the active bundler, fencing token 0  [correlation bundler]',
       'BundlerLeaseTaken        second became the active bundler, fencing token 1  [correlation bundler]',
     ]);
+    expect(node.logs.filter((l) => l.startsWith('bundler: lease lost to another instance, pass stopped'))).to.have.length(1);
+  });
+
+  it('refuses the drop of a bundler that was paused past its lease while another recorded the bundle confirmed', async () => {
+    const [item] = await uploadItems(node.service, [1_000]);
+    const { eventStore, readStore } = node.service;
+    // a bundle posted and seeded by an earlier process, its anchor taken at height 1000
+    const planId = 'plan-seeded';
+    const earlier = new BundleRepository(eventStore);
+    const meta = { correlationId: 'earlier' };
+    await earlier.execute({ type: 'Plan', data: { planId, items: [{ id: item!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } }, meta);
+    const tx = { id: 't'.repeat(43) };
+    await earlier.execute({ type: 'MarkPrepared', data: { planId, txId: tx.id, reward: '5', anchor: 'a', anchorHeight: 1_000, dataRoot: 'r', dataSize: 1_096, tx, now: 2 } }, meta);
+    await earlier.execute({ type: 'MarkPosted', data: { planId, now: 3 } }, meta);
+    const { position } = await earlier.execute({ type: 'MarkSeeded', data: { planId, now: 4 } }, meta);
+    await node.service.projections.waitFor(position!, 10_000);
+
+    // the gateway as each instance sees it: 100 blocks on; the first asks before the transaction was
+    // mined (and is paused before the answer comes), the second after (in a block, not yet permanent)
+    const gatewayAnswering = (status: () => Promise<TransactionStatus>): ArweaveGateway => {
+      const unused = () => Promise.reject(new Error('not used by this test'));
+      return { transactionStatus: status, currentHeight: async () => 1_100, price: unused, anchor: unused, postTransaction: unused, postChunk: unused, walletBalance: unused };
+    };
+    const asked = gate();
+    const firstGateway = gatewayAnswering(async () => {
+      asked.arrive();
+      await asked.opened;
+      return { status: 'not_found' };
+    });
+    const secondGateway = gatewayAnswering(async () => ({ status: 'confirmed', blockHeight: 1_090, confirmations: 1 }));
+    const lease = (holder: string, now: number) => () => readStore.tryLease('bundler', holder, 5_000, now);
+    const first = createBundler({ ...node.deps, gateway: firstGateway, holdLease: lease('first', 0), fence: new LeaseFence(eventStore, 'first') });
+    const firstPass = first.runOnce();
+    await asked.reached;
+
+    const second = createBundler({ ...node.deps, gateway: secondGateway, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second') });
+    await second.runOnce();
+    asked.open();
+    await firstPass;
+    for (const b of [first, second]) await b.stop();
+
+    expect((await streamEvents(node, bundleStream(planId))).map((e) => [e.type, (e.data as { fence?: number }).fence])).to.deep.equal([
+      ['BundlePlanned', undefined],
+      ['BundlePrepared', undefined],
+      ['BundlePosted', undefined],
+      ['BundleSeeded', undefined],
+      ['BundleConfirmed', 1],
+    ]);
+    expect(await new BundleRepository(eventStore).read(planId)).to.include({ status: 'confirmed', blockHeight: 1_090, fence: 1 });
     expect(node.logs.filter((l) => l.startsWith('bundler: lease lost to another instance, pass stopped'))).to.have.length(1);
   });
 
