@@ -49,8 +49,8 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
       .with({ type: 'BundleDropped' }, ({ data }) => {
         if (doc.planId !== data.planId) return doc;
         const { planId: _, ...rest } = doc;
-        // a drop recorded before `countsAsAttempt` existed (absent) counts, as it did then
-        return data.damagedItemIds || data.countsAsAttempt === false ? rest : { ...rest, attempts: doc.attempts + 1 };
+        // a drop recorded before `countsAsAttempt` existed reads as counting (upcast), as it did then
+        return data.damagedItemIds || !data.countsAsAttempt ? rest : { ...rest, attempts: doc.attempts + 1 };
       })
       .exhaustive();
   },

@@ -47,6 +47,7 @@ import { every } from './app/periodic.js';
 import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
+import { LeaseFence } from './app/bundler/fence.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createWalletFunds } from './app/bundler/funds.js';
 import { createReconciler } from './app/reconciler.js';
@@ -291,6 +292,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     settings: config.bundler,
     // renewed each pass and every second during one: a bundler that died is replaced within seconds
     holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(5_000, 2 * config.bundler.intervalMs), Date.now()),
+    fence: new LeaseFence(eventStore, instanceId),
     // planning must see its own plans in the queue read model: waited for here or across processes
     awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),

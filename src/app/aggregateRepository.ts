@@ -49,8 +49,12 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
     return this.lock.run(key, async () => (await this.refresh(key)).state);
   }
 
-  /** decides `command` on the current state and appends what it decided (nothing when it decides nothing) */
-  execute(command: C, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<CommandResult<S, E>> {
+  /**
+   * decides `command` on the current state and appends what it decided (nothing when it decides
+   * nothing). `beforeAppend`: a last precondition, run right before each append attempt; a throw
+   * appends nothing (the bundler's lease fence).
+   */
+  execute(command: C, metadata: Omit<EventMetadata, 'schemaVersion'>, beforeAppend?: () => Promise<void>): Promise<CommandResult<S, E>> {
     const key = this.decider.keyOf(command);
     return this.lock.run(key, async () => {
       const attempts = (this.options.maxRetries ?? 10) + 1;
@@ -58,6 +62,7 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
         const current = await this.refresh(key);
         const events = this.decider.decide(command, current.state);
         if (events.length === 0) return { events, state: current.state };
+        await beforeAppend?.();
         try {
           const { position } = await this.eventStore.append(
             this.decider.stream(key),

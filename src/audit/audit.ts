@@ -2,6 +2,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { checkBalances } from './checks/balances.js';
+import { checkBundleFences } from './checks/bundleFences.js';
 import { checkBundleLayout } from './checks/bundleLayout.js';
 import { checkDamagedItems } from './checks/damagedItems.js';
 import { checkFailedItems } from './checks/failedItems.js';
@@ -49,6 +50,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkSettlements,
   checkDamagedItems,
   checkFailedItems,
+  checkBundleFences,
 ];
 
 /**

@@ -30,6 +30,8 @@ export type FindingKind =
   | 'damaged-item-planned'
   /** planned while FAILED, with no requeue recorded since */
   | 'failed-item-planned'
+  /** a bundle event under an older fencing token than one before it: a bundler appended after losing its lease */
+  | 'bundle-fence'
   | 'settlement-missing'
   | 'settlement-mismatch'
   | 'settlement-orphan'

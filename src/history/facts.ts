@@ -117,6 +117,7 @@ export const factsOf = (event: DomainEvent): string =>
     )
     .with({ type: 'AddressBlocked' }, ({ data: d }) => `${d.address} blocked by ${d.by}: ${d.reason}`)
     .with({ type: 'AddressUnblocked' }, ({ data: d }) => `${d.address} unblocked by ${d.by}: ${d.reason}`)
+    .with({ type: 'BundlerLeaseTaken' }, ({ data: d }) => `${d.holder} became the active bundler, fencing token ${d.token}`)
     .exhaustive();
 
 /** what was found under a damaged item's blob key, in a few words */

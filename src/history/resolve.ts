@@ -1,11 +1,12 @@
 import { accountStream, parseAccountAddress } from '../domain/account/ids.js';
 import { bundleStream } from '../domain/bundle/ids.js';
+import { bundlerLeaseStream } from '../domain/bundle/lease.js';
 import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
 import type { EventStore, RecordedEvent, StreamName } from '../ports/eventStore.js';
 
-export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist';
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease';
 
 export interface HistoryTarget {
   kind: HistoryKind;
@@ -26,6 +27,8 @@ export function candidateTargets(argument: string): HistoryTarget[] {
   const input = argument.trim();
   // the operator's block list: one stream, named by its own word
   if (input === BLOCKLIST_KEY) return [{ kind: 'blocklist', id: BLOCKLIST_KEY, stream: blocklistStream() }];
+  // which instance was the active bundler when, with its fencing token: one stream, named by itself
+  if (input === bundlerLeaseStream) return [{ kind: 'lease', id: input, stream: bundlerLeaseStream }];
   const out: HistoryTarget[] = [];
   if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
   if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });

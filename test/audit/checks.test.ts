@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { runAudit } from '../../src/audit/audit.js';
+import { checkBundleFences } from '../../src/audit/checks/bundleFences.js';
 import { checkBundleLayout } from '../../src/audit/checks/bundleLayout.js';
 import { checkDamagedItems } from '../../src/audit/checks/damagedItems.js';
 import { checkFailedItems } from '../../src/audit/checks/failedItems.js';
@@ -47,7 +48,7 @@ const plan = (planId: string, items: { id: string; size: number; offset: number 
   type: 'BundlePlanned',
   data: { planId, items, headerSize, totalSize: totalSize ?? items.reduce((end, i) => Math.max(end, i.offset + i.size), headerSize), timestamp: 0 },
 });
-const drop = (planId: string, itemIds: string[]): DomainEvent => ({ type: 'BundleDropped', data: { planId, itemIds, reason: 'spec', timestamp: 0 } });
+const drop = (planId: string, itemIds: string[]): DomainEvent => ({ type: 'BundleDropped', data: { planId, itemIds, reason: 'spec', countsAsAttempt: true, timestamp: 0 } });
 const permanent = (planId: string, itemIds: string[]): DomainEvent => ({
   type: 'BundlePermanent',
   data: { planId, itemIds, txId: 'tx', blockHeight: 1, confirmations: 18, timestamp: 0 },
@@ -167,6 +168,26 @@ describe('audit checks', () => {
       expect(findings).to.deep.equal([
         { kind: 'failed-item-planned', id: b, detail: 'planned in p2 while FAILED (failed 1970-01-01T00:00:00.000Z: 1 bundles dropped), never requeued' },
       ]);
+    });
+  });
+
+  describe('bundle fences', () => {
+    const fenced = (event: DomainEvent, fence: number): DomainEvent => ({ ...event, data: { ...event.data, fence } }) as DomainEvent;
+    it('reports a bundle event under an older fencing token than one before it on its stream, and nothing else', async () => {
+      const { findings, sink } = recorder();
+      const posted = (planId: string): DomainEvent => ({ type: 'BundlePosted', data: { planId, txId: 'tx', timestamp: 0 } });
+      await checkBundleFences(
+        stream([
+          plan('p1', [{ id: a, size: 10, offset: 96 }]),
+          fenced(posted('p1'), 1),
+          fenced(plan('p2', [{ id: b, size: 10, offset: 96 }]), 1),
+          fenced(posted('p2'), 2),
+          fenced(drop('p2', [b]), 1),
+          fenced(permanent('p1', [a]), 1),
+        ]),
+        sink,
+      );
+      expect(findings).to.deep.equal([{ kind: 'bundle-fence', id: 'p2', detail: 'BundleDropped (revision 4) under fencing token 1, after token 2' }]);
     });
   });
 

@@ -30,8 +30,8 @@ describe('upload-stats projection', () => {
       dataItemAccepted(itemId(4), { timestamp: T + MINUTE, rawContentLength: 7 }),
       { type: 'DataItemFailed', data: { id: itemId(1), attempts: 10, reason: 'dropped 10 times', timestamp: T + 3 * MINUTE } },
       { type: 'BundlePermanent', data: { planId: 'p1', itemIds: [itemId(2)], txId: 'tx1', blockHeight: 5, confirmations: 18, timestamp: T } },
-      { type: 'BundleDropped', data: { planId: 'p2', itemIds: [itemId(3)], reason: 'not mined', timestamp: T } },
-      { type: 'BundleDropped', data: { planId: 'p3', itemIds: [itemId(4)], reason: 'not mined', timestamp: T } },
+      { type: 'BundleDropped', data: { planId: 'p2', itemIds: [itemId(3)], reason: 'not mined', countsAsAttempt: true, timestamp: T } },
+      { type: 'BundleDropped', data: { planId: 'p3', itemIds: [itemId(4)], reason: 'not mined', countsAsAttempt: true, timestamp: T } },
     ]);
     expect(docs.get(UPLOAD_STATS_ID)?.doc).to.deep.equal({
       minutes: [
@@ -141,7 +141,7 @@ describe('item-history projection', () => {
       dataItemAccepted(id, { timestamp: T + 1, winc: '11', payer: 'payer', reservationId: 'r1', uploadId: 'upload-1' }),
       { type: 'ReservationSettled', data: { address: 'payer', reservationId: 'r1', winc: '11', dataItemId: id, timestamp: T + 2 } },
       planned('plan-a', 2),
-      { type: 'BundleDropped', data: { planId: 'plan-a', itemIds: [id, itemId(2)], reason: 'not seen 50 blocks after its anchor', timestamp: T + 20 } },
+      { type: 'BundleDropped', data: { planId: 'plan-a', itemIds: [id, itemId(2)], reason: 'not seen 50 blocks after its anchor', countsAsAttempt: true, timestamp: T + 20 } },
       planned('plan-b', 1),
       {
         type: 'BundlePrepared',
@@ -172,7 +172,7 @@ describe('item-history projection', () => {
       { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'short', size: 900, sha256: 'c'.repeat(64), planId: 'plan-a', timestamp: T + 20 } },
       {
         type: 'BundleDropped',
-        data: { planId: 'plan-a', itemIds: [bad, other], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], timestamp: T + 21 },
+        data: { planId: 'plan-a', itemIds: [bad, other], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], countsAsAttempt: true, timestamp: T + 21 },
       },
       { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: T + 30 } },
     ]);

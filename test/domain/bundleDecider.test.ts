@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { decideBundle, type BundleCommand } from '../../src/domain/bundle/decider.js';
-import { BundleDropped, type BundleEvent } from '../../src/domain/bundle/events.js';
+import { type BundleEvent } from '../../src/domain/bundle/events.js';
+import { fromRecorded } from '../../src/domain/events.js';
+import { LeaseLost } from '../../src/domain/bundle/lease.js';
+import { streamName } from '../../src/ports/eventStore.js';
 import { evolveBundle, type BundleState } from '../../src/domain/bundle/state.js';
 import { bundleQueueProjection, type QueuedItem } from '../../projections/index.js';
 
@@ -49,13 +52,49 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
   });
 
   it('counts an attempt of the items for a drop that counts, and for a drop recorded before the field existed', () => {
-    const dropped = (data: Record<string, unknown>): BundleEvent =>
-      BundleDropped.parse({ type: 'BundleDropped', data: { planId: P, itemIds: ['item-a'], reason: 'r', timestamp: 7, ...data } });
-    // an event as stored by the earlier version: no countsAsAttempt; it still reads, and still counted
-    const old = dropped({});
-    expect(old.data).to.not.have.property('countsAsAttempt');
+    // read back as the store holds it: schema version 1 is the shape before countsAsAttempt was required
+    const dropped = (data: Record<string, unknown>, schemaVersion = 2): BundleEvent =>
+      fromRecorded({
+        id: 'e',
+        type: 'BundleDropped',
+        data: { planId: P, itemIds: ['item-a'], reason: 'r', timestamp: 7, ...data },
+        metadata: { correlationId: 'spec', schemaVersion },
+        streamName: streamName(`bundle-${P}`),
+        revision: 1n,
+        position: 2n,
+        created: 7,
+      }) as BundleEvent;
+    // an event as stored by the earlier version: no countsAsAttempt; it reads as counted, and still counts
+    const old = dropped({}, 1);
+    expect(old.data).to.include({ countsAsAttempt: true });
+    expect(dropped({ countsAsAttempt: false }, 1).data).to.include({ countsAsAttempt: false });
+    expect(() => dropped({})).to.throw(/countsAsAttempt/);
     expect(queuedAfter([planned, old])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
     expect(queuedAfter([planned, dropped({ countsAsAttempt: true })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 1 });
     expect(queuedAfter([planned, dropped({ countsAsAttempt: false })])).to.deep.equal({ size: 10, acceptedAt: 0, attempts: 0 });
+  });
+
+  describe('fencing', () => {
+    const underToken = (fence: number): BundleCommand => ({ type: 'MarkPosted', data: { planId: P, now: 9, fence } });
+    const prepared = (fence?: number): BundleEvent => ({
+      type: 'BundlePrepared',
+      data: { planId: P, itemIds: ['item-a'], txId: 't'.repeat(43), reward: '1', anchor: 'a', dataRoot: 'r', dataSize: 170, anchorHeight: 3, tx: {}, timestamp: 2, ...(fence !== undefined ? { fence } : {}) },
+    });
+
+    it('records the command\'s fencing token on each event it decides, and the newest one in the state', () => {
+      expect(decideBundle(underToken(4), given([planned, prepared(4)]))).to.deep.equal([
+        { type: 'BundlePosted', data: { planId: P, txId: 't'.repeat(43), timestamp: 9, fence: 4 } },
+      ]);
+      expect(given([{ ...planned, data: { ...planned.data, fence: 2 } }, prepared(4)])).to.include({ fence: 4 });
+    });
+
+    it('refuses a command under a token older than the newest on the stream: its bundler lost the lease', () => {
+      expect(() => decideBundle(underToken(3), given([planned, prepared(4)]))).to.throw(LeaseLost, 'bundle plan-1 was advanced under fencing token 4; MarkPosted carries 3');
+    });
+
+    it('takes a command under a token on a stream recorded before fencing, or the same token', () => {
+      expect(decideBundle(underToken(0), given([planned, prepared()]))).to.have.length(1);
+      expect(decideBundle(underToken(4), given([planned, prepared(4)]))).to.have.length(1);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { collectionOf, liveBundlesProjection, type LiveBundle } from '../../../projections/index.js';
 import { every } from '../periodic.js';
 import { advanceBundle, type TreeCache } from './advance.js';
+import { LeaseLost } from '../../domain/bundle/lease.js';
 import type { BundlerDeps } from './deps.js';
 import { failExhaustedItems } from './failItems.js';
 import { planBundles } from './plan.js';
@@ -23,15 +24,17 @@ export function createBundler(given: BundlerDeps) {
   // at every pass: under a stream of uploads the projector may trail it, and planning would stall.
   let reflect: bigint | undefined;
   const awaitProjection = given.awaitProjection;
+  // every bundle command under this instance's fencing token: once another instance took the lease, none is appended
+  const fenced: BundlerDeps = given.fence ? { ...given, bundles: given.fence.fenced(given.bundles) } : given;
   const deps: BundlerDeps = awaitProjection
     ? {
-        ...given,
+        ...fenced,
         awaitProjection(position) {
           if (reflect === undefined || position > reflect) reflect = position;
           return awaitProjection(position);
         },
       }
-    : given;
+    : fenced;
   const log = deps.log ?? (() => {});
   const now = () => (deps.now ?? Date.now)();
   const trees: TreeCache = new Map();
@@ -65,6 +68,7 @@ export function createBundler(given: BundlerDeps) {
       }
     } catch (error) {
       if (stopping.signal.aborted) return;
+      if (error instanceof LeaseLost) throw error;
       const count = (failure?.count ?? 0) + 1;
       failures.set(planId, { count, retryAt: now() + backoffMs(count) });
       log(`bundle ${planId}: step failed (attempt ${count}), retrying later`, error);
@@ -74,14 +78,26 @@ export function createBundler(given: BundlerDeps) {
   async function pass(): Promise<void> {
     if (stopping.signal.aborted) return;
     // one active bundler across processes: the others wait until its lease runs out
-    if (deps.holdLease && !(await deps.holdLease())) return;
+    if (deps.holdLease && !(await held())) return;
+    // the lease's fencing token: kept while held, a new one on becoming the active instance
+    if (deps.fence && !(await deps.fence.take())) return;
     // renewed while a long step runs (preparing or posting a large bundle takes minutes)
-    const heartbeat = deps.holdLease && setInterval(() => void deps.holdLease!().catch(() => {}), 1_000);
+    const heartbeat = deps.holdLease && setInterval(() => void held().catch(() => {}), 1_000);
     try {
       await passHoldingLease();
+    } catch (error) {
+      // another instance took over while this one was paused: it stops here and waits for the lease
+      if (!(error instanceof LeaseLost)) throw error;
+      log('bundler: lease lost to another instance, pass stopped', error);
     } finally {
       clearInterval(heartbeat || undefined);
     }
+  }
+
+  async function held(): Promise<boolean> {
+    const holds = await deps.holdLease!();
+    if (!holds) deps.fence?.release();
+    return holds;
   }
 
   async function passHoldingLease(): Promise<void> {

@@ -4,8 +4,8 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { PackingLimits } from '../../domain/bundle/packing.js';
 import type { RsaPrivateJwk } from '../../wallet/rsaJwk.js';
-import type { BundleRepository } from '../bundles.js';
 import type { WalletFunds } from './funds.js';
+import type { Bundles, LeaseFence } from './fence.js';
 
 export interface BundlerSettings {
   limits: PackingLimits;
@@ -23,7 +23,7 @@ export interface BundlerDeps {
   blobStore: BlobStore;
   gateway: ArweaveGateway;
   jwk: RsaPrivateJwk;
-  bundles: BundleRepository;
+  bundles: Bundles;
   settings: BundlerSettings;
   /**
    * the service wallet's balance: a bundle whose reward it does not cover waits, planned (absent:
@@ -32,6 +32,8 @@ export interface BundlerDeps {
   funds?: Pick<WalletFunds, 'canPay' | 'refused' | 'settled' | 'retain' | 'address'>;
   /** takes or renews the bundler's lease; false: another instance is the active one (absent: always active) */
   holdLease?: () => Promise<boolean>;
+  /** with `holdLease`: the fencing token of this instance, so one that lost its lease cannot append (fence.ts) */
+  fence?: LeaseFence;
   /**
    * single-process mode: resolves once the read models reflect `position`, or with `false` when it
    * gave up waiting (bounded): the planner then skips the pass rather than plan from a stale queue

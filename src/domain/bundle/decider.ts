@@ -1,16 +1,20 @@
 import { match } from 'ts-pattern';
 import type { BundleEvent } from './events.js';
+import { LeaseLost } from './lease.js';
 import { isLive, type BundleItem, type BundleState, type BundleStatus } from './state.js';
+
+/** the fencing token of the bundler sending the command (lease.ts); absent: a bundler without a lease */
+type Fence = { fence?: number };
 
 /**
  * The bundle aggregate: a plan moves forward one recorded step at a time. Pure: the gateway's
  * answers come in the commands. A step already taken (a restart doing it again) decides nothing.
  */
 export type BundleCommand =
-  | { type: 'Plan'; data: { planId: string; items: BundleItem[]; headerSize: number; totalSize: number; now: number } }
+  | { type: 'Plan'; data: Fence & { planId: string; items: BundleItem[]; headerSize: number; totalSize: number; now: number } }
   | {
       type: 'MarkPrepared';
-      data: {
+      data: Fence & {
         planId: string;
         txId: string;
         reward: string;
@@ -22,17 +26,31 @@ export type BundleCommand =
         now: number;
       };
     }
-  | { type: 'MarkPosted'; data: { planId: string; now: number } }
-  | { type: 'MarkSeeded'; data: { planId: string; now: number } }
-  | { type: 'MarkConfirmed'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
-  | { type: 'MarkPermanent'; data: { planId: string; blockHeight: number; confirmations: number; now: number } }
-  | { type: 'AwaitFunds'; data: { planId: string; reward: string; balance: string; address: string; now: number } }
+  | { type: 'MarkPosted'; data: Fence & { planId: string; now: number } }
+  | { type: 'MarkSeeded'; data: Fence & { planId: string; now: number } }
+  | { type: 'MarkConfirmed'; data: Fence & { planId: string; blockHeight: number; confirmations: number; now: number } }
+  | { type: 'MarkPermanent'; data: Fence & { planId: string; blockHeight: number; confirmations: number; now: number } }
+  | { type: 'AwaitFunds'; data: Fence & { planId: string; reward: string; balance: string; address: string; now: number } }
   /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
-  | { type: 'Drop'; data: { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };
+  | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };
 
 const at = (state: BundleState, status: BundleStatus) => state?.status === status;
 
-export const decideBundle = (command: BundleCommand, state: BundleState): BundleEvent[] =>
+/**
+ * Fenced: a command under a token older than the newest recorded on the bundle's stream comes from
+ * a bundler that lost its lease after another advanced this bundle, and throws LeaseLost; each event
+ * decided records the command's token, so the next holder's commands fence out this one's.
+ */
+export function decideBundle(command: BundleCommand, state: BundleState): BundleEvent[] {
+  const { fence } = command.data;
+  if (fence !== undefined && state?.fence !== undefined && fence < state.fence) {
+    throw new LeaseLost(`bundle ${command.data.planId} was advanced under fencing token ${state.fence}; ${command.type} carries ${fence}`);
+  }
+  const events = decideStep(command, state);
+  return fence === undefined ? events : events.map((e) => ({ ...e, data: { ...e.data, fence } }) as BundleEvent);
+}
+
+const decideStep = (command: BundleCommand, state: BundleState): BundleEvent[] =>
   match(command)
     .returnType<BundleEvent[]>()
     .with({ type: 'Plan' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'BundlePlanned', data: { ...d, timestamp: now } }]))

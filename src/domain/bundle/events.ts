@@ -2,7 +2,15 @@ import { z } from 'zod';
 
 /** Events of the `bundle-<planId>` stream (DESIGN.md section 4). */
 
-const base = { planId: z.string(), timestamp: z.number().int() };
+const base = {
+  planId: z.string(),
+  timestamp: z.number().int(),
+  /**
+   * the fencing token of the bundler that recorded it (see lease.ts): a command under an older one
+   * is refused. Absent on events recorded before fencing, or by a bundler run without a lease.
+   */
+  fence: z.number().int().nonnegative().optional(),
+};
 /** item ids in the bundle, so read models keyed by item follow the bundle without another lookup */
 const itemIds = z.array(z.string());
 
@@ -62,9 +70,10 @@ export const BundleDropped = z.object({
     /**
      * false: dropped for a reason that is not about this bundle (the service wallet could not pay
      * for it, a transaction never taken by the gateway): its items go back to the queue with no
-     * attempt counted. Absent (every drop recorded before this field existed): it counted.
+     * attempt counted. Schema version 2: a drop stored before the field existed (version 1, absent)
+     * counted, and is upcast to `true` when read (src/domain/upcasters.ts).
      */
-    countsAsAttempt: z.boolean().optional(),
+    countsAsAttempt: z.boolean(),
   }),
 });
 

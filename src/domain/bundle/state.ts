@@ -25,6 +25,8 @@ export interface Bundle {
   blockHeight?: number;
   /** planned, and recorded waiting for the service wallet to be funded (since this time) */
   awaitingFundsSince?: number;
+  /** the newest fencing token recorded on the stream: commands under an older one are refused */
+  fence?: number;
 }
 
 export type BundleState = Bundle | undefined;
@@ -34,6 +36,12 @@ export const LIVE: readonly BundleStatus[] = ['planned', 'prepared', 'posted', '
 export const isLive = (s: BundleState): s is Bundle => s !== undefined && LIVE.includes(s.status);
 
 export const evolveBundle = (state: BundleState, event: BundleEvent): BundleState => {
+  const next = evolveStep(state, event);
+  const { fence } = event.data;
+  return next && fence !== undefined && !(next.fence !== undefined && next.fence >= fence) ? { ...next, fence } : next;
+};
+
+const evolveStep = (state: BundleState, event: BundleEvent): BundleState => {
   if (event.type === 'BundlePlanned') {
     const { planId, items, headerSize, totalSize, timestamp } = event.data;
     return { planId, status: 'planned', items, headerSize, totalSize, plannedAt: timestamp };
