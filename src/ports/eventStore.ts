@@ -2,7 +2,9 @@
  * Event store port. Adapters: SQLite (embedded, group commit) and EventStoreDB.
  *
  * Positions are opaque, strictly increasing bigints over `$all` (SQLite: the global sequence;
- * EventStoreDB: the commit position). Revisions count from 0 within a stream.
+ * EventStoreDB: the commit position, a byte offset in its transaction log). Revisions count from 0
+ * within a stream. The distance between two positions is no number of events: count them with
+ * `countEventsAfter`.
  */
 
 export type StreamName = string & { readonly __brand: 'StreamName' };
@@ -71,6 +73,12 @@ export interface EventStore {
   subscribeToAll(options?: { after?: bigint }): Subscription;
   /** position of the newest event, 0n when empty (used to wait for projections) */
   headPosition(): Promise<bigint>;
+  /**
+   * How many events have a position strictly greater than `after`, counting no further than
+   * `limit`: min(count, limit). Lag is measured with it, in events; the limit keeps a far-behind
+   * reader's question cheap (EventStoreDB counts by reading, SQLite by an index scan).
+   */
+  countEventsAfter(after: bigint, limit: number): Promise<number>;
   /**
    * A real write no reader sees (a row of a table of the store's own, never an event), as an append
    * would make it: resolves once durable, rejects (EventStoreUnavailable) when the store cannot take

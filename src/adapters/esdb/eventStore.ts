@@ -152,6 +152,17 @@ class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * Counted by reading `$all` forwards from `after` (in pages, system events left out): commit
+   * positions are byte offsets in the transaction log, so no arithmetic on them counts events.
+   */
+  async countEventsAfter(after: bigint, limit: number): Promise<number> {
+    let count = 0;
+    if (limit <= 0) return count;
+    for await (const _ of this.readAll({ after, maxCount: limit })) count += 1;
+    return count;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
