@@ -131,7 +131,7 @@ export async function acceptDataItem(
   } catch (error) {
     // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
     if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
-    if (!(error instanceof WrongExpectedRevision)) {
+    if (!WrongExpectedRevision.is(error)) {
       await received.discard().catch(() => {});
       throw error;
     }

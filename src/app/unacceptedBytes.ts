@@ -27,7 +27,7 @@ export async function acceptOrWithdraw<T>(id: string, acceptance: () => Promise<
     try {
       return await acceptance();
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevision)) await withdrawUnlessAccepted(id, bytes);
+      if (!WrongExpectedRevision.is(error)) await withdrawUnlessAccepted(id, bytes);
       throw error;
     }
   });

@@ -31,7 +31,7 @@ import {
   type StreamName,
   type Subscription,
 } from '../../ports/eventStore.js';
-import { toPortError } from './errors.js';
+import { toAppendError, toPortError } from './errors.js';
 import { toEventData, toRecordedEvent } from './recordedEvent.js';
 import { EsdbSubscription } from './subscription.js';
 
@@ -63,13 +63,15 @@ class EsdbEventStore implements EventStore {
 
   async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
+    const data = events.map(toEventData);
     let result;
     try {
-      result = await this.client.appendToStream(stream, events.map(toEventData), {
+      result = await this.client.appendToStream(stream, data, {
         expectedRevision: expected satisfies AppendExpectedRevision,
       });
     } catch (error) {
-      throw toPortError(error, stream, expected);
+      // definite (nothing written) or AppendOutcomeUnknown: see errors.ts
+      throw toAppendError(error, stream, expected);
     }
     // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a value.
     if (!result.success) {
