@@ -2,7 +2,7 @@ import type { EventStore } from '../src/ports/eventStore.js';
 import type { ReadStore } from '../src/ports/readStore.js';
 import type { AnyProjection } from './definition.js';
 import { allProjections } from './index.js';
-import { projectorLag } from './lag.js';
+import { readModelsAhead } from './lag.js';
 
 /** Start-up refused: read models are ahead of the event store. The message says what to do. */
 export class ReadModelsAhead extends Error {
@@ -21,7 +21,7 @@ export async function refuseReadModelsAhead(
   readStore: Pick<ReadStore, 'getCheckpoint'>,
   projections: readonly AnyProjection[] = allProjections,
 ): Promise<void> {
-  const { head, ahead } = await projectorLag(eventStore, readStore, projections);
+  const { head, ahead } = await readModelsAhead(eventStore, readStore, projections);
   if (ahead.length === 0) return;
   const models = ahead.map((m) => `${m.checkpoint} (checkpoint ${m.position})`).join(', ');
   throw new ReadModelsAhead(

@@ -133,7 +133,7 @@ async function projectRebuilt(readStore: ReadStore, targets: readonly Projection
   try {
     return await projectBatch(readStore, targets, batch);
   } catch (error) {
-    if (!(error instanceof CheckpointConflict)) throw error;
+    if (!CheckpointConflict.is(error)) throw error;
     throw new Error(`${error.checkpoint} was moved by another writer: is another rebuild of the same projection running?`, { cause: error });
   }
 }

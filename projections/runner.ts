@@ -134,7 +134,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
         }
       } catch (error) {
         if (!running) break;
-        if (error instanceof CheckpointConflict) {
+        if (CheckpointConflict.is(error)) {
           // another writer (a rebuild's promote) replaced the documents this batch was computed
           // from: the batch is discarded, and projecting resumes from the checkpoints it left
           log('projection checkpoint moved by another writer; resuming from the stored checkpoints', error);

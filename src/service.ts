@@ -126,7 +126,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const bundlerRuns = roles.bundler && config.bundler.enabled;
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
-    projectorLag: () => projectorLag(eventStore, readStore),
+    // counted up to READY_MAX_LAG + 1 events, as /ready counts (that value: over the bound)
+    projectorLag: () => projectorLag(eventStore, readStore, allProjections, config.readyMaxLag + 1),
     liveBundles: () => liveBundlesByState(readStore),
     damagedItems: () => damagedItemsNow(readStore),
     // the bundler's view of the service wallet (built below); none where no bundler runs
@@ -325,7 +326,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     // where receipts are signed: not ready without a block height fresh enough to sign one
     ...(roles.commands ? { blockHeight } : {}),
     // a commands-only replica answers from its own streams: read-model lag does not make it unready
-    ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore) } : {}),
+    ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore, allProjections, config.readyMaxLag + 1) } : {}),
     maxLag: config.readyMaxLag,
     log: (message, fields) => log.warn(message, fields),
   });

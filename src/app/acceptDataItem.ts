@@ -1,4 +1,4 @@
-import { WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
+import { AppendOutcomeUnknown, WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
 import { dataItemStream, newEventId, type DataItemId } from '../domain/ids.js';
@@ -18,6 +18,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
+import { findAcceptance } from './unknownAcceptance.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -129,15 +130,29 @@ export async function acceptDataItem(
       ...(deps.log ? { log: deps.log } : {}),
     });
   } catch (error) {
-    // Nothing was accepted: give the reservation back (the reconciler does it if this fails too).
-    if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
-    if (!(error instanceof WrongExpectedRevision)) {
-      await received.discard().catch(() => {});
+    if (!AppendOutcomeUnknown.is(error)) {
+      // Definite: nothing was accepted, give the reservation back (the reconciler does it if this fails too).
+      if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
+      if (!WrongExpectedRevision.is(error)) {
+        await received.discard().catch(() => {});
+        throw error;
+      }
+      const winner = await loadDataItem(deps.eventStore, id);
+      if (winner.status !== 'accepted') throw error;
+      return existsOutcome(winner);
+    }
+    // The acceptance may be written: never give its reservation back on a guess. The stream says.
+    const found = await findAcceptance(deps.eventStore, id, payment);
+    if (found.kind === 'theirs') {
+      if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
+      return existsOutcome(found.state);
+    }
+    if (found.kind === 'unknown') {
+      // left open: the reconciler settles it if the acceptance lands, releases it otherwise
+      deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(error) });
       throw error;
     }
-    const winner = await loadDataItem(deps.eventStore, id);
-    if (winner.status !== 'accepted') throw error;
-    return existsOutcome(winner);
+    appended = found;
   }
   // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
   // which settles reservations whose item was accepted.

@@ -75,7 +75,7 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
           this.remember(key, { state, revision: current.revision + BigInt(events.length) });
           return { events, state, position };
         } catch (error) {
-          if (!(error instanceof WrongExpectedRevision)) throw error;
+          if (!WrongExpectedRevision.is(error)) throw error;
           // another process wrote first: the next refresh reads what it wrote
         }
       }

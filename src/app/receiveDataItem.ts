@@ -135,7 +135,7 @@ export async function verifyStoredDataItem(
         await blobStore.move(committedTo, key);
       } catch (error) {
         // the commit failed before its move: the bytes never left
-        if (!(error instanceof BlobNotFound)) throw error;
+        if (!BlobNotFound.is(error)) throw error;
       }
     },
   };

@@ -1,4 +1,4 @@
-import { WrongExpectedRevision } from '../ports/eventStore.js';
+import { AppendOutcomeUnknown, WrongExpectedRevision } from '../ports/eventStore.js';
 import { KeyedLock } from './keyedLock.js';
 
 /** this process's acceptances, one at a time per item id */
@@ -19,15 +19,18 @@ export interface UnacceptedBytes {
  * left there, they would be a blob no event speaks of. Not when the stream shows the item accepted
  * after all: two uploads of one item commit the same bytes under the same key, and those are the
  * winner's. The lock keeps another acceptance of the item in this process from committing or
- * appending between that check and the withdrawal. When the check or the withdrawal fails, the
- * bytes stay (the audit reports them): deleting what may be an accepted item's bytes is worse.
+ * appending between that check and the withdrawal. When the check or the withdrawal fails, or the
+ * append's outcome is unknown (AppendOutcomeUnknown: it may still be written after any check), the
+ * bytes stay (the audit reports them if no acceptance ever names them): deleting what may be an
+ * accepted item's bytes is worse.
  */
 export async function acceptOrWithdraw<T>(id: string, acceptance: () => Promise<T>, bytes: UnacceptedBytes): Promise<T> {
   return acceptances.run(id, async () => {
     try {
       return await acceptance();
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevision)) await withdrawUnlessAccepted(id, bytes);
+      // An append of unknown outcome may land after the check: its bytes are kept (see below).
+      if (!WrongExpectedRevision.is(error) && !AppendOutcomeUnknown.is(error)) await withdrawUnlessAccepted(id, bytes);
       throw error;
     }
   });

@@ -37,7 +37,7 @@ async function* checkedItem(blobStore: BlobStore, entry: CheckedEntry, passOn: b
   try {
     source = await blobStore.read(blobKey);
   } catch (error) {
-    if (error instanceof BlobNotFound) return { id, blobKey, found: 'missing' };
+    if (BlobNotFound.is(error)) return { id, blobKey, found: 'missing' };
     throw error;
   }
   // no digest to compare with: no second hash over the bytes

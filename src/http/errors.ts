@@ -42,7 +42,7 @@ export function sendError(res: Response, status: number, message: string): void 
 function statusOf(error: unknown): [number, string] {
   if (error instanceof ServiceError) return httpErrorOf(error.code);
   // a store that is down, full or read-only: the request may be retried once an operator acts
-  if (error instanceof EventStoreUnavailable || error instanceof ReadStoreUnavailable || error instanceof BlobStoreUnavailable) {
+  if (EventStoreUnavailable.is(error) || ReadStoreUnavailable.is(error) || BlobStoreUnavailable.is(error)) {
     return httpErrorOf('SERVICE_UNAVAILABLE');
   }
   // The router could not percent-decode a path parameter (`/tx/%ZZ/status`): such a path names no

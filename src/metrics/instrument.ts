@@ -7,8 +7,8 @@ import { secondsSince, type Metrics, type UploadKind } from './metrics.js';
 
 /** The kind label of a failed gateway call: the port's own failure kinds, `rejected`, else `other`. */
 export function gatewayErrorKind(error: unknown): string {
-  if (error instanceof GatewayRequestError) return error.kind;
-  if (error instanceof GatewayRejected) return 'rejected';
+  if (GatewayRequestError.is(error)) return error.kind;
+  if (GatewayRejected.is(error)) return 'rejected';
   return 'other';
 }
 

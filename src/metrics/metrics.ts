@@ -79,7 +79,7 @@ export function createMetrics(sources: ScrapeSources = {}) {
 
   new Gauge({
     name: 'projector_lag_events',
-    help: 'How far the slowest read model is behind the event store head (events; commit-position units with EventStoreDB)',
+    help: 'Events the slowest read model has not projected yet (counted up to READY_MAX_LAG + 1: that value means over the bound)',
     registers: [registry],
     async collect() {
       if (!sources.projectorLag) return;

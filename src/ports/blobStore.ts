@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { portErrorBrand } from './portError.js';
 
 /**
  * Blob store port: bytes live here, never in events. Keys are relative paths made of
@@ -66,10 +67,16 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
+// Told apart with `X.is(error)`, never `instanceof` (see portError.ts).
+const blobNotFound = portErrorBrand<BlobNotFound>('BlobNotFound');
+const blobStoreUnavailable = portErrorBrand<BlobStoreUnavailable>('BlobStoreUnavailable');
+
 export class BlobNotFound extends Error {
+  static is = blobNotFound.is;
   override readonly name = 'BlobNotFound';
   constructor(readonly key: string) {
     super(`blob not found: ${key}`);
+    blobNotFound.mark(this);
   }
 }
 
@@ -78,7 +85,12 @@ export class BlobNotFound extends Error {
  * its server cannot be reached. Nothing is wrong with the request: it may be retried.
  */
 export class BlobStoreUnavailable extends Error {
+  static is = blobStoreUnavailable.is;
   override readonly name = 'BlobStoreUnavailable';
+  constructor(...args: ConstructorParameters<typeof Error>) {
+    super(...args);
+    blobStoreUnavailable.mark(this);
+  }
 }
 
 /** Keys must not escape the store: no `..`, no absolute paths, no empty segments. */

@@ -2,8 +2,12 @@
  * Event store port. Adapters: SQLite (embedded, group commit) and EventStoreDB.
  *
  * Positions are opaque, strictly increasing bigints over `$all` (SQLite: the global sequence;
- * EventStoreDB: the commit position). Revisions count from 0 within a stream.
+ * EventStoreDB: the commit position, a byte offset in its transaction log). Revisions count from 0
+ * within a stream. The distance between two positions is no number of events: count them with
+ * `countEventsAfter`.
  */
+
+import { portErrorBrand } from './portError.js';
 
 export type StreamName = string & { readonly __brand: 'StreamName' };
 export const streamName = (s: string) => s as StreamName;
@@ -72,6 +76,12 @@ export interface EventStore {
   /** position of the newest event, 0n when empty (used to wait for projections) */
   headPosition(): Promise<bigint>;
   /**
+   * How many events have a position strictly greater than `after`, counting no further than
+   * `limit`: min(count, limit). Lag is measured with it, in events; the limit keeps a far-behind
+   * reader's question cheap (EventStoreDB counts by reading, SQLite by an index scan).
+   */
+  countEventsAfter(after: bigint, limit: number): Promise<number>;
+  /**
    * A real write no reader sees (a row of a table of the store's own, never an event), as an append
    * would make it: resolves once durable, rejects (EventStoreUnavailable) when the store cannot take
    * writes now (disk full, read-only). For readiness. Absent where the engine has no such write
@@ -81,7 +91,18 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+// Errors are told apart with `X.is(error)`, never `instanceof` (see portError.ts). For an append:
+// WrongExpectedRevision, EventStoreRefused and a plain EventStoreUnavailable are definite (nothing
+// was written); AppendOutcomeUnknown is not (the events may be in the store).
+
+const wrongExpectedRevision = portErrorBrand<WrongExpectedRevision>('WrongExpectedRevision');
+const eventStoreUnavailable = portErrorBrand<EventStoreUnavailable>('EventStoreUnavailable');
+const appendOutcomeUnknown = portErrorBrand<AppendOutcomeUnknown>('AppendOutcomeUnknown');
+const eventStoreRefused = portErrorBrand<EventStoreRefused>('EventStoreRefused');
+
+/** Definite: the stream's revision was not the expected one, nothing was written. */
 export class WrongExpectedRevision extends Error {
+  static is = wrongExpectedRevision.is;
   override readonly name = 'WrongExpectedRevision';
   constructor(
     readonly stream: StreamName,
@@ -90,10 +111,53 @@ export class WrongExpectedRevision extends Error {
     readonly actual: bigint | 'no_stream',
   ) {
     super(`wrong expected revision on ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+    wrongExpectedRevision.mark(this);
   }
 }
 
-/** The store cannot be reached or refused to work; the request may be retried. */
+/**
+ * The store cannot be reached or refused to work; the request may be retried. From an append, this
+ * class itself means nothing was written (the store said so, or the call never reached it).
+ */
 export class EventStoreUnavailable extends Error {
-  override readonly name = 'EventStoreUnavailable';
+  static is = eventStoreUnavailable.is;
+  override readonly name: string = 'EventStoreUnavailable';
+  constructor(...args: ConstructorParameters<typeof Error>) {
+    super(...args);
+    eventStoreUnavailable.mark(this);
+  }
+}
+
+/**
+ * An append whose outcome is not known: the call timed out, was cut or cancelled, or failed in a
+ * way the store does not explain, after the request may have reached the store. Its events may be
+ * written, now or a moment later. Never undo what an append would have paid for on this error: read
+ * the stream back, or leave it to whoever decides later from the stream. An EventStoreUnavailable
+ * too (503, retry), so a caller that does not care is unchanged.
+ */
+export class AppendOutcomeUnknown extends EventStoreUnavailable {
+  static override is = appendOutcomeUnknown.is;
+  override readonly name: string = 'AppendOutcomeUnknown';
+  constructor(...args: ConstructorParameters<typeof Error>) {
+    super(...args);
+    appendOutcomeUnknown.mark(this);
+  }
+}
+
+/**
+ * Definite, and a retry will not help: the store refused the request itself (an append over its
+ * size limit, a deleted stream, access denied, an argument it does not take). Nothing was written.
+ */
+export class EventStoreRefused extends Error {
+  static is = eventStoreRefused.is;
+  override readonly name = 'EventStoreRefused';
+  constructor(
+    /** what the store refused it for */
+    readonly reason: 'too-large' | 'stream-deleted' | 'access-denied' | 'invalid-request',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    eventStoreRefused.mark(this);
+  }
 }

@@ -2,6 +2,7 @@
  * The two ways a gateway call fails. A caller retries a `GatewayRequestError` (with backoff) and
  * never a `GatewayRejected`: re-sending what the gateway refused gets the same refusal.
  */
+import { portErrorBrand } from './portError.js';
 
 export type GatewayFailureKind =
   /** no HTTP answer: connection refused or reset, name not resolved */
@@ -21,8 +22,13 @@ export interface GatewayFailure {
   code?: string;
 }
 
+// Told apart with `X.is(error)`, never `instanceof` (see portError.ts).
+const gatewayRequestError = portErrorBrand<GatewayRequestError>('GatewayRequestError');
+const gatewayRejected = portErrorBrand<GatewayRejected>('GatewayRejected');
+
 /** The gateway could not be reached or did not answer usefully: worth trying again later. */
 export class GatewayRequestError extends Error {
+  static is = gatewayRequestError.is;
   override readonly name = 'GatewayRequestError';
   readonly retryable = true;
   readonly kind: GatewayFailureKind;
@@ -35,6 +41,7 @@ export class GatewayRequestError extends Error {
     this.kind = failure.kind;
     this.status = failure.status;
     this.code = failure.code;
+    gatewayRequestError.mark(this);
   }
 }
 
@@ -47,6 +54,7 @@ export type RefusalAbout = 'funds' | 'transaction';
 
 /** The gateway refused what was sent (a 4xx on a post): sending it again will not help. */
 export class GatewayRejected extends Error {
+  static is = gatewayRejected.is;
   override readonly name = 'GatewayRejected';
   readonly retryable = false;
 
@@ -58,5 +66,6 @@ export class GatewayRejected extends Error {
     readonly about: RefusalAbout = 'transaction',
   ) {
     super(message);
+    gatewayRejected.mark(this);
   }
 }

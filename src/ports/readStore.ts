@@ -3,6 +3,7 @@
  * Adapters: SQLite (embedded) and MongoDB (scale-out). Each stored document remembers the event
  * position it reflects, so replaying an event it already reflects changes nothing.
  */
+import { portErrorBrand } from './portError.js';
 
 export interface StoredDocument<T> {
   doc: T;
@@ -72,8 +73,13 @@ export interface ReadStore {
   close(): Promise<void>;
 }
 
+// Told apart with `X.is(error)`, never `instanceof` (see portError.ts).
+const checkpointConflict = portErrorBrand<CheckpointConflict>('CheckpointConflict');
+const readStoreUnavailable = portErrorBrand<ReadStoreUnavailable>('ReadStoreUnavailable');
+
 /** A commit's expected checkpoint did not hold: nothing of that commit was written. */
 export class CheckpointConflict extends Error {
+  static is = checkpointConflict.is;
   override readonly name = 'CheckpointConflict';
   constructor(
     readonly checkpoint: string,
@@ -82,9 +88,15 @@ export class CheckpointConflict extends Error {
     readonly actual: bigint | undefined,
   ) {
     super(`checkpoint ${checkpoint} is ${actual === undefined ? 'absent' : String(actual)}, expected ${expected === null ? 'absent' : String(expected)}`);
+    checkpointConflict.mark(this);
   }
 }
 
 export class ReadStoreUnavailable extends Error {
+  static is = readStoreUnavailable.is;
   override readonly name = 'ReadStoreUnavailable';
+  constructor(...args: ConstructorParameters<typeof Error>) {
+    super(...args);
+    readStoreUnavailable.mark(this);
+  }
 }

@@ -113,4 +113,26 @@ export function readContract(store: () => EventStore, options: ContractOptions):
       });
     }
   });
+
+  describe('countEventsAfter', () => {
+    it('counts the events after a position, in events whatever the distance between positions', async () => {
+      const { a, b } = testStreams('a', 'b');
+      const before = await store().headPosition();
+      await store().append(a, [newEvent('A1'), newEvent('A2')], 'no_stream');
+      const middle = await store().append(b, [newEvent('B1')], 'no_stream');
+      await store().append(a, [newEvent('A3'), newEvent('A4')], 1n);
+      expect(await store().countEventsAfter(before, 100)).to.equal(5);
+      expect(await store().countEventsAfter(middle.position, 100)).to.equal(2);
+      expect(await store().countEventsAfter(await store().headPosition(), 100)).to.equal(0);
+    });
+
+    it('counts no further than the limit', async () => {
+      const { a } = testStreams('a');
+      const before = await store().headPosition();
+      await store().append(a, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)), 'no_stream');
+      expect(await store().countEventsAfter(before, 3)).to.equal(3);
+      expect(await store().countEventsAfter(before, 5)).to.equal(5);
+      expect(await store().countEventsAfter(before, 0)).to.equal(0);
+    });
+  });
 }

@@ -35,6 +35,18 @@ describe('EventStoreDB event store on the gRPC test double', () => {
       expect(await store.headPosition()).to.equal(appended.position);
     });
 
+    it('leaves them out of countEventsAfter, which counts events and not the bytes between positions', async () => {
+      const streams = testStreams('a');
+      const first = await store.append(streams.a, [newEvent('A1')], 'no_stream');
+      node!.appendSystemEvent();
+      const last = await store.append(streams.a, [newEvent('A2'), newEvent('A3')], 0n);
+      node!.appendSystemEvent();
+      // positions are transaction-log offsets: far more than one apart per event
+      expect(last.position - first.position > 2n).to.equal(true);
+      expect(await store.countEventsAfter(first.position, 1_000)).to.equal(2);
+      expect(await store.countEventsAfter(0n, 1_000)).to.equal(3);
+    });
+
     it('leaves them out of subscriptions', async () => {
       const streams = testStreams('a');
       const subscription = store.subscribeToAll();

@@ -29,6 +29,7 @@ export function refusingEventStore(inner: EventStore, db: Database.Database): Re
     readAll: (options) => inner.readAll(options),
     subscribeToAll: (options) => inner.subscribeToAll(options),
     headPosition: () => inner.headPosition(),
+    countEventsAfter: (after, limit) => inner.countEventsAfter(after, limit),
     ...(inner.probeWrite ? { probeWrite: () => inner.probeWrite!() } : {}),
     close: () => inner.close(),
   };

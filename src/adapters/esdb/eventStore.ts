@@ -31,7 +31,7 @@ import {
   type StreamName,
   type Subscription,
 } from '../../ports/eventStore.js';
-import { toPortError } from './errors.js';
+import { toAppendError, toPortError } from './errors.js';
 import { toEventData, toRecordedEvent } from './recordedEvent.js';
 import { EsdbSubscription } from './subscription.js';
 
@@ -63,13 +63,15 @@ class EsdbEventStore implements EventStore {
 
   async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
+    const data = events.map(toEventData);
     let result;
     try {
-      result = await this.client.appendToStream(stream, events.map(toEventData), {
+      result = await this.client.appendToStream(stream, data, {
         expectedRevision: expected satisfies AppendExpectedRevision,
       });
     } catch (error) {
-      throw toPortError(error, stream, expected);
+      // definite (nothing written) or AppendOutcomeUnknown: see errors.ts
+      throw toAppendError(error, stream, expected);
     }
     // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a value.
     if (!result.success) {
@@ -150,6 +152,17 @@ class EsdbEventStore implements EventStore {
       if (page.length < 32 || last === undefined) return 0n;
       from = last;
     }
+  }
+
+  /**
+   * Counted by reading `$all` forwards from `after` (in pages, system events left out): commit
+   * positions are byte offsets in the transaction log, so no arithmetic on them counts events.
+   */
+  async countEventsAfter(after: bigint, limit: number): Promise<number> {
+    let count = 0;
+    if (limit <= 0) return count;
+    for await (const _ of this.readAll({ after, maxCount: limit })) count += 1;
+    return count;
   }
 
   async close(): Promise<void> {

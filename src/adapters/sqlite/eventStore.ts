@@ -147,6 +147,12 @@ class SqliteStore implements SqliteEventStore {
     return this.guarded(() => this.statements.head());
   }
 
+  async countEventsAfter(after: bigint, limit: number): Promise<number> {
+    this.assertOpen();
+    if (limit <= 0) return 0;
+    return this.guarded(() => this.statements.countAfter(after, limit));
+  }
+
   async probeWrite(): Promise<void> {
     this.assertOpen();
     this.guarded(this.probe);

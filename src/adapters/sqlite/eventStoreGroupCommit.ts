@@ -41,7 +41,7 @@ export interface GroupCommitOptions {
 }
 
 /** Refusals that concern one append only; anything else (I/O, busy) fails the whole group. */
-const isOwnRefusal = (e: unknown) => e instanceof WrongExpectedRevision || e instanceof DuplicateEventId;
+const isOwnRefusal = (e: unknown) => WrongExpectedRevision.is(e) || e instanceof DuplicateEventId;
 
 export class GroupCommitWriter {
   private queue: Pending[] = [];

@@ -57,6 +57,7 @@ export interface Statements {
   streamPage(stream: string, fromRevision: bigint, limit: number): EventRow[];
   allPage(after: bigint, limit: number): EventRow[];
   head(): bigint;
+  countAfter(after: bigint, limit: number): number;
 }
 
 export function createSchema(db: Database.Database): void {
@@ -79,6 +80,8 @@ export function prepareStatements(db: Database.Database): Statements {
     .safeIntegers(true);
   const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true);
   const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
+  // Counted over the position index, stopping at the limit.
+  const countAfter = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT ?)');
 
   return {
     lastOfStream: (stream) => lastOfStream.get(stream) as StoredRef | undefined,
@@ -88,6 +91,7 @@ export function prepareStatements(db: Database.Database): Statements {
     streamPage: (stream, fromRevision, limit) => streamPage.all(stream, fromRevision, limit) as EventRow[],
     allPage: (after, limit) => allPage.all(after, limit) as EventRow[],
     head: () => (head.get() as { head: bigint | null }).head ?? 0n,
+    countAfter: (after, limit) => (countAfter.get(after, limit) as { n: number }).n,
   };
 }
 

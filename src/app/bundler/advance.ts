@@ -152,18 +152,18 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         }
         // The wallet could not pay (its balance moved, or the gateway prices otherwise): the items go
         // back to the queue with no attempt counted, and their next plan waits for funds.
-        if (error instanceof GatewayRejected && error.about === 'funds') {
+        if (GatewayRejected.is(error) && error.about === 'funds') {
           deps.funds?.refused();
           return drop(`the service wallet cannot pay for it: ${error.message}`, false);
         }
         // refused for good (an anchor too old, a malformed transaction or chunk): its items go back to the queue
-        if (error instanceof GatewayRejected) return drop(`gateway refused it: ${error.message}`);
+        if (GatewayRejected.is(error)) return drop(`gateway refused it: ${error.message}`);
         // Still failing when the anchor has expired and the network has not got the transaction (a
         // gateway that lost the header refuses its chunks with data_root_not_found forever): it can
         // never be mined, so retrying would keep the items out of every other bundle for good. A
         // header never taken (the gateway down, 5xx or 429 until then) is not about the bundle: no
         // attempt counted; one taken and then lost by the network is.
-        if (error instanceof GatewayRequestError && !signal?.aborted) {
+        if (GatewayRequestError.is(error) && !signal?.aborted) {
           const reason = await unseenPastAnchor(deps, bundle, signal).catch(() => undefined);
           if (reason) return bundle.status === 'prepared' ? drop(`never taken by the gateway: ${reason}`, false) : drop(reason);
         }

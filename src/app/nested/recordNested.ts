@@ -83,7 +83,7 @@ export async function indexNestedItems(
         outcome.appended++;
         outcome.position = position;
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevision) || attempt >= 5) throw error;
+        if (!WrongExpectedRevision.is(error) || attempt >= 5) throw error;
         progress = await readIndexProgress(deps.eventStore, stream);
       }
     }

@@ -35,7 +35,7 @@ async function checkOne(item: Accepted, blobStore: ItemBytesDeps['blobStore'], s
   try {
     bytes = await blobStore.read(item.blobKey);
   } catch (error) {
-    if (error instanceof BlobNotFound) return report('blob-missing', `no blob at ${item.blobKey}`);
+    if (BlobNotFound.is(error)) return report('blob-missing', `no blob at ${item.blobKey}`);
     return report('blob-unreadable', `${item.blobKey}: ${messageOf(error)}`);
   }
 

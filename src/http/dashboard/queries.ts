@@ -95,7 +95,7 @@ export interface DashboardQueries {
 }
 
 export interface DashboardDeps {
-  eventStore: Pick<EventStore, 'headPosition'>;
+  eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
   readStore: ReadStore;
   info: () => ServiceInfo;
   /** the `GET /tx/:id/offsets` query */

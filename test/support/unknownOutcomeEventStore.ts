@@ -1,0 +1,40 @@
+import { AppendOutcomeUnknown, type EventStore, type StreamName } from '../../src/ports/eventStore.js';
+
+export type UnknownOutcome =
+  /** the append is written, then the caller hears AppendOutcomeUnknown (a deadline passed as the leader committed) */
+  | 'written'
+  /** the caller hears AppendOutcomeUnknown and nothing is written (the call was cut before it reached the leader) */
+  | 'lost';
+
+export interface UnknownOutcomeEventStore {
+  store: EventStore;
+  /** the next append to a stream `which` names ends with AppendOutcomeUnknown, after `outcome` */
+  once(which: (stream: StreamName) => boolean, outcome: UnknownOutcome): void;
+}
+
+/**
+ * TEST DOUBLE around a real event store (test code only): what EventStoreDB's client does to an
+ * append whose deadline passes or whose connection is cut mid-call. The adapter maps those to
+ * AppendOutcomeUnknown (src/adapters/esdb/errors.ts, each mapping unit-tested); the events may or
+ * may not be in the store, and this double decides which, once.
+ */
+export function unknownOutcomeEventStore(inner: EventStore): UnknownOutcomeEventStore {
+  let armed: { which: (stream: StreamName) => boolean; outcome: UnknownOutcome } | undefined;
+  const store: EventStore = {
+    async append(stream, events, expected) {
+      if (!armed?.which(stream)) return inner.append(stream, events, expected);
+      const { outcome } = armed;
+      armed = undefined;
+      if (outcome === 'written') await inner.append(stream, events, expected);
+      throw new AppendOutcomeUnknown('EventStoreDB did not say whether the append was written: 4 DEADLINE_EXCEEDED: Deadline exceeded');
+    },
+    readStream: (stream, options) => inner.readStream(stream, options),
+    readAll: (options) => inner.readAll(options),
+    subscribeToAll: (options) => inner.subscribeToAll(options),
+    headPosition: () => inner.headPosition(),
+    countEventsAfter: (after, limit) => inner.countEventsAfter(after, limit),
+    ...(inner.probeWrite ? { probeWrite: () => inner.probeWrite!() } : {}),
+    close: () => inner.close(),
+  };
+  return { store, once: (which, outcome) => (armed = { which, outcome }) };
+}
