@@ -47,7 +47,7 @@ export class LeaseFence {
     try {
       await this.eventStore.append(bundlerLeaseStream, [toNewEvent(event, newEventId(), BUNDLER)], last < 0n ? 'no_stream' : last);
     } catch (error) {
-      if (error instanceof WrongExpectedRevision) return false;
+      if (WrongExpectedRevision.is(error)) return false;
       throw error;
     }
     this.#token = token;
