@@ -139,4 +139,43 @@ describe('the nested index of a bundle of 10,000 items', function () {
     expect(after.flatMap((e) => (e.data as NestedItemsIndexed['data']).items)).to.deep.equal(expectedItems(root, SOME));
     expect(await index()).to.equal(undefined);
   });
+
+  it('records each item once when two runs index the same root at the same time (the recovery of two processes)', async () => {
+    const root = await bundleItem(signers.ethereum(), rawBundle(entries.slice(0, SOME)));
+    await acceptWithoutIndex(root.getRaw());
+    const index = () => indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES }, root.id, { correlationId: 'recovery' });
+    const outcomes = await Promise.all([index(), index()]);
+    expect(outcomes.map((o) => o?.items)).to.deep.equal([SOME, SOME]);
+    // the same part from both is kept once (same findings, same event id); none is written twice
+    expect((await partsOf(root.id)).length).to.equal(5);
+    const data = (await partsOf(root.id)).map((e) => e.data as NestedItemsIndexed['data']);
+    expect(data.flatMap((d) => d.items)).to.deep.equal(expectedItems(root, SOME));
+    expect(data.map((d) => d.more ?? false).lastIndexOf(false)).to.equal(data.length - 1);
+    expect(data.filter((d) => d.more === undefined).length).to.equal(1);
+  });
+
+  it('leaves out of its next part what a racing run of another split recorded meanwhile', async () => {
+    const root = await bundleItem(signers.ethereum(), rawBundle(entries.slice(0, SOME)));
+    await acceptWithoutIndex(root.getRaw());
+    const expected = expectedItems(root, SOME);
+    const stream = dataItemStream(root.id as DataItemId);
+    // just before this run's second part, another run (parts of its own size) records the next 100 items
+    let appends = 0;
+    const racing = Object.assign(Object.create(service.eventStore) as typeof service.eventStore, {
+      append: async (...args: Parameters<TestService['eventStore']['append']>) => {
+        if (++appends === 2) {
+          const recorded = (await partsOf(root.id)).flatMap((e) => (e.data as NestedItemsIndexed['data']).items).length;
+          const other: NestedItemsIndexed = { type: 'NestedItemsIndexed', data: { id: root.id, items: expected.slice(recorded, recorded + 100), timestamp: 1, verified: true, more: true } };
+          await service.eventStore.append(stream, [toNewEvent(other, uuidFromName(`other/${root.id}`), { correlationId: 'other' })], args[2]);
+        }
+        return service.eventStore.append(...args);
+      },
+    });
+    const outcome = await indexNestedItems({ eventStore: racing, blobStore: service.blobStore, freeMaxItems: ENTRIES }, root.id, { correlationId: 'recovery' });
+    expect(outcome).to.deep.include({ appended: 5, items: SOME });
+    const data = (await partsOf(root.id)).map((e) => e.data as NestedItemsIndexed['data']);
+    // its second part (415 items) less the 100 the other run took
+    expect(data.map((d) => d.items.length)).to.deep.equal([415, 100, 315, 414, 414, 342]);
+    expect(data.flatMap((d) => d.items)).to.deep.equal(expected);
+  });
 });

@@ -30,7 +30,7 @@ export interface RecordNestedDeps {
 
 /** What one indexing run recorded. */
 export interface IndexOutcome {
-  /** parts this run appended (0: another run had written them) */
+  /** parts this run appended (0: another run had written them; a part a racing run appended alike is counted by both, stored once) */
   appended: number;
   items: number;
   unindexed: number;
