@@ -99,6 +99,7 @@ const wrongExpectedRevision = portErrorBrand<WrongExpectedRevision>('WrongExpect
 const eventStoreUnavailable = portErrorBrand<EventStoreUnavailable>('EventStoreUnavailable');
 const appendOutcomeUnknown = portErrorBrand<AppendOutcomeUnknown>('AppendOutcomeUnknown');
 const eventStoreRefused = portErrorBrand<EventStoreRefused>('EventStoreRefused');
+const appendTooLarge = portErrorBrand<AppendTooLarge>('AppendTooLarge');
 
 /** Definite: the stream's revision was not the expected one, nothing was written. */
 export class WrongExpectedRevision extends Error {
@@ -114,6 +115,40 @@ export class WrongExpectedRevision extends Error {
     wrongExpectedRevision.mark(this);
   }
 }
+
+/**
+ * The most bytes one append may carry: EventStoreDB's `MaxAppendSize` default (1 MiB; a server can be
+ * configured up to 16 MB, never counted on here). Every adapter refuses more with AppendTooLarge, the
+ * embedded store too, so a test run on SQLite catches an append a real server would refuse.
+ */
+export const MAX_APPEND_BYTES = 1_048_576;
+
+/** An event as the adapters write it: data and metadata as JSON text. */
+export interface SerializedEventText {
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/** data and metadata as the adapters serialize them (JSON, written as UTF-8), as the server sizes them */
+export const serializeEvent = (event: Pick<NewEvent, 'type' | 'data' | 'metadata'>): SerializedEventText => ({
+  type: event.type,
+  data: JSON.stringify(event.data ?? null),
+  metadata: JSON.stringify(event.metadata),
+});
+
+/**
+ * One event's size as EventStoreDB counts it against `MaxAppendSize` (server `Data/Event.cs`): bytes of
+ * data, plus bytes of metadata, plus twice the type's length (its .NET string length: UTF-16 units, as
+ * JavaScript's).
+ */
+export const serializedSize = (event: SerializedEventText): number =>
+  Buffer.byteLength(event.data, 'utf8') + Buffer.byteLength(event.metadata, 'utf8') + 2 * event.type.length;
+
+/** The size of an append, summed over its events: at most MAX_APPEND_BYTES is taken. */
+export const appendSize = (events: readonly Pick<NewEvent, 'type' | 'data' | 'metadata'>[]): number =>
+  events.reduce((sum, e) => sum + serializedSize(serializeEvent(e)), 0);
+
 
 /**
  * The store cannot be reached or refused to work; the request may be retried. From an append, this
@@ -150,7 +185,7 @@ export class AppendOutcomeUnknown extends EventStoreUnavailable {
  */
 export class EventStoreRefused extends Error {
   static is = eventStoreRefused.is;
-  override readonly name = 'EventStoreRefused';
+  override readonly name: string = 'EventStoreRefused';
   constructor(
     /** what the store refused it for */
     readonly reason: 'too-large' | 'stream-deleted' | 'access-denied' | 'invalid-request',
@@ -159,5 +194,24 @@ export class EventStoreRefused extends Error {
   ) {
     super(message, options);
     eventStoreRefused.mark(this);
+  }
+}
+
+/**
+ * The `too-large` refusal as the embedded store makes it, knowing the size: an append over
+ * MAX_APPEND_BYTES, refused whole, nothing written (EventStoreDB's own refusal reaches the service as
+ * EventStoreRefused `too-large`). A bug of the caller, never retried.
+ */
+export class AppendTooLarge extends EventStoreRefused {
+  static override is = appendTooLarge.is;
+  override readonly name = 'AppendTooLarge';
+  constructor(
+    readonly stream: StreamName,
+    /** appendSize of the refused append */
+    readonly size: number,
+    readonly limit: number = MAX_APPEND_BYTES,
+  ) {
+    super('too-large', `append to ${stream} of ${size} bytes is over the limit of ${limit} bytes`);
+    appendTooLarge.mark(this);
   }
 }

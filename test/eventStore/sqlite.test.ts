@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js';
-import { EventStoreUnavailable, streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
+import { appendSize, AppendTooLarge, EventStoreUnavailable, MAX_APPEND_BYTES, streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
 import { eventStoreContract } from './contract.js';
 import { fillSqlite } from '../support/fullSqlite.js';
 import { collect, expectConflict, inStreams, newEvent, nextEvents, summary, testStreams } from './contractSupport.js';
@@ -24,6 +24,44 @@ describe('SQLite event store', () => {
 
   eventStoreContract('SQLite', async () => openSqliteEventStore({ path: newPath(), pollIntervalMs: 20 }), {
     freshStore: true,
+  });
+
+  describe('append size limit (EventStoreDB MaxAppendSize)', () => {
+    let store: SqliteEventStore;
+    beforeEach(() => {
+      store = openSqliteEventStore({ path: newPath() });
+    });
+    afterEach(() => store.close());
+
+    /** an event whose appendSize is exactly `size`: a string payload padded to it */
+    function eventOfSize(type: string, size: number) {
+      const event = newEvent(type, '');
+      const padding = size - appendSize([event]);
+      return { ...event, data: 'x'.repeat(padding) };
+    }
+
+    it('takes an append of exactly MAX_APPEND_BYTES, over several events', async () => {
+      const { s } = testStreams('s');
+      const events = [eventOfSize('Half', MAX_APPEND_BYTES / 2), eventOfSize('Half', MAX_APPEND_BYTES / 2)];
+      expect(appendSize(events)).to.equal(1_048_576);
+      expect((await store.append(s, events, 'no_stream')).nextRevision).to.equal(1n);
+    });
+
+    it('refuses an append one byte over with AppendTooLarge, writing none of its events', async () => {
+      const { s, t } = testStreams('s', 't');
+      const events = [eventOfSize('Half', MAX_APPEND_BYTES / 2), eventOfSize('Half', MAX_APPEND_BYTES / 2 + 1)];
+      let refusal: unknown;
+      await store.append(s, events, 'no_stream').catch((error: unknown) => (refusal = error));
+      expect(refusal).to.be.instanceOf(AppendTooLarge);
+      expect((refusal as AppendTooLarge).size).to.equal(1_048_577);
+      expect((refusal as AppendTooLarge).message).to.equal(`append to ${s} of 1048577 bytes is over the limit of 1048576 bytes`);
+      // counted as the server counts: UTF-8 bytes of the JSON, twice the type's length
+      const wide = { ...newEvent('T', ''), data: 'é'.repeat(10) };
+      expect(appendSize([wide])).to.equal(Buffer.byteLength(JSON.stringify(wide.metadata)) + 22 + 2);
+      // the store goes on taking appends
+      expect((await store.append(t, [newEvent('Small')], 'no_stream')).nextRevision).to.equal(0n);
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${t}:0:Small`]);
+    });
   });
 
   describe('group commit', () => {

@@ -42,9 +42,9 @@ describe('indexing nested items in the background', function () {
       expect(answeredWhileIndexing).to.be.at.least(5);
       const parts = await nestedIndexed(service, root.id);
       expect(parts.map((p) => [p.items.length, p.unindexed?.length, p.more])).to.deep.equal([
-        [0, 1000, true],
-        [0, 1000, true],
-        [0, 800, undefined],
+        // parts of at most 512 KiB each (PART_MAX_BYTES)
+        [0, 2594, true],
+        [0, 206, undefined],
       ]);
     });
   });

@@ -4,7 +4,8 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { receiveDataItem } from '../../src/app/receiveDataItem.js';
 import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptDataItem.js';
 import { recoverNestedIndexes } from '../../src/app/nested/recoverNested.js';
-import { indexNestedItems, ITEMS_PER_EVENT } from '../../src/app/nested/recordNested.js';
+import { indexNestedItems, PART_MAX_BYTES } from '../../src/app/nested/recordNested.js';
+import { appendSize } from '../../src/ports/eventStore.js';
 import { uuidFromName } from '../../src/app/nested/eventIds.js';
 import { collectionOf, nestedOffsetsProjection, pendingNestedIndexProjection } from '../../projections/index.js';
 import { startTestService, type TestService } from '../support/testService.js';
@@ -19,7 +20,8 @@ describe('recovering the nested index of a bundle item left unindexed', function
   let nested: TwoLevels;
   const MINUTE = 60_000;
   before(async () => {
-    service = await startTestService();
+    // free up to 64 MiB: bundles of thousands of entries need no credit
+    service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(64 << 20) });
     nested = await twoLevels();
   });
   after(() => service?.close());
@@ -74,8 +76,8 @@ describe('recovering the nested index of a bundle item left unindexed', function
   });
 
   it('resumes after the last part written, appending after the events of other kinds that came between', async () => {
-    // 2.5 parts of findings: entries that each fail their signature check
-    const entries = 2 * ITEMS_PER_EVENT + ITEMS_PER_EVENT / 2;
+    // entries that each fail their signature check: findings of about 200 bytes, three parts of them
+    const entries = 6_000;
     const root = await bundleItem(signers.arweave(), fakeBundle(entries));
     await acceptWithoutIndex(root.getRaw());
     const stream = dataItemStream(root.id as DataItemId);
@@ -95,6 +97,7 @@ describe('recovering the nested index of a bundle item left unindexed', function
     let failure: unknown;
     await recover(Date.now() + MINUTE + 1_000, dying).catch((error: unknown) => (failure = error));
     expect(String(failure)).to.equal('Error: process gone');
+    const [first] = (await streamOf(root.id)).slice(1);
     expect(await typesOf(root.id)).to.deep.equal(['DataItemAccepted', 'NestedItemsIndexed']);
     await caughtUp();
     expect(await pending()).to.include(root.id);
@@ -105,6 +108,7 @@ describe('recovering the nested index of a bundle item left unindexed', function
 
     expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(1);
     const events = await streamOf(root.id);
+    const partEvents = events.filter((e) => e.type === 'NestedItemsIndexed');
     expect(events.map((e) => e.type)).to.deep.equal([
       'DataItemAccepted',
       'NestedItemsIndexed',
@@ -112,13 +116,20 @@ describe('recovering the nested index of a bundle item left unindexed', function
       'NestedItemsIndexed',
       'NestedItemsIndexed',
     ]);
-    const parts = events.filter((e) => e.type === 'NestedItemsIndexed').map((e) => e.data as { unindexed: unknown[]; more?: true });
+    // the part written before the crash is kept as it was, not written again
+    expect(partEvents[0]!.id).to.equal(first!.id);
+    const parts = partEvents.map((e) => e.data as { unindexed: { id: string }[]; more?: true });
     expect(parts.map((p) => [p.unindexed.length, p.more])).to.deep.equal([
-      [ITEMS_PER_EVENT, true],
-      [ITEMS_PER_EVENT, true],
-      [ITEMS_PER_EVENT / 2, undefined],
+      [2594, true],
+      [2594, true],
+      [812, undefined],
     ]);
-    expect(new Set(parts.flatMap((p) => p.unindexed.map((u) => (u as { id: string }).id))).size).to.equal(entries);
+    // split by size: each part as full as PART_MAX_BYTES (512 KiB) lets it be
+    expect(partEvents.map((e) => appendSize([e]) <= PART_MAX_BYTES && appendSize([e]) > PART_MAX_BYTES - 1_000)).to.deep.equal([true, true, false]);
+    // every finding once, in the order of the bundle
+    const ids = parts.flatMap((p) => p.unindexed.map((u) => u.id));
+    expect(ids.length).to.equal(entries);
+    expect(new Set(ids).size).to.equal(entries);
     await caughtUp();
     expect(await pending()).to.not.include(root.id);
     expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(0);

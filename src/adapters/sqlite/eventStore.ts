@@ -6,7 +6,11 @@
  */
 import Database from 'better-sqlite3';
 import {
+  AppendTooLarge,
   EventStoreUnavailable,
+  MAX_APPEND_BYTES,
+  serializedSize,
+  serializeEvent,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -34,6 +38,8 @@ export interface SqliteEventStoreOptions {
   maxGroupSize?: number;
   /** rows read per query by reads and subscriptions (default 500) */
   pageSize?: number;
+  /** the most bytes one append may carry (appendSize; default MAX_APPEND_BYTES, as EventStoreDB's default) */
+  maxAppendBytes?: number;
   /** clock for `created` (default Date.now) */
   now?: () => number;
   /**
@@ -70,6 +76,7 @@ class SqliteStore implements SqliteEventStore {
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
   private readonly probe: () => void;
+  private readonly maxAppendBytes: number;
 
   constructor(
     private readonly db: Database.Database,
@@ -78,6 +85,7 @@ class SqliteStore implements SqliteEventStore {
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
+    this.maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
     this.probe = writeProbe(db);
     this.writer = new GroupCommitWriter({
       db,
@@ -93,7 +101,11 @@ class SqliteStore implements SqliteEventStore {
   async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     // Serialized here, so an event that is not JSON fails its own append and not the group.
-    return this.writer.append({ stream, events: serialize(events), expected });
+    const serialized = serialize(events);
+    // The server's rule, here too: an append this store takes, EventStoreDB takes as well.
+    const size = serialized.reduce((sum, e) => sum + serializedSize(e), 0);
+    if (size > this.maxAppendBytes) throw new AppendTooLarge(stream, size, this.maxAppendBytes);
+    return this.writer.append({ stream, events: serialized, expected });
   }
 
   async *readStream(stream: StreamName, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -186,11 +198,6 @@ function serialize(events: NewEvent[]): SerializedEvent[] {
   return events.map((e) => {
     if (ids.has(e.id)) throw new Error(`event id ${e.id} appears twice in one append`);
     ids.add(e.id);
-    return {
-      id: e.id,
-      type: e.type,
-      data: JSON.stringify(e.data ?? null),
-      metadata: JSON.stringify(e.metadata),
-    };
+    return { id: e.id, ...serializeEvent(e) };
   });
 }

@@ -1,18 +1,19 @@
-import { WrongExpectedRevision, type EventMetadata, type EventStore } from '../../ports/eventStore.js';
+import { appendSize, MAX_APPEND_BYTES, WrongExpectedRevision, type EventMetadata, type EventStore } from '../../ports/eventStore.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { dataItemStream, type DataItemId } from '../../domain/ids.js';
 import type { NestedItemsIndexed } from '../../domain/dataItem/events.js';
 import { toNewEvent } from '../../domain/events.js';
-import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedIndex, type NestedLimits } from './findNested.js';
+import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedLimits } from './findNested.js';
 import { uuidFromName } from './eventIds.js';
 import { readIndexProgress, type IndexProgress } from './indexProgress.js';
 
 /**
- * Findings per event (items and entries left out together): a bundle of 10000 items would make one
- * event of about 3 MB; in parts of at most about 300 KB, each event stays readable in a history and
- * each append under the scale-out store's limit (1 MiB per append by default).
+ * Bytes of one part at most, as the event store counts an append (appendSize): half of what a
+ * server takes by default, so a server configured lower or counting a little differently still
+ * takes each part, and each event stays readable in a history (about 1,800 plain items a part).
+ * Split by size, not by count: a nested item's content type alone may be 4 KB.
  */
-export const ITEMS_PER_EVENT = 1000;
+export const PART_MAX_BYTES = MAX_APPEND_BYTES / 2;
 
 /** Entries of bundles nested in a free item that are looked at, by default: each costs a signature check. */
 export const DEFAULT_FREE_MAX_ITEMS = 1000;
@@ -29,7 +30,7 @@ export interface RecordNestedDeps {
 
 /** What one indexing run recorded. */
 export interface IndexOutcome {
-  /** parts this run appended (0: another run had written them) */
+  /** parts this run appended (0: another run had written them; a part a racing run appended alike is counted by both, stored once) */
   appended: number;
   items: number;
   unindexed: number;
@@ -37,19 +38,24 @@ export interface IndexOutcome {
   position?: bigint;
 }
 
-/** A part of an index: the findings of one event, and whether more follow. */
-interface Part extends NestedIndex {
-  more: boolean;
+/** A part of an index being filled: its findings, from the walk's `first` finding on. */
+interface Part {
+  first: number;
+  found: Found[];
+  /** appendSize of the part's event, as its findings are added (an upper bound: commas counted) */
+  bytes: number;
 }
 
 /**
  * Indexes the items nested in an accepted item whose payload is a bundle, and records them on its
- * stream, a part at a time as the walk finds them, each appended after the stream's last event
- * (other events may come between). What its stream says decides what is left to do: nothing when
- * the index is complete, the item unknown, failed or not a bundle; after a crash between parts, the
- * walk runs again (it is deterministic) and appends from the first part not written. A racing run
- * (the recovery of another process) makes an append conflict: the stream is read again and the
- * parts it wrote are not written twice. Returns undefined when there was nothing to do.
+ * stream, a part at a time as the walk finds them (each part one append of at most PART_MAX_BYTES),
+ * each appended after the stream's last event (other events may come between). What its stream says
+ * decides what is left to do: nothing when the index is complete, the item unknown, failed or not a
+ * bundle; after a crash between parts, the walk runs again (it is deterministic) and records the
+ * findings after those the written parts hold. A racing run (the recovery of another process)
+ * makes an append conflict: the stream is read again and the findings it recorded are not recorded
+ * twice. A part's event id names the findings it holds, so the store keeps a retried append once
+ * and never takes two different parts for one. Returns undefined when there was nothing to do.
  */
 export async function indexNestedItems(
   deps: RecordNestedDeps,
@@ -66,55 +72,73 @@ export async function indexNestedItems(
       ? { ...(deps.limits ?? DEFAULT_NESTED_LIMITS), maxItems: deps.freeMaxItems ?? DEFAULT_FREE_MAX_ITEMS, scope: 'a free item' }
       : (deps.limits ?? DEFAULT_NESTED_LIMITS);
   const root = { id: rootId, blobKey: accepted.blobKey, rawContentLength: accepted.rawContentLength, payloadDataStart: accepted.payloadDataStart };
+  const now = deps.now ?? Date.now;
   const outcome: IndexOutcome = { appended: 0, items: 0, unindexed: 0 };
-  let number = 0;
-  const findings = walkNested(deps.blobStore, root, { limits, ...(signal ? { signal } : {}) });
-  for await (const part of partsOf(findings)) {
-    outcome.items += part.items.length;
-    outcome.unindexed += part.unindexed.length;
-    for (let attempt = 0; number >= progress.parts; attempt++) {
-      if (done(progress)) return outcome;
-      // the same id for the same part, whichever run appends it
-      const eventId = uuidFromName(`NestedItemsIndexed/${rootId}/${number}`);
-      const event = toNewEvent(partEvent(rootId, part, (deps.now ?? Date.now)()), eventId, metadata);
+  // what every part costs besides its findings: its event without any (both lists present)
+  const empty = partEvent(rootId, [], now(), true);
+  const emptyBytes = appendSize([toNewEvent({ ...empty, data: { ...empty.data, unindexed: [] } }, uuidFromName(rootId), metadata)]);
+  const newPart = (first: number): Part => ({ first, found: [], bytes: emptyBytes });
+
+  /** appends `part`; false when another run completed the index meanwhile */
+  async function record(part: Part, more: boolean): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      if (done(progress)) return false;
+      // findings another run recorded meanwhile are not recorded twice
+      if (progress.findings > part.first) {
+        part.found = part.found.slice(progress.findings - part.first);
+        part.first = progress.findings;
+      }
+      if (progress.findings < part.first) throw new Error(`the nested index of ${rootId} on its stream holds ${progress.findings} findings, ${part.first} expected`);
+      // all recorded already, and it is not the last part: nothing to add
+      if (part.found.length === 0 && more) return true;
+      const event = toNewEvent(partEvent(rootId, part.found, now(), more), partId(rootId, part, more), metadata);
       try {
         const { position, nextRevision } = await deps.eventStore.append(stream, [event], progress.revision);
-        progress = { ...progress, revision: nextRevision, parts: progress.parts + 1, complete: !part.more };
+        progress = { ...progress, revision: nextRevision, parts: progress.parts + 1, findings: progress.findings + part.found.length, complete: !more };
         outcome.appended++;
         outcome.position = position;
+        return true;
       } catch (error) {
         if (!WrongExpectedRevision.is(error) || attempt >= 5) throw error;
         progress = await readIndexProgress(deps.eventStore, stream);
       }
     }
-    number++;
   }
+
+  let seen = 0;
+  let part = newPart(progress.findings);
+  for await (const found of walkNested(deps.blobStore, root, { limits, ...(signal ? { signal } : {}) })) {
+    if ('item' in found) outcome.items++;
+    else outcome.unindexed++;
+    const index = seen++;
+    // recorded by an earlier run (in parts of any size: the count of findings is what resumes)
+    if (index < progress.findings) continue;
+    const bytes = findingBytes(found);
+    if (part.found.length > 0 && part.bytes + bytes > PART_MAX_BYTES) {
+      if (!(await record(part, true))) return outcome;
+      part = newPart(progress.findings);
+      // a racing run recorded this one too
+      if (index < progress.findings) continue;
+    }
+    part.found.push(found);
+    part.bytes += bytes;
+  }
+  await record(part, false);
   return outcome;
 }
 
 const done = (progress: IndexProgress) => progress.complete || progress.failed;
 
-/** The findings in parts of at most ITEMS_PER_EVENT; a part is handed on once it is known whether more follow. */
-async function* partsOf(findings: AsyncIterable<Found>): AsyncGenerator<Part> {
-  let part = emptyPart();
-  for await (const f of findings) {
-    if (size(part) === ITEMS_PER_EVENT) {
-      yield { ...part, more: true };
-      part = emptyPart();
-    }
-    add(part, f);
-  }
-  yield { ...part, more: false };
-}
+/** what a finding adds to its part's event: its JSON and a comma */
+const findingBytes = (found: Found): number => Buffer.byteLength(JSON.stringify('item' in found ? found.item : found.unindexed), 'utf8') + 1;
 
-const emptyPart = (): Part => ({ items: [], unindexed: [], more: false });
-const size = (part: NestedIndex) => part.items.length + part.unindexed.length;
-function add(part: NestedIndex, f: Found): void {
-  if ('item' in f) part.items.push(f.item);
-  else part.unindexed.push(f.unindexed);
-}
+/** the same id for the same findings, whichever run appends them; another id for any other part */
+const partId = (rootId: string, part: Part, more: boolean) =>
+  uuidFromName(`NestedItemsIndexed/${rootId}/${part.first}+${part.found.length}${more ? '/more' : ''}`);
 
-function partEvent(rootId: string, part: Part, timestamp: number): NestedItemsIndexed {
-  const unindexed = part.unindexed.length > 0 ? { unindexed: part.unindexed } : {};
-  return { type: 'NestedItemsIndexed', data: { id: rootId, items: part.items, ...unindexed, timestamp, verified: true, ...(part.more ? { more: true } : {}) } };
+function partEvent(rootId: string, found: readonly Found[], timestamp: number, more: boolean): NestedItemsIndexed {
+  const items = found.flatMap((f) => ('item' in f ? [f.item] : []));
+  const left = found.flatMap((f) => ('unindexed' in f ? [f.unindexed] : []));
+  const unindexed = left.length > 0 ? { unindexed: left } : {};
+  return { type: 'NestedItemsIndexed', data: { id: rootId, items, ...unindexed, timestamp, verified: true, ...(more ? { more: true } : {}) } };
 }

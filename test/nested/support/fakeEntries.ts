@@ -1,4 +1,5 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { serializeTags } from 'arbundles';
 import { deepHash } from '../../../src/verify/index.js';
 
 /**
@@ -11,24 +12,33 @@ export function fakeEntry(
   payload: Uint8Array = Buffer.from('no'),
   signature: Uint8Array = randomBytes(64),
   owner: Uint8Array = randomBytes(32),
+  tagBytes: { count: number; bytes: Uint8Array } = { count: 0, bytes: Buffer.alloc(0) },
 ): { id: string; raw: Buffer } {
   const header = Buffer.alloc(2 + 64 + 32 + 1 + 1 + 16);
   header.writeUInt16LE(2, 0);
   Buffer.from(signature).copy(header, 2);
   Buffer.from(owner).copy(header, 66);
-  // no target, no anchor, no tags: the bytes are already zero
-  return { id: createHash('sha256').update(signature).digest('base64url'), raw: Buffer.concat([header, payload]) };
+  // no target, no anchor: their flags are already zero
+  header.writeUInt32LE(tagBytes.count, 2 + 64 + 32 + 2);
+  header.writeUInt32LE(tagBytes.bytes.length, 2 + 64 + 32 + 2 + 8);
+  return { id: createHash('sha256').update(signature).digest('base64url'), raw: Buffer.concat([header, tagBytes.bytes, payload]) };
 }
 
 /**
  * A genuine item of signature type 2 (ed25519) made without arbundles, fast enough for bundles of
- * 100,000 (node:crypto signs; the message is the ANS-104 deep hash, as arbundles signs it).
+ * 100,000 (node:crypto signs; the message is the ANS-104 deep hash, as arbundles signs it); its tags
+ * encoded by arbundles.
  */
-export function genuineEntry(key: { privateKey: KeyObject; owner: Buffer }, payload: Uint8Array = randomBytes(16)): { id: string; raw: Buffer } {
+export function genuineEntry(
+  key: { privateKey: KeyObject; owner: Buffer },
+  payload: Uint8Array = randomBytes(16),
+  tags: { name: string; value: string }[] = [],
+): { id: string; raw: Buffer } {
   const empty = Buffer.alloc(0);
-  const message = deepHash([Buffer.from('dataitem'), Buffer.from('1'), Buffer.from('2'), key.owner, empty, empty, empty, payload]);
+  const tagBytes = tags.length > 0 ? serializeTags(tags) : empty;
+  const message = deepHash([Buffer.from('dataitem'), Buffer.from('1'), Buffer.from('2'), key.owner, empty, empty, tagBytes, payload]);
   const signature = sign(null, message, key.privateKey);
-  return fakeEntry(payload, signature, key.owner);
+  return fakeEntry(payload, signature, key.owner, { count: tags.length, bytes: tagBytes });
 }
 
 /** an ed25519 key as genuineEntry needs it */
