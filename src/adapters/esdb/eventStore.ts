@@ -71,11 +71,10 @@ class EsdbEventStore implements EventStore {
     } catch (error) {
       throw toPortError(error, stream, expected);
     }
-    // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a value.
-    if (!result.success) {
-      const actual = result.nextExpectedRevision < 0n ? 'no_stream' : result.nextExpectedRevision;
-      throw new WrongExpectedRevision(stream, expected, actual);
-    }
+    // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a
+    // value, and then its revision cannot be trusted: client 6.2.1's batchAppend answers
+    // `BigInt(hasCurrentStreamRevision())`, so 1n for any stream that exists. Ask the stream instead.
+    if (!result.success) throw new WrongExpectedRevision(stream, expected, await this.lastRevisionOf(stream));
     const position = result.position?.commit ?? (await this.positionOf(stream, result.nextExpectedRevision));
     return { nextRevision: result.nextExpectedRevision, position };
   }
@@ -178,6 +177,20 @@ class EsdbEventStore implements EventStore {
 
   private assertOpen(): void {
     if (this.closed) throw new EventStoreUnavailable('the EventStoreDB event store is closed');
+  }
+
+  /** The revision of the stream's last event, or `no_stream`. */
+  private async lastRevisionOf(stream: StreamName): Promise<bigint | 'no_stream'> {
+    const read = this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    let last: bigint | 'no_stream' = 'no_stream';
+    try {
+      // Read to the end (one event) rather than return early: an unfinished gRPC call stays open.
+      for await (const resolved of read) last = resolved.event?.revision ?? last;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return 'no_stream';
+      throw toPortError(error);
+    }
+    return last;
   }
 
   /** Older servers answer an idempotent (deduplicated) append without a position. */
