@@ -17,6 +17,7 @@ import {
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type Position,
+  type ResolvedEvent,
 } from '@eventstore/db-client';
 import {
   EventStoreUnavailable,
@@ -80,26 +81,22 @@ class EsdbEventStore implements EventStore {
   }
 
   async *readStream(stream: StreamName, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    this.assertOpen();
-    if (options.maxCount === 0) return;
-    const read = this.client.readStream(stream, {
-      direction: FORWARDS,
-      fromRevision: options.fromRevision ?? START,
-      ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
-    });
-    let finished = false;
-    try {
-      for await (const resolved of read) {
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let from: bigint | typeof START = options.fromRevision ?? START;
+    while (remaining > 0) {
+      // Paged with a count and each page read to its end, as readAll: a consumer that stops early
+      // leaves no call half-read. The client's dispose() waits for every call it knows of to finish,
+      // and a cancelled call whose answer had already come in never does: close() would never return.
+      const count = Math.min(this.pageSize, remaining);
+      const page = await this.readStreamPage(stream, from, count);
+      for (const resolved of page) {
         const event = toRecordedEvent(resolved);
         if (event) yield event;
       }
-      finished = true;
-    } catch (error) {
-      if (error instanceof StreamNotFoundError) return;
-      throw toPortError(error);
-    } finally {
-      // A consumer that stops early must not leave the gRPC call open.
-      if (!finished) await read.cancel().catch(() => undefined);
+      remaining -= page.length;
+      const last = page[page.length - 1]?.event?.revision;
+      if (page.length < count || last === undefined) return;
+      from = last + 1n;
     }
   }
 
@@ -170,6 +167,20 @@ class EsdbEventStore implements EventStore {
         page.push(resolved);
       }
     } catch (error) {
+      throw toPortError(error);
+    }
+    return page;
+  }
+
+  private async readStreamPage(stream: StreamName, from: bigint | typeof START, maxCount: number): Promise<ResolvedEvent[]> {
+    this.assertOpen();
+    const page: ResolvedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(stream, { direction: FORWARDS, fromRevision: from, maxCount })) {
+        page.push(resolved);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
       throw toPortError(error);
     }
     return page;
