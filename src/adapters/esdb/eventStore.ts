@@ -17,6 +17,7 @@ import {
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type Position,
+  type ResolvedEvent,
 } from '@eventstore/db-client';
 import {
   EventStoreUnavailable,
@@ -73,36 +74,31 @@ class EsdbEventStore implements EventStore {
       // definite (nothing written) or AppendOutcomeUnknown: see errors.ts
       throw toAppendError(error, stream, expected);
     }
-    // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a value.
-    if (!result.success) {
-      const actual = result.nextExpectedRevision < 0n ? 'no_stream' : result.nextExpectedRevision;
-      throw new WrongExpectedRevision(stream, expected, actual);
-    }
+    // Only with `throwOnAppendFailure=false` in the connection string does a conflict come back as a
+    // value, and then its revision cannot be trusted: client 6.2.1's batchAppend answers
+    // `BigInt(hasCurrentStreamRevision())`, so 1n for any stream that exists. Ask the stream instead.
+    if (!result.success) throw new WrongExpectedRevision(stream, expected, await this.lastRevisionOf(stream));
     const position = result.position?.commit ?? (await this.positionOf(stream, result.nextExpectedRevision));
     return { nextRevision: result.nextExpectedRevision, position };
   }
 
   async *readStream(stream: StreamName, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    this.assertOpen();
-    if (options.maxCount === 0) return;
-    const read = this.client.readStream(stream, {
-      direction: FORWARDS,
-      fromRevision: options.fromRevision ?? START,
-      ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
-    });
-    let finished = false;
-    try {
-      for await (const resolved of read) {
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let from: bigint | typeof START = options.fromRevision ?? START;
+    while (remaining > 0) {
+      // Paged with a count and each page read to its end, as readAll: a consumer that stops early
+      // leaves no call half-read. The client's dispose() waits for every call it knows of to finish,
+      // and a cancelled call whose answer had already come in never does: close() would never return.
+      const count = Math.min(this.pageSize, remaining);
+      const page = await this.readStreamPage(stream, from, count);
+      for (const resolved of page) {
         const event = toRecordedEvent(resolved);
         if (event) yield event;
       }
-      finished = true;
-    } catch (error) {
-      if (error instanceof StreamNotFoundError) return;
-      throw toPortError(error);
-    } finally {
-      // A consumer that stops early must not leave the gRPC call open.
-      if (!finished) await read.cancel().catch(() => undefined);
+      remaining -= page.length;
+      const last = page[page.length - 1]?.event?.revision;
+      if (page.length < count || last === undefined) return;
+      from = last + 1n;
     }
   }
 
@@ -189,8 +185,36 @@ class EsdbEventStore implements EventStore {
     return page;
   }
 
+  private async readStreamPage(stream: StreamName, from: bigint | typeof START, maxCount: number): Promise<ResolvedEvent[]> {
+    this.assertOpen();
+    const page: ResolvedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(stream, { direction: FORWARDS, fromRevision: from, maxCount })) {
+        page.push(resolved);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw toPortError(error);
+    }
+    return page;
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new EventStoreUnavailable('the EventStoreDB event store is closed');
+  }
+
+  /** The revision of the stream's last event, or `no_stream`. */
+  private async lastRevisionOf(stream: StreamName): Promise<bigint | 'no_stream'> {
+    const read = this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    let last: bigint | 'no_stream' = 'no_stream';
+    try {
+      // Read to the end (one event) rather than return early: an unfinished gRPC call stays open.
+      for await (const resolved of read) last = resolved.event?.revision ?? last;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return 'no_stream';
+      throw toPortError(error);
+    }
+    return last;
   }
 
   /** Older servers answer an idempotent (deduplicated) append without a position. */

@@ -1,0 +1,122 @@
+/**
+ * The scale-out profile in tests: the whole service with EVENT_STORE=esdb on the gRPC EventStoreDB
+ * test double (started here, on 127.0.0.1 port 0), and the read and blob stores of `scaleoutStores()`.
+ */
+import { startEsdbTestDouble, type EsdbTestDouble, type EsdbTestDoubleOptions } from '../support/esdbTestDouble.js';
+import { sizeOnDisk } from '../support/esdbTestDoubleAppend.js';
+import type { ProposedEvent } from '../support/esdbTestDoubleLog.js';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MongoClient } from 'mongodb';
+import { createEsdbEventStore, esdbClientFromConnectionString } from '../../src/adapters/esdb/eventStore.js';
+import { startTestService, type TestService } from '../support/testService.js';
+
+/**
+ * The read and blob store settings of the scale-out suites. Today SQLite and files under DATA_DIR;
+ * this one function is where the MongoDB stand-in goes (READ_STORE=mongo, BLOB_STORE=gridfs,
+ * MONGO_URL of a server started on 127.0.0.1), and every suite in test/scaleout follows it.
+ */
+export async function scaleoutStores(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
+  return { env: { READ_STORE: 'sqlite', BLOB_STORE: 'fs' }, close: async () => {} };
+}
+
+/** What the node was asked to write: the largest single append (in the server's SizeOnDisk bytes). */
+export interface AppendFigures {
+  appends: number;
+  largestAppendBytes: number;
+  largestAppendStream: string;
+}
+
+export interface ScaleoutNode {
+  node: EsdbTestDouble;
+  /** the settings of a service (or a script) on this node and `scaleoutStores()` */
+  env: Record<string, string>;
+  figures: AppendFigures;
+  close(): Promise<void>;
+}
+
+/** An EventStoreDB test double and the scale-out stores, with the figures of every append it took. */
+export async function startScaleoutNode(options: EsdbTestDoubleOptions = {}): Promise<ScaleoutNode> {
+  const node = await startEsdbTestDouble(options);
+  const stores = await scaleoutStores();
+  const figures: AppendFigures = { appends: 0, largestAppendBytes: 0, largestAppendStream: '' };
+  // Measured at the log, below gRPC: counts the appends the node wrote, whichever call brought them.
+  const append = node.log.append.bind(node.log);
+  node.log.append = (stream: string, expected, proposed: ProposedEvent[]) => {
+    const bytes = proposed.reduce((sum, e) => sum + sizeOnDisk(e), 0);
+    figures.appends += 1;
+    if (bytes > figures.largestAppendBytes) Object.assign(figures, { largestAppendBytes: bytes, largestAppendStream: stream });
+    return append(stream, expected, proposed);
+  };
+  return {
+    node,
+    env: { EVENT_STORE: 'esdb', EVENTSTORE_URL: node.connectionString, ...stores.env },
+    figures,
+    async close() {
+      await stores.close();
+      await node.stop();
+    },
+  };
+}
+
+export interface ScaleoutService extends TestService {
+  esdb: ScaleoutNode;
+}
+
+/** The whole service in-process on the scale-out profile; close() stops the node too. */
+export async function startScaleoutService(env: Record<string, string> = {}, options: EsdbTestDoubleOptions = {}): Promise<ScaleoutService> {
+  const esdb = await startScaleoutNode(options);
+  // The store is opened here rather than by the configuration's dynamic import: under mocha that import
+  // loads a second copy of src/ports/eventStore.ts, whose WrongExpectedRevision fails `instanceof` in the
+  // service (a 500 for a racing duplicate). `node --import tsx src/main.ts` loads one copy.
+  const eventStore = async () => ({ eventStore: createEsdbEventStore(esdbClientFromConnectionString(esdb.env.EVENTSTORE_URL!)) });
+  const service = await startTestService({ ...esdb.env, ...env }, eventStore).catch(async (error: unknown) => {
+    await esdb.close();
+    throw error;
+  });
+  return {
+    ...service,
+    esdb,
+    async close() {
+      await service.close();
+      await esdb.close();
+    },
+  };
+}
+
+/** Polls `read` until `done` holds (generous: the machine is busy). */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
+
+/**
+ * The pid of the process holding lease `name` in the read store `env` configures (instance ids start
+ * with the pid): the `leases` table of `<DATA_DIR>/read.db`, or the `leases` collection in MongoDB.
+ */
+export async function leaseHolderPid(env: Record<string, string>, name: string): Promise<number> {
+  let holder: string;
+  if (env.READ_STORE === 'mongo') {
+    const client = await MongoClient.connect(env.MONGO_URL!);
+    try {
+      const lease = await client.db(env.MONGO_DATABASE ?? 'upload_service').collection<{ _id: string; holder: string }>('leases').findOne({ _id: name });
+      holder = lease!.holder;
+    } finally {
+      await client.close();
+    }
+  } else {
+    const db = new Database(join(env.DATA_DIR!, 'read.db'), { readonly: true });
+    try {
+      holder = (db.prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string }).holder;
+    } finally {
+      db.close();
+    }
+  }
+  return Number(holder.split('-')[0]);
+}
