@@ -8,16 +8,25 @@ import type { ProposedEvent } from '../support/esdbTestDoubleLog.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
-import { createEsdbEventStore, esdbClientFromConnectionString } from '../../src/adapters/esdb/eventStore.js';
 import { startTestService, type TestService } from '../support/testService.js';
+import { testDatabases } from '../mongo/server.js';
 
 /**
- * The read and blob store settings of the scale-out suites. Today SQLite and files under DATA_DIR;
- * this one function is where the MongoDB stand-in goes (READ_STORE=mongo, BLOB_STORE=gridfs,
- * MONGO_URL of a server started on 127.0.0.1), and every suite in test/scaleout follows it.
+ * The read and blob store settings of the scale-out suites: MongoDB read models and GridFS bytes, on
+ * the in-memory MongoDB stand-in (test/support/mongoStandIn.ts; a real server with MONGO_URL), one
+ * fresh database per service, shared by every process of a split deployment as replicas share them.
  */
 export async function scaleoutStores(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
-  return { env: { READ_STORE: 'sqlite', BLOB_STORE: 'fs' }, close: async () => {} };
+  const databases = testDatabases();
+  await databases.start();
+  const database = databases.fresh();
+  return {
+    env: { READ_STORE: 'mongo', BLOB_STORE: 'gridfs', MONGO_URL: databases.url(), MONGO_DATABASE: database },
+    async close() {
+      await databases.drop(database);
+      await databases.close();
+    },
+  };
 }
 
 /** What the node was asked to write: the largest single append (in the server's SizeOnDisk bytes). */
@@ -66,11 +75,9 @@ export interface ScaleoutService extends TestService {
 /** The whole service in-process on the scale-out profile; close() stops the node too. */
 export async function startScaleoutService(env: Record<string, string> = {}, options: EsdbTestDoubleOptions = {}): Promise<ScaleoutService> {
   const esdb = await startScaleoutNode(options);
-  // The store is opened here rather than by the configuration's dynamic import: under mocha that import
-  // loads a second copy of src/ports/eventStore.ts, whose WrongExpectedRevision fails `instanceof` in the
-  // service (a 500 for a racing duplicate). `node --import tsx src/main.ts` loads one copy.
-  const eventStore = async () => ({ eventStore: createEsdbEventStore(esdbClientFromConnectionString(esdb.env.EVENTSTORE_URL!)) });
-  const service = await startTestService({ ...esdb.env, ...env }, eventStore).catch(async (error: unknown) => {
+  // every store from the configuration, as `npm start` opens them (port errors are told apart by
+  // brand, so the dynamically imported adapters' copies of the port modules are no matter)
+  const service = await startTestService({ ...esdb.env, ...env }).catch(async (error: unknown) => {
     await esdb.close();
     throw error;
   });
