@@ -23,7 +23,8 @@ export function redacted(url: string): string {
  */
 export function itOnRealServer(title: string, missing: string, test: (this: Mocha.Context) => Promise<void>): void {
   if (realMongoUrl) it(title, test);
-  else it.skip(`${title} (real servers only: the stand-in ${missing})`, test);
+  // pending, as the EventStoreDB real-server suite is without EVENTSTORE_URL: listed, not run
+  else it(`${title}: not run on the stand-in (real servers only: the stand-in ${missing})`);
 }
 
 /**
