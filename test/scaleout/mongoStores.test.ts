@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { GridFSBucket } from 'mongodb';
-import { startTestService, type TestService } from '../support/testService.js';
+import { SERVICE_WALLET_FILE, startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
+import { runScript } from '../support/runScript.js';
 
 /**
  * The whole service on the MongoDB stores (READ_STORE=mongo, BLOB_STORE=gridfs), as replicas share
@@ -42,5 +43,14 @@ describe(`the service on the MongoDB read store and GridFS (${mongoTarget})`, fu
     for await (const chunk of new GridFSBucket(databases.client().db(database), { bucketName: 'blobs' }).openDownloadStream(stored[0]!._id)) bytes.push(chunk as Buffer);
     const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
     expect(sha(Buffer.concat(bytes))).to.equal(sha(item.getRaw()));
+  });
+
+  it('is audited by npm run audit on the same stores: nothing found', async function () {
+    const env = { READ_STORE: 'mongo', BLOB_STORE: 'gridfs', MONGO_URL: databases.url(), MONGO_DATABASE: database, DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE };
+    const result = await runScript('audit', ['--json', '--blob-grace-minutes', '0'], env);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).to.equal(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.findings).to.deep.equal([]);
+    expect(report.head).to.equal(String(await service.eventStore.headPosition()));
   });
 });
