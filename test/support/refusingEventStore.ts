@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EventStore, StreamName } from '../../src/ports/eventStore.js';
+import { withAppend } from './appendWrapped.js';
 
 export interface RefusingEventStore {
   store: EventStore;
@@ -15,23 +16,14 @@ export interface RefusingEventStore {
  */
 export function refusingEventStore(inner: EventStore, db: Database.Database): RefusingEventStore {
   let refused: ((stream: StreamName) => boolean) | undefined;
-  const store: EventStore = {
-    async append(stream, events, expected) {
-      if (!refused?.(stream)) return inner.append(stream, events, expected);
-      db.pragma('query_only = ON');
-      try {
-        return await inner.append(stream, events, expected);
-      } finally {
-        db.pragma('query_only = OFF');
-      }
-    },
-    readStream: (stream, options) => inner.readStream(stream, options),
-    readAll: (options) => inner.readAll(options),
-    subscribeToAll: (options) => inner.subscribeToAll(options),
-    headPosition: () => inner.headPosition(),
-    countEventsAfter: (after, limit) => inner.countEventsAfter(after, limit),
-    ...(inner.probeWrite ? { probeWrite: () => inner.probeWrite!() } : {}),
-    close: () => inner.close(),
-  };
+  const store = withAppend(inner, async (stream, events, expected) => {
+    if (!refused?.(stream)) return inner.append(stream, events, expected);
+    db.pragma('query_only = ON');
+    try {
+      return await inner.append(stream, events, expected);
+    } finally {
+      db.pragma('query_only = OFF');
+    }
+  });
   return { store, refuse: (which) => (refused = which) };
 }

@@ -1,4 +1,5 @@
 import { AppendOutcomeUnknown, type EventStore, type StreamName } from '../../src/ports/eventStore.js';
+import { withAppend } from './appendWrapped.js';
 
 export type UnknownOutcome =
   /** the append is written, then the caller hears AppendOutcomeUnknown (a deadline passed as the leader committed) */
@@ -20,21 +21,12 @@ export interface UnknownOutcomeEventStore {
  */
 export function unknownOutcomeEventStore(inner: EventStore): UnknownOutcomeEventStore {
   let armed: { which: (stream: StreamName) => boolean; outcome: UnknownOutcome } | undefined;
-  const store: EventStore = {
-    async append(stream, events, expected) {
-      if (!armed?.which(stream)) return inner.append(stream, events, expected);
-      const { outcome } = armed;
-      armed = undefined;
-      if (outcome === 'written') await inner.append(stream, events, expected);
-      throw new AppendOutcomeUnknown('EventStoreDB did not say whether the append was written: 4 DEADLINE_EXCEEDED: Deadline exceeded');
-    },
-    readStream: (stream, options) => inner.readStream(stream, options),
-    readAll: (options) => inner.readAll(options),
-    subscribeToAll: (options) => inner.subscribeToAll(options),
-    headPosition: () => inner.headPosition(),
-    countEventsAfter: (after, limit) => inner.countEventsAfter(after, limit),
-    ...(inner.probeWrite ? { probeWrite: () => inner.probeWrite!() } : {}),
-    close: () => inner.close(),
-  };
+  const store = withAppend(inner, async (stream, events, expected) => {
+    if (!armed?.which(stream)) return inner.append(stream, events, expected);
+    const { outcome } = armed;
+    armed = undefined;
+    if (outcome === 'written') await inner.append(stream, events, expected);
+    throw new AppendOutcomeUnknown('EventStoreDB did not say whether the append was written: 4 DEADLINE_EXCEEDED: Deadline exceeded');
+  });
   return { store, once: (which, outcome) => (armed = { which, outcome }) };
 }
