@@ -7,6 +7,7 @@ import {
   MemoryStorageAdapter,
   ObjectId,
   plugins,
+  QueryEngine,
   UpdateEngine,
   type Document,
   type ICommandHandler,
@@ -41,6 +42,11 @@ import {
  * - update pipelines: it refuses an update given as a pipeline (the GridFS store numbers a cut and
  *   appends it to the key's cuts in one). `withPipelineUpdates` runs such an update as an aggregation
  *   pipeline over the document, with the stand-in's own query library (mingo; `$$NOW`: the run's time).
+ * - string order: it sorts strings (and compares them for `$min`, `$max` and `$push` with `$sort`) with
+ *   `localeCompare`, which puts 'bT…' before 'On…'; MongoDB's default (simple) collation compares
+ *   their UTF-8 bytes, so 'On…' comes first (server `src/mongo/bson/bsonelement.cpp`, `compareElements`,
+ *   String case: a memcmp of the bytes). A scan for one upload's chunks by `_id` range read another
+ *   upload's chunk first and stopped. `withBinaryStringOrder` compares strings by their bytes.
  * - batches of at most 16 MiB: it answers a find or getMore with as many documents as the batch size
  *   says (101 by default), whatever their size, and a reply over BSON's 16 MiB fails (GridFS chunks are
  *   up to 1 MiB each). `withinBatchLimit` keeps what does not fit for the next getMore, as MongoDB does.
@@ -55,6 +61,7 @@ export const standInReplicaSet = 'rs0';
 
 export async function startMongoStandIn(): Promise<MongoStandIn> {
   withPipelineUpdates();
+  withBinaryStringOrder();
   const server = new CongoServer({ host: '127.0.0.1', port: 0 });
   const storage = new StringIdStorage();
   const internals = server as unknown as CongoInternals;
@@ -115,6 +122,21 @@ function withPipelineUpdates(): void {
     const [updated] = new plugins.mingo.Aggregator(update).run([document]);
     return updated as IStoredDocument;
   };
+}
+
+/** MongoDB's order of two strings under the simple collation: their UTF-8 bytes, compared as unsigned */
+export const binaryStringOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/** the engines' comparisons (private statics in their types), as they came: every stand-in shares them */
+type Comparing = { compareValues(a: unknown, b: unknown): number };
+const comparing = [QueryEngine, UpdateEngine] as unknown as Comparing[];
+const originalCompare = comparing.map((engine) => engine.compareValues.bind(engine));
+
+/** Makes the query and update engines order strings by their bytes (see above), other values as before. */
+function withBinaryStringOrder(): void {
+  comparing.forEach((engine, i) => {
+    engine.compareValues = (a, b) => (typeof a === 'string' && typeof b === 'string' ? binaryStringOrder(a, b) : originalCompare[i]!(a, b));
+  });
 }
 
 /** what MongoDB puts in one batch at most: the documents of a 16 MiB reply, less room for its envelope */
