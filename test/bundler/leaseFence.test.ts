@@ -1,10 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { createBundler } from '../../src/app/bundler/bundler.js';
+import { dropForDamage } from '../../src/app/bundler/damage.js';
+import { failExhaustedItems } from '../../src/app/bundler/failItems.js';
 import { LeaseFence } from '../../src/app/bundler/fence.js';
 import { BundleRepository } from '../../src/app/bundles.js';
 import type { BundleCommand } from '../../src/domain/bundle/decider.js';
 import { bundleStream } from '../../src/domain/bundle/ids.js';
+import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { bundlerLeaseStream, LeaseLost } from '../../src/domain/bundle/lease.js';
 import { fromRecorded } from '../../src/domain/events.js';
 import { history } from '../../src/history/history.js';
@@ -205,5 +208,44 @@ describe('bundler lease fencing', function () {
       ['BundlePrepared', 1],
     ]);
     expect(await new BundleRepository(eventStore).read(planId)).to.include({ status: 'prepared', txId: tx.id, fence: 1 });
+  });
+
+  it("records an item's failure or damage only under the current holder's fencing token", async () => {
+    const [exhausted, damaged] = await uploadItems(node.service, [1_000, 2_000]);
+    const { eventStore } = node.service;
+    // the exhausted item's one bundle was dropped: with one attempt allowed it is out of attempts
+    const earlier = new BundleRepository(eventStore);
+    const meta = { correlationId: 'earlier' };
+    await earlier.execute({ type: 'Plan', data: { planId: 'plan-dropped', items: [{ id: exhausted!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } }, meta);
+    const { position } = await earlier.execute({ type: 'Drop', data: { planId: 'plan-dropped', reason: 'lost', now: 2 } }, meta);
+    await node.service.projections.waitFor(position!, 10_000);
+    const damagedPlan = await earlier.execute({ type: 'Plan', data: { planId: 'plan-damaged', items: [{ id: damaged!.id, size: 2_000, offset: 96 }], headerSize: 96, totalSize: 2_096, now: 3 } }, meta);
+
+    const firstFence = new LeaseFence(eventStore, 'first');
+    expect(await firstFence.take()).to.equal(true);
+    const secondFence = new LeaseFence(eventStore, 'second');
+    expect(await secondFence.take()).to.equal(true);
+    const settings = { ...node.deps.settings, maxAttempts: 1 };
+    const types = async (id: string) => (await streamEvents(node, dataItemStream(id as DataItemId))).map((e) => e.type);
+    const finding = [{ id: damaged!.id, blobKey: `items/${damaged!.id}`, found: 'missing' as const }];
+    const record = async () => {};
+
+    // the first was succeeded: it records neither
+    const first = { ...node.deps, settings, fence: firstFence };
+    let refusals = 0;
+    await failExhaustedItems(first, [exhausted!.id]).catch((error: unknown) => (refusals += error instanceof LeaseLost ? 1 : 0));
+    await dropForDamage(first, damagedPlan.state!, finding, record).catch((error: unknown) => (refusals += error instanceof LeaseLost ? 1 : 0));
+    expect(refusals).to.equal(2);
+    expect(await types(exhausted!.id)).to.deep.equal(['DataItemAccepted']);
+    expect(await types(damaged!.id)).to.deep.equal(['DataItemAccepted']);
+
+    // the holder does
+    const second = { ...node.deps, settings, fence: secondFence };
+    expect(await failExhaustedItems(second, [exhausted!.id])).to.equal(1);
+    await dropForDamage(second, damagedPlan.state!, finding, record);
+    expect(await types(exhausted!.id)).to.deep.equal(['DataItemAccepted', 'DataItemFailed']);
+    expect(await types(damaged!.id)).to.deep.equal(['DataItemAccepted', 'DataItemDamaged']);
+    // and only once
+    expect(await failExhaustedItems(second, [exhausted!.id])).to.equal(0);
   });
 });

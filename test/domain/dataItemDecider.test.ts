@@ -79,6 +79,26 @@ describe('data item decider', () => {
     });
   });
 
+  describe('failure by the bundler', () => {
+    const id = itemId(1);
+    const fail: DataItemCommand = { type: 'FailItem', data: { id, attempts: 3, reason: '3 bundles dropped', now: 7 } };
+    const failed: DataItemEvent = { type: 'DataItemFailed', data: { id, attempts: 3, reason: '3 bundles dropped', timestamp: 7 } };
+
+    it('records an accepted item FAILED with its attempts and why', () => {
+      expect(decide(fail, given([dataItemAccepted(id)]))).to.deep.equal({ events: [failed] });
+    });
+
+    it('decides nothing for an item already FAILED or never accepted; one requeued can fail again', () => {
+      expect(decide(fail, given([dataItemAccepted(id), failed]))).to.deep.equal({ events: [] });
+      expect(decide(fail, given([]))).to.deep.equal({ events: [] });
+      const requeued: DataItemEvent = {
+        type: 'DataItemRequeued',
+        data: { id, by: 'ops', reason: 'funded', previousFailure: '3 bundles dropped', previousAttempts: 3, rawContentLength: 1100, acceptedAt: 1, timestamp: 8 },
+      };
+      expect(decide(fail, given([dataItemAccepted(id), failed, requeued]))).to.deep.equal({ events: [failed] });
+    });
+  });
+
   describe('requeue by an operator', () => {
     const id = itemId(1);
     const accepted = dataItemAccepted(id, { rawContentLength: 1100, timestamp: 1000 });

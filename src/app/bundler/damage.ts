@@ -3,6 +3,7 @@ import type { BundleCommand } from '../../domain/bundle/decider.js';
 import type { Bundle } from '../../domain/bundle/state.js';
 import { DataItemRepository } from '../dataItems.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
+import { fenceCheck } from './fence.js';
 
 /** at most this many damaged items are named in the drop's reason (the event lists them all) */
 const NAMED = 5;
@@ -23,7 +24,7 @@ export async function dropForDamage(
   const items = new DataItemRepository(deps.eventStore);
   for (const { id, found, size, sha256 } of damaged) {
     const data = { id, found, ...(size !== undefined ? { size } : {}), ...(sha256 !== undefined ? { sha256 } : {}), planId: bundle.planId, now };
-    await items.execute({ type: 'RecordDamage', data }, BUNDLER);
+    await items.execute({ type: 'RecordDamage', data }, BUNDLER, fenceCheck(deps));
   }
   const named = damaged.slice(0, NAMED).map((d) => `${d.id} (${d.found})`);
   const more = damaged.length > NAMED ? ` and ${damaged.length - NAMED} more` : '';

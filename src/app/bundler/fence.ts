@@ -3,7 +3,7 @@ import { toNewEvent } from '../../domain/events.js';
 import { newEventId } from '../../domain/ids.js';
 import { WrongExpectedRevision, type EventStore } from '../../ports/eventStore.js';
 import type { BundleRepository } from '../bundles.js';
-import { BUNDLER } from './deps.js';
+import { BUNDLER, type BundlerDeps } from './deps.js';
 
 export type Bundles = Pick<BundleRepository, 'read' | 'execute'>;
 
@@ -20,6 +20,10 @@ export type Bundles = Pick<BundleRepository, 'read' | 'execute'>;
  * again, and the decider now sees the successor's greater token on the stream and refuses the
  * command. Only an append the successor has not yet contested goes in, as a step valid for the
  * stream as it stands, and the successor reads it before its own next step.
+ *
+ * What the bundler writes on items' streams (an item FAILED, its bytes found damaged) goes through
+ * the same check before each append (`fenceCheck`); those events say the same whoever records them,
+ * and the item's decider records each once.
  */
 export class LeaseFence {
   #token: number | undefined;
@@ -81,3 +85,9 @@ export class LeaseFence {
     };
   }
 }
+
+/** the bundler's fence, checked just before an append to an item's stream (fence.ts); none without a lease */
+export const fenceCheck = (deps: Pick<BundlerDeps, 'fence'>): (() => Promise<void>) | undefined => {
+  const fence = deps.fence;
+  return fence ? () => fence.check() : undefined;
+};

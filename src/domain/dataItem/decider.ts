@@ -42,7 +42,9 @@ export type RecordDamage = {
 export type RecordRepair = { type: 'RecordRepair'; data: { id: string; sha256: string; size: number; uploadId?: string; now: number } };
 /** an operator puts a FAILED item back in the bundle queue: `by` who, `reason` why, `now` when */
 export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string; reason: string; now: number } };
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem;
+/** the bundler: the item's bundles were dropped `attempts` times, the limit; `now` when */
+export type FailItem = { type: 'FailItem'; data: { id: string; attempts: number; reason: string; now: number } };
+export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -138,4 +140,8 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
         : { events: [] },
     )
     .with({ type: 'RequeueItem' }, ({ data }) => ({ events: requeue(state, data) }))
+    // once: an item already FAILED (a second pass after a crash) or never accepted decides nothing
+    .with({ type: 'FailItem' }, ({ data: { now, ...d } }) =>
+      state.status === 'accepted' && !state.failed ? { events: [{ type: 'DataItemFailed' as const, data: { ...d, timestamp: now } }] } : { events: [] },
+    )
     .exhaustive();
