@@ -23,6 +23,7 @@ import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from '../support/arlocal.js';
 import { startFaultyGateway, type FaultyGateway } from '../support/faultyGateway.js';
+import { expectOffsetsInBundle as offsetsInBundle } from '../support/bundleOffsets.js';
 
 /**
  * The service in-process on a data directory that outlives it (so a test can restart it), and a
@@ -192,19 +193,9 @@ export async function liveBundleIds(service: RunningService): Promise<string[]> 
   return (await service.readStore.scan<LiveBundle>(collectionOf(liveBundlesProjection), { limit: 1000 })).map((b) => b.id);
 }
 
-/** As bundling.test.ts: each item's offsets point at its own bytes in the bundle arlocal serves. */
-export async function expectOffsetsInBundle(service: RunningService, arlocal: Arlocal, items: readonly DataItem[], bundleId: string): Promise<void> {
-  const bundle = await arlocal.data(bundleId);
-  for (const item of items) {
-    const offsets = await (await fetch(`${service.url}/tx/${item.id}/offsets`)).json();
-    expect(offsets.rootBundleId).to.equal(bundleId);
-    const raw = bundle.subarray(offsets.startOffsetInRootBundle, offsets.startOffsetInRootBundle + offsets.rawContentLength);
-    const parsed = new DataItem(raw);
-    expect(parsed.id).to.equal(item.id);
-    expect(await parsed.isValid()).to.equal(true);
-    expect(Buffer.compare(raw.subarray(offsets.payloadDataStart), item.rawData)).to.equal(0);
-  }
-}
+/** Each item's offsets point at its own bytes in the bundle arlocal serves (support/bundleOffsets.ts). */
+export const expectOffsetsInBundle = (service: RunningService, arlocal: Arlocal, items: readonly DataItem[], bundleId: string): Promise<void> =>
+  offsetsInBundle(service.url, arlocal, items, bundleId);
 
 /**
  * The hooks of a suite of bundler nodes behind a faulty proxy of one arlocal: arlocal for the whole

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DataItem } from 'arbundles';
 import { withArlocalService } from '../support/arlocalService.js';
+import { expectOffsetsInBundle } from '../support/bundleOffsets.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunks } from '../support/multipart.js';
@@ -37,20 +37,10 @@ describe('bundling to an Arweave gateway (arlocal)', function () {
 
     await env.arlocal.mine(20);
     await env.service.bundler.runOnce();
-    const bundle = Buffer.from(await env.arlocal.data(bundleId));
     for (const item of items) {
       const status = await (await fetch(`${env.service.url}/tx/${item.id}/status`)).json();
       expect(status).to.include({ status: 'FINALIZED', info: 'permanent', bundleId });
-      const res = await fetch(`${env.service.url}/tx/${item.id}/offsets`);
-      expect(res.status).to.equal(200);
-      const offsets = await res.json();
-      expect(offsets.rootBundleId).to.equal(bundleId);
-      const raw = bundle.subarray(offsets.startOffsetInRootBundle, offsets.startOffsetInRootBundle + offsets.rawContentLength);
-      const parsed = new DataItem(raw);
-      expect(parsed.id).to.equal(item.id);
-      expect(await parsed.isValid()).to.equal(true);
-      expect(offsets.payloadDataStart).to.equal(parsed.getStartOfData());
-      expect(Buffer.compare(raw.subarray(offsets.payloadDataStart), item.rawData)).to.equal(0);
     }
+    await expectOffsetsInBundle(env.service.url, env.arlocal, items, bundleId);
   });
 });
