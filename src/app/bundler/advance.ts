@@ -10,6 +10,7 @@ import {
   prepareBundle,
   type DataTree,
 } from '../../bundling/index.js';
+import { itemBlobKey } from '../../domain/ids.js';
 import type { Bundle } from '../../domain/bundle/state.js';
 import type { TransactionHeader } from '../../ports/gateway.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
@@ -29,13 +30,12 @@ export interface Upload {
 }
 export type TreeCache = Map<string, Upload>;
 
-const blobKeyOf = (id: string) => `items/${id}`;
-const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id) })));
+const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: itemBlobKey(id) })));
 
 /** the layout with each item's accepted sha256, so its blob is checked while the data root is computed */
 async function checkedLayoutOf(deps: BundlerDeps, bundle: Bundle) {
   const digests = await acceptedDigests(deps.eventStore, bundle.items.map((i) => i.id));
-  return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id), sha256: digests.get(id)! })));
+  return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: itemBlobKey(id), sha256: digests.get(id)! })));
 }
 
 /**
