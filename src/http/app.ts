@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
-import { queriesRouter, type QueryHandlers } from './queries.js';
+import { queriesRouter } from './queries.js';
+import type { QueryHandlers } from '../queries/types.js';
 import { cors } from './cors.js';
 import { adminRouter, type AdminDeps } from './admin.js';
 import {
@@ -16,7 +17,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { dashboardRouter } from './dashboard/router.js';
 import { blockHeightGate } from './blockHeightGate.js';
-import type { DashboardQueries } from './dashboard/queries.js';
+import type { DashboardQueries } from '../queries/dashboard.js';
 import { ApiCatalog, openApiRouter, routeDocs } from './openapi/index.js';
 import { serviceVersion } from '../version.js';
 

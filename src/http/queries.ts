@@ -1,37 +1,10 @@
 import { Router } from 'express';
 import { TxNotFound } from '../domain/errors.js';
-import type { SerializedAccount } from '../domain/account/serialized.js';
-import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
 import { balanceRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
-
-export interface ServiceInfo {
-  version: string;
-  gateway: string;
-  addresses: Record<string, string>;
-  freeUploadLimitBytes: number;
-}
-
-export interface QueryHandlers {
-  info(): ServiceInfo;
-  txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
-  accountBalance(address: string): Promise<SerializedAccount | undefined>;
-  /** undefined until the item's bundle is known, and for items older than the retention */
-  txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
-}
-
-export interface TxOffsets {
-  rootBundleId: string;
-  startOffsetInRootBundle: number;
-  rawContentLength: number;
-  payloadContentType: string;
-  payloadDataStart: number;
-  payloadContentLength: number;
-  parentDataItemId?: string;
-  startOffsetInParentDataItemPayload?: number;
-}
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,

@@ -43,4 +43,4 @@ export interface BundlerDeps {
   log?: (message: string, error?: unknown) => void;
 }
 
-export const BUNDLER = { correlationId: 'bundler' } as const;
+export { BUNDLER } from './metadata.js';

@@ -2,7 +2,7 @@ import express, { Router, type Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import { DataItemId } from '../../domain/ids.js';
 import { TxNotFound } from '../../domain/errors.js';
-import type { DashboardQueries } from './queries.js';
+import type { DashboardQueries } from '../../queries/dashboard.js';
 
 /** the pages, their scripts and styles: plain files, no build step, nothing from elsewhere */
 const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
