@@ -4,7 +4,8 @@ import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
-import { balanceRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
+import { serve } from './openapi/serve.js';
+import { balanceRoute, serviceIndexRoute, serviceInfoRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
@@ -20,10 +21,12 @@ const statusBody = (doc: TxStatusDocument) => ({
 
 export function queriesRouter(handlers: QueryHandlers): Router {
   const router = Router();
-  router.get(['/', '/info'], (_req, res) => {
-    res.json(handlers.info());
-  });
-  router.get('/tx/:id/status', async (req, res) => {
+  for (const route of [serviceIndexRoute, serviceInfoRoute]) {
+    serve(router, route, (_req, res) => {
+      res.json(handlers.info());
+    });
+  }
+  serve(router, txStatusRoute, async (req, res) => {
     const { id } = parseParams(txStatusRoute, req);
     const doc = await handlers.txStatus(id);
     if (!doc) throw new TxNotFound(id);
@@ -31,13 +34,13 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.json(statusBody(doc));
   });
   // Balances are public, like on-chain balances: no token needed.
-  router.get('/tx/:id/offsets', async (req, res) => {
+  serve(router, txOffsetsRoute, async (req, res) => {
     const { id } = parseParams(txOffsetsRoute, req);
     const offsets = await handlers.txOffsets(id);
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
-  router.get('/account/balance/:address', async (req, res) => {
+  serve(router, balanceRoute, async (req, res) => {
     const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
