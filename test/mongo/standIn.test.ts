@@ -138,6 +138,16 @@ describe('MongoDB stand-in transactions', function () {
     expect(reads).to.be.greaterThan(2);
   });
 
+  it('drops the open transaction of a session that ends', async function () {
+    const ended = session();
+    ended.startTransaction();
+    await counters.updateOne({ _id: 'x' }, { $inc: { n: 1 } }, { session: ended });
+    await client.db('admin').command({ endSessions: [ended.id] });
+    // held until the transaction ends, were it still open
+    await counters.updateOne({ _id: 'x' }, { $inc: { n: 10 } });
+    expect(await counters.findOne({ _id: 'x' })).to.deep.equal({ _id: 'x', n: 10 });
+  });
+
   it('holds a write outside a transaction to a document the transaction wrote until it ends, then applies it', async function () {
     const holder = session();
     holder.startTransaction();

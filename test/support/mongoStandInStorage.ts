@@ -12,7 +12,8 @@ import { MemoryStorageAdapter, ObjectId, plugins, type Document, type IStoredDoc
  * ever to be rolled back in the shared documents. Its reads see a snapshot taken when it began: the
  * shared documents, except those committed by others since, whose versions as they were are kept for it
  * (`seen`, copied on the other's commit), then its own overlay. Reads outside any unit see committed
- * documents only.
+ * documents only. (One write command outside a transaction is one unit here, its documents shown together;
+ * the server commits each document's write on its own, so a reader may see part of such a command there.)
  *
  * Conflicts, first writer wins (WiredTiger's rule, as MongoDB reports it: a write to a record that has
  * an update the writer's snapshot cannot see is a WriteConflict, `src/mongo/db/concurrency/exception_util.h`,
