@@ -146,11 +146,28 @@ export const suite: Benchmark[] = [
       },
       {
         benchmark: 'bundle-post',
-        figure: `post it to a sink gateway (${num(j, 'chunks')} chunks, one at a time)`,
+        figure: `post it to a sink gateway (${num(j, 'chunks')} chunks, ${num(j, 'concurrency')} at a time)`,
         value: num(j, 'postMiBps'),
         unit: 'MiB/s',
       },
     ],
+  },
+  {
+    name: 'far-gateway',
+    script: 'far-gateway.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_ITEMS: '1', BENCH_ITEM_MIB: '16' } : {}),
+    rows: (j) =>
+      [50, 100, 200].map((ms) => ({
+        benchmark: 'far-gateway',
+        figure: `post a ${sizeLabel(num(j, 'bytes'))} bundle, ${ms} ms round trip (${num(j, 'concurrency')} chunks at a time)`,
+        value: num(j, `latencies.${ms}ms.MiBps`),
+        unit: 'MiB/s',
+        baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'the same through the proxy at 0 ms' },
+        ratio: num(j, `latencies.${ms}ms.ratio`),
+        ...(ms === 100 ? { target: atLeast(num(j, 'latencies.100ms.MiBps'), 20, '>= 20 MiB/s') } : {}),
+        notes: `peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')} posting (${withUnit(num(j, 'peakRssAboveStartMiB'), 'MiB')} above the start)`,
+      })),
   },
   {
     name: 'small-uploads',
