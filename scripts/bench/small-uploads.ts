@@ -1,12 +1,18 @@
 /**
- * Small-upload benchmark: N concurrent clients post distinct 1 KiB arweave-signed items to the
- * service for a fixed time. Prints uploads/s, p50/p99 latency and errors, and the ratio to the
- * machine's RSA-4096 signing capacity on all cores measured in the same run (a receipt costs one
- * RSA-4096 signature, so that capacity bounds what any such service can do here).
+ * Small-upload benchmark: for each signature type chosen, N concurrent clients post distinct 1 KiB
+ * items of that type to the service for a fixed time. Prints, per type, uploads/s, p50/p99 latency
+ * and errors, and the ratio to the machine's RSA-4096 signing capacity on all cores measured in the
+ * same run (a receipt costs one RSA-4096 signature, so that capacity bounds what any such service
+ * can do here, whatever the item's own signature).
  *
- *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--url http://host:port]
+ *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
+ *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
  *
- * Without --url it starts the service (src/main.ts) in a child process on a fresh data directory.
+ * Types: 1 arweave, 2 ed25519, 3 ethereum, 4 solana, 7 typed ethereum; all five by default, one
+ * after another, each against a fresh service (src/main.ts in a child process on a fresh data
+ * directory) unless --url names one. With --json the one line keeps the shape it had when only
+ * arweave items were measured (the top-level figures are type 1's, or the first type's when type 1
+ * is not run) and adds `byType`, every type's figures.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { generateKeyPairSync } from 'node:crypto';
@@ -20,16 +26,23 @@ import { percentile } from './lib/latency.js';
 import { startServiceProcess } from '../lib/serviceProcess.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
 
+const TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'arweave', 2: 'ed25519', 3: 'ethereum', 4: 'solana', 7: 'typed ethereum' };
+
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '15' },
     concurrency: { type: 'string', default: '64' },
+    types: { type: 'string', default: process.env.BENCH_SIGNATURE_TYPES ?? '1,2,3,4,7' },
     url: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
+const types = values.types.split(',').map((t) => Number(t.trim()));
+for (const type of types) {
+  if (!TYPE_NAMES[type]) throw new Error(`--types: ${type} is not one of ${Object.keys(TYPE_NAMES).join(', ')}`);
+}
 const PAYLOAD_BYTES = 1024;
 
 function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
@@ -48,22 +61,32 @@ function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
   });
 }
 
-async function main() {
-  const capacity = await measureSigningCapacity({ seconds: 5 });
-  process.stderr.write(`signing capacity: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s on ${capacity.workers} workers\n`);
+interface TypeResult {
+  signatureType: number;
+  name: string;
+  seconds: number;
+  uploads: number;
+  uploadsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  ratio: number;
+  ranOutOfItems: boolean;
+}
 
+/** one type's run: its items signed first, then a fresh service (or --url) loaded for `seconds` */
+async function runType(signatureType: number, capacityPerSecond: number, clientJwk: object): Promise<TypeResult> {
   // Enough distinct items that the clients never run out, even at full signing capacity.
-  const count = Math.ceil(capacity.perSecond * seconds * 1.1) + concurrency;
-  const clientJwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
-  process.stderr.write(`pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
-  const items = await presignItems(clientJwk, count, PAYLOAD_BYTES);
+  const count = Math.ceil(capacityPerSecond * seconds * 1.1) + concurrency;
+  process.stderr.write(`type ${signatureType} (${TYPE_NAMES[signatureType]}): pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
+  const items = await presignItems(clientJwk, count, PAYLOAD_BYTES, signatureType);
 
   let dataDir: string | undefined;
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   let base = values.url;
   if (!base) {
     dataDir = await mkdtemp(join(tmpdir(), 'bench-small-'));
-    // the discard port: the gateway is unreachable, so the block height comes from no network at all
+    // the block height comes from a small in-process gateway, no network at all
     service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
     base = service.url;
   }
@@ -99,28 +122,55 @@ async function main() {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 
   const uploadsPerSecond = latencies.length / elapsed;
-  const result = {
-    benchmark: 'small-uploads',
+  return {
+    signatureType,
+    name: TYPE_NAMES[signatureType]!,
     seconds: Number(elapsed.toFixed(2)),
-    concurrency,
     uploads: latencies.length,
     uploadsPerSecond: Number(uploadsPerSecond.toFixed(1)),
     p50Ms: Number(percentile(latencies, 50).toFixed(1)),
     p99Ms: Number(percentile(latencies, 99).toFixed(1)),
     errors,
-    baseline: 'RSA-4096 PSS signatures/s on all cores',
-    baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
-    ratio: Number((uploadsPerSecond / capacity.perSecond).toFixed(3)),
+    ratio: Number((uploadsPerSecond / capacityPerSecond).toFixed(3)),
     ranOutOfItems: next >= items.length,
   };
-  if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
-  else {
-    process.stdout.write(
-      `small uploads: ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
-        `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${errors}\n` +
-        `baseline: ${result.baselinePerSecond} RSA-4096 signatures/s on all cores; ratio ${result.ratio}\n`,
-    );
+}
+
+async function main() {
+  const capacity = await measureSigningCapacity({ seconds: 5 });
+  process.stderr.write(`signing capacity: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s on ${capacity.workers} workers\n`);
+  const clientJwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
+
+  const byType: TypeResult[] = [];
+  for (const type of types) {
+    const result = await runType(type, capacity.perSecond, clientJwk);
+    byType.push(result);
+    if (!values.json) {
+      process.stdout.write(
+        `small uploads, type ${type} (${result.name}): ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
+          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ratio ${result.ratio}\n`,
+      );
+    }
   }
+  const main = byType.find((r) => r.signatureType === 1) ?? byType[0]!;
+  const result = {
+    benchmark: 'small-uploads',
+    signatureType: main.signatureType,
+    seconds: main.seconds,
+    concurrency,
+    uploads: main.uploads,
+    uploadsPerSecond: main.uploadsPerSecond,
+    p50Ms: main.p50Ms,
+    p99Ms: main.p99Ms,
+    errors: main.errors,
+    baseline: 'RSA-4096 PSS signatures/s on all cores',
+    baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
+    ratio: main.ratio,
+    ranOutOfItems: main.ranOutOfItems,
+    byType,
+  };
+  if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
+  else process.stdout.write(`baseline: ${result.baselinePerSecond} RSA-4096 signatures/s on all cores\n`);
 }
 
 main().catch((error) => {
