@@ -1,9 +1,11 @@
 /**
  * Small-upload benchmark: for each signature type chosen, N concurrent clients post distinct 1 KiB
  * items of that type to the service for a fixed time. Prints, per type, uploads/s, p50/p99 latency
- * and errors, and the ratio to the machine's RSA-4096 signing capacity on all cores measured in the
- * same run (a receipt costs one RSA-4096 signature, so that capacity bounds what any such service
- * can do here, whatever the item's own signature).
+ * and errors, and the ratio to the machine's RSA-4096 signing capacity on all cores, measured just
+ * before that type's run (a receipt costs one RSA-4096 signature, so that capacity bounds what any
+ * such service can do here, whatever the item's own signature). On Linux also the service's CPU
+ * time per upload against the signing pool's per signature (`cpuRatio`): on a machine shared with
+ * other work the rates swing with the neighbours' load, CPU per unit of work much less.
  *
  *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
  *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
@@ -24,6 +26,7 @@ import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { presignItems } from './lib/presign.js';
 import { percentile } from './lib/latency.js';
 import { startServiceProcess } from '../lib/serviceProcess.js';
+import { processCpuMs } from './lib/processCpu.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'arweave', 2: 'ed25519', 3: 'ethereum', 4: 'solana', 7: 'typed ethereum' };
@@ -70,16 +73,28 @@ interface TypeResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** RSA-4096 signatures/s on all cores, measured just before this type's run */
+  baselinePerSecond: number;
   ratio: number;
+  /** the service's CPU ms per upload and the signing pool's per signature, when measurable */
+  cpuMsPerUpload?: number;
+  baselineCpuMsPerSignature: number;
+  cpuRatio?: number;
   ranOutOfItems: boolean;
 }
 
-/** one type's run: its items signed first, then a fresh service (or --url) loaded for `seconds` */
-async function runType(signatureType: number, capacityPerSecond: number, clientJwk: object): Promise<TypeResult> {
-  // Enough distinct items that the clients never run out, even at full signing capacity.
-  const count = Math.ceil(capacityPerSecond * seconds * 1.1) + concurrency;
+/**
+ * One type's run: its items signed first, the signing capacity measured, then a fresh service (or
+ * --url) loaded for `seconds`.
+ */
+async function runType(signatureType: number, firstCapacityPerSecond: number, clientJwk: object): Promise<TypeResult> {
+  // Enough distinct items that the clients never run out, even at full signing capacity (with room
+  // for the neighbours' load to drop after the first measure).
+  const count = Math.ceil(firstCapacityPerSecond * seconds * 1.5) + concurrency;
   process.stderr.write(`type ${signatureType} (${TYPE_NAMES[signatureType]}): pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
   const items = await presignItems(clientJwk, count, PAYLOAD_BYTES, signatureType);
+  const capacity = await measureSigningCapacity({ seconds: 5 });
+  process.stderr.write(`  signing capacity now: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s\n`);
 
   let dataDir: string | undefined;
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
@@ -99,6 +114,7 @@ async function runType(signatureType: number, capacityPerSecond: number, clientJ
 
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = await processCpuMs(service?.process.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -117,11 +133,13 @@ async function runType(signatureType: number, capacityPerSecond: number, clientJ
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = await processCpuMs(service?.process.pid);
   agent.destroy();
   await service?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 
   const uploadsPerSecond = latencies.length / elapsed;
+  const cpuMsPerUpload = cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? (cpuAfter - cpuBefore) / latencies.length : undefined;
   return {
     signatureType,
     name: TYPE_NAMES[signatureType]!,
@@ -131,7 +149,13 @@ async function runType(signatureType: number, capacityPerSecond: number, clientJ
     p50Ms: Number(percentile(latencies, 50).toFixed(1)),
     p99Ms: Number(percentile(latencies, 99).toFixed(1)),
     errors,
-    ratio: Number((uploadsPerSecond / capacityPerSecond).toFixed(3)),
+    baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
+    ratio: Number((uploadsPerSecond / capacity.perSecond).toFixed(3)),
+    ...(cpuMsPerUpload !== undefined && {
+      cpuMsPerUpload: Number(cpuMsPerUpload.toFixed(2)),
+      cpuRatio: Number((capacity.cpuMsPerReceipt / cpuMsPerUpload).toFixed(3)),
+    }),
+    baselineCpuMsPerSignature: Number(capacity.cpuMsPerReceipt.toFixed(2)),
     ranOutOfItems: next >= items.length,
   };
 }
@@ -148,7 +172,9 @@ async function main() {
     if (!values.json) {
       process.stdout.write(
         `small uploads, type ${type} (${result.name}): ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
-          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ratio ${result.ratio}\n`,
+          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ` +
+          `ratio ${result.ratio} to ${result.baselinePerSecond} RSA-4096 signatures/s on all cores` +
+          (result.cpuMsPerUpload === undefined ? '\n' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}\n`),
       );
     }
   }
@@ -164,13 +190,12 @@ async function main() {
     p99Ms: main.p99Ms,
     errors: main.errors,
     baseline: 'RSA-4096 PSS signatures/s on all cores',
-    baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
+    baselinePerSecond: main.baselinePerSecond,
     ratio: main.ratio,
     ranOutOfItems: main.ranOutOfItems,
     byType,
   };
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
-  else process.stdout.write(`baseline: ${result.baselinePerSecond} RSA-4096 signatures/s on all cores\n`);
 }
 
 main().catch((error) => {

@@ -40,6 +40,10 @@ function smallUploadMainType(json: Json): string {
 const smallUploadTarget = (type: number, ratio: number): Pick<Row, 'target'> =>
   [1, 2, 4].includes(type) ? { target: atLeast(ratio, 0.6, 'ratio >= 0.6') } : {};
 
+const smallUploadNotes = (t: Json): string =>
+  `p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms, ${num(t, 'errors')} errors${t.ranOutOfItems ? ', ran out of items' : ''}` +
+  (typeof t.cpuMsPerUpload === 'number' ? `; ${num(t, 'cpuMsPerUpload')} CPU ms per upload (cpu ratio ${num(t, 'cpuRatio')})` : '');
+
 /** small-uploads' rows for the other signature types it ran (`byType`) */
 function smallUploadTypeRows(json: Json): Row[] {
   const byType = byTypeOf(json);
@@ -53,10 +57,10 @@ function smallUploadTypeRows(json: Json): Row[] {
         figure: `1 KiB uploads, type ${type} (${String(t.name)}), ${num(json, 'concurrency')} clients`,
         value: num(t, 'uploadsPerSecond'),
         unit: 'uploads/s',
-        baseline: { value: num(json, 'baselinePerSecond'), unit: 'signatures/s', what: 'RSA-4096 signing capacity, all cores' },
+        baseline: { value: num(t, 'baselinePerSecond'), unit: 'signatures/s', what: 'RSA-4096 signing capacity, all cores' },
         ratio,
         ...smallUploadTarget(type, ratio),
-        notes: `p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms, ${num(t, 'errors')} errors${t.ranOutOfItems ? ', ran out of items' : ''}`,
+        notes: smallUploadNotes(t),
       };
     });
 }
@@ -198,7 +202,7 @@ export const suite: Benchmark[] = [
         baseline: { value: num(j, 'baselinePerSecond'), unit: 'signatures/s', what: 'RSA-4096 signing capacity, all cores' },
         ratio: num(j, 'ratio'),
         ...smallUploadTarget(typeof j.signatureType === 'number' ? j.signatureType : 1, num(j, 'ratio')),
-        notes: `p50 ${num(j, 'p50Ms')} ms, p99 ${num(j, 'p99Ms')} ms, ${num(j, 'errors')} errors${j.ranOutOfItems ? ', ran out of items' : ''}`,
+        notes: smallUploadNotes(byTypeOf(j).find((t) => t.signatureType === j.signatureType) ?? j),
       },
       ...smallUploadTypeRows(j),
     ],
