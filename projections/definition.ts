@@ -15,7 +15,6 @@ export interface ProjectionDefinition<D = unknown, E extends DomainEvent = Domai
 }
 
 /** Any projection, whatever its document and event types (for lists of projections). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyProjection = ProjectionDefinition<any, any>;
 
 /** Versioned names, so version N+1 can be rebuilt beside N. */

@@ -30,6 +30,9 @@ export const liveBundlesProjection: ProjectionDefinition<LiveBundle, BundleEvent
       case 'BundlePermanent':
       case 'BundleDropped':
         return undefined;
+      // not handled (a bundle waiting for funds stays planned): were it ever given, nothing changes
+      case 'BundleAwaitingFunds':
+        return doc;
     }
   },
 };

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { DataItem } from 'arbundles';
+import type { DataItem } from 'arbundles';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';

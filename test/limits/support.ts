@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -44,7 +44,7 @@ export async function postHeadersOnly(url: string, path: string, headers: Record
 }
 
 async function answerOf(req: ReturnType<typeof request>): Promise<Answer> {
-  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  const [res] = (await once(req, 'response')) as [IncomingMessage];
   let body = '';
   res.setEncoding('utf8');
   for await (const chunk of res) body += chunk;

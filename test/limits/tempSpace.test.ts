@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -20,7 +20,7 @@ async function postChunked(url: string, path: string, body: Uint8Array): Promise
   req.on('error', () => {});
   for (let i = 0; i < body.length; i += 1000) req.write(body.subarray(i, i + 1000));
   req.end();
-  const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  const [res] = (await once(req, 'response')) as [IncomingMessage];
   let text = '';
   res.setEncoding('utf8');
   for await (const chunk of res) text += chunk;

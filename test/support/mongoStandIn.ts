@@ -2,11 +2,12 @@ import type { AddressInfo, Server } from 'node:net';
 import { TransactionalStorage } from './mongoStandInStorage.js';
 import { withTransactions } from './mongoStandInTransactions.js';
 // the CongoDB part only: the package's main entry also loads mongodb-memory-server, which is not used here
+import type {
+  MemoryStorageAdapter} from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
 import {
   CommandRouter,
   CongoServer,
   Long,
-  MemoryStorageAdapter,
   plugins,
   QueryEngine,
   UpdateEngine,
