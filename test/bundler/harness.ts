@@ -13,7 +13,7 @@ import type { BundlerDeps } from '../../src/app/bundler/deps.js';
 import { BundleRepository } from '../../src/app/bundles.js';
 import type { BundleCommand } from '../../src/domain/bundle/decider.js';
 import { isBundleEvent, type BundleEvent } from '../../src/domain/bundle/events.js';
-import type { BundleState } from '../../src/domain/bundle/state.js';
+import type { Bundle, BundleTransaction } from '../../src/domain/bundle/state.js';
 import { fromRecorded } from '../../src/domain/events.js';
 import type { EventMetadata } from '../../src/ports/eventStore.js';
 import { bundleQueueProjection, collectionOf, liveBundlesProjection, type LiveBundle, type QueuedItem } from '../../projections/index.js';
@@ -181,7 +181,10 @@ export async function plansOf(service: RunningService, id: string): Promise<stri
     .map((e) => e.data.planId);
 }
 
-export async function bundleState(service: RunningService, planId: string): Promise<BundleState> {
+/** a bundle as the tests look at it: any state, its transaction's fields asked for whatever the state */
+export type BundleView = (Bundle & Partial<BundleTransaction> & { blockHeight?: number }) | undefined;
+
+export async function bundleState(service: RunningService, planId: string): Promise<BundleView> {
   return new BundleRepository(service.eventStore).read(planId);
 }
 

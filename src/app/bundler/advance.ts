@@ -12,7 +12,7 @@ import {
   type DataTree,
 } from '../../bundling/index.js';
 import { itemBlobKey } from '../../domain/ids.js';
-import type { Bundle } from '../../domain/bundle/state.js';
+import type { Bundle, SignedBundle } from '../../domain/bundle/state.js';
 import type { TransactionHeader } from '../../ports/gateway.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { acceptedDigests } from './acceptances.js';
@@ -45,12 +45,12 @@ async function checkedLayoutOf(deps: BundlerDeps, bundle: Bundle) {
  * BundleItemsDamaged when blobs changed, BundleDataRootChanged when they are intact and still
  * give another root (no data could ever match the signed transaction).
  */
-async function uploadOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Promise<Upload> {
+async function uploadOf(deps: BundlerDeps, bundle: SignedBundle, trees: TreeCache): Promise<Upload> {
   const known = trees.get(bundle.planId);
   if (known) return known;
   const tree = await computeDataRoot(checkedBundleBytes(deps.blobStore, (await checkedLayoutOf(deps, bundle)).items));
   const root = Buffer.from(tree.dataRoot).toString('base64url');
-  if (root !== bundle.dataRoot) throw new BundleDataRootChanged(bundle.dataRoot!, root);
+  if (root !== bundle.dataRoot) throw new BundleDataRootChanged(bundle.dataRoot, root);
   const upload = { tree, posted: new PostedChunks(tree.chunkCount) };
   trees.set(bundle.planId, upload);
   return upload;
@@ -177,7 +177,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       return;
     case 'seeded':
     case 'confirmed': {
-      const status = await deps.gateway.transactionStatus(bundle.txId!, call);
+      const status = await deps.gateway.transactionStatus(bundle.txId, call);
       if (status.status === 'confirmed') {
         const { blockHeight, confirmations } = status;
         if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: { planId, blockHeight, confirmations, now: now() } });

@@ -1,4 +1,4 @@
-import type { Bundle } from '../../domain/bundle/state.js';
+import type { SignedBundle } from '../../domain/bundle/state.js';
 import type { TransactionStatus } from '../../ports/gateway.js';
 import type { BundlerDeps } from './deps.js';
 
@@ -13,14 +13,14 @@ import type { BundlerDeps } from './deps.js';
  */
 export async function unseenPastAnchor(
   deps: BundlerDeps,
-  bundle: Bundle,
+  bundle: SignedBundle,
   signal?: AbortSignal,
   known?: TransactionStatus,
 ): Promise<string | undefined> {
   const call = signal ? { signal } : {};
   const height = await deps.gateway.currentHeight(call);
-  const age = height - bundle.anchorHeight!;
+  const age = height - bundle.anchorHeight;
   if (age <= deps.settings.dropAfterBlocks) return undefined;
-  const status = known ?? (await deps.gateway.transactionStatus(bundle.txId!, call));
+  const status = known ?? (await deps.gateway.transactionStatus(bundle.txId, call));
   return status.status === 'confirmed' ? undefined : `not seen ${age} blocks after its anchor (${status.status})`;
 }

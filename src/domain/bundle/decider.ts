@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { BundleEvent } from './events.js';
 import { LeaseLost } from './lease.js';
-import { isLive, type BundleItem, type BundleState, type BundleStatus } from './state.js';
+import { hasTransaction, isLive, type BundleItem, type BundleState } from './state.js';
 
 /** the fencing token of the bundler sending the command (lease.ts); absent: a bundler without a lease */
 type Fence = { fence?: number };
@@ -34,8 +34,6 @@ export type BundleCommand =
   /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
   | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };
 
-const at = (state: BundleState, status: BundleStatus) => state?.status === status;
-
 /**
  * Fenced: a command under a token older than the newest recorded on the bundle's stream comes from
  * a bundler that lost its lease after another advanced this bundle, and throws LeaseLost; each event
@@ -56,23 +54,23 @@ const decideStep = (command: BundleCommand, state: BundleState): BundleEvent[] =
     .with({ type: 'Plan' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'BundlePlanned', data: { ...d, timestamp: now } }]))
     // once per bundle: a bundle still waiting at the next pass decides nothing
     .with({ type: 'AwaitFunds' }, ({ data: { now, ...d } }) =>
-      at(state, 'planned') && state!.awaitingFundsSince === undefined ? [{ type: 'BundleAwaitingFunds', data: { ...d, timestamp: now } }] : [],
+      state?.status === 'planned' && state.awaitingFundsSince === undefined ? [{ type: 'BundleAwaitingFunds', data: { ...d, timestamp: now } }] : [],
     )
     .with({ type: 'MarkPrepared' }, ({ data: { now, ...d } }) =>
-      at(state, 'planned') ? [{ type: 'BundlePrepared', data: { ...d, itemIds: state!.items.map((i) => i.id), timestamp: now } }] : [],
+      state?.status === 'planned' ? [{ type: 'BundlePrepared', data: { ...d, itemIds: state.items.map((i) => i.id), timestamp: now } }] : [],
     )
     .with({ type: 'MarkPosted' }, ({ data: { now, planId } }) =>
-      at(state, 'prepared') ? [{ type: 'BundlePosted', data: { planId, txId: state!.txId!, timestamp: now } }] : [],
+      state?.status === 'prepared' ? [{ type: 'BundlePosted', data: { planId, txId: state.txId, timestamp: now } }] : [],
     )
     .with({ type: 'MarkSeeded' }, ({ data: { now, planId } }) =>
-      at(state, 'posted') ? [{ type: 'BundleSeeded', data: { planId, txId: state!.txId!, timestamp: now } }] : [],
+      state?.status === 'posted' ? [{ type: 'BundleSeeded', data: { planId, txId: state.txId, timestamp: now } }] : [],
     )
     .with({ type: 'MarkConfirmed' }, ({ data: { now, ...d } }) =>
-      at(state, 'seeded') ? [{ type: 'BundleConfirmed', data: { ...d, txId: state!.txId!, timestamp: now } }] : [],
+      state?.status === 'seeded' ? [{ type: 'BundleConfirmed', data: { ...d, txId: state.txId, timestamp: now } }] : [],
     )
     .with({ type: 'MarkPermanent' }, ({ data: { now, ...d } }) =>
-      at(state, 'seeded') || at(state, 'confirmed')
-        ? [{ type: 'BundlePermanent', data: { ...d, itemIds: state!.items.map((i) => i.id), txId: state!.txId!, timestamp: now } }]
+      state?.status === 'seeded' || state?.status === 'confirmed'
+        ? [{ type: 'BundlePermanent', data: { ...d, itemIds: state.items.map((i) => i.id), txId: state.txId, timestamp: now } }]
         : [],
     )
     .with({ type: 'Drop' }, ({ data: { now, countsAsAttempt = true, ...d } }) =>
@@ -80,7 +78,7 @@ const decideStep = (command: BundleCommand, state: BundleState): BundleEvent[] =
         ? [
             {
               type: 'BundleDropped',
-              data: { ...d, itemIds: state.items.map((i) => i.id), ...(state.txId ? { txId: state.txId } : {}), countsAsAttempt, timestamp: now },
+              data: { ...d, itemIds: state.items.map((i) => i.id), ...(hasTransaction(state) ? { txId: state.txId } : {}), countsAsAttempt, timestamp: now },
             },
           ]
         : [],
