@@ -66,6 +66,7 @@ import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
 import { unavailableSigner } from './receipts/receiptSigner.js';
+import { createBlobHasher, inlineHasher, type BlobHasher } from './crypto/blobHasher.js';
 import { serviceVersion } from './version.js';
 
 /**
@@ -91,6 +92,8 @@ export interface RunningService {
   multipart: MultipartDeps;
   finalizer: Finalizer;
   bundler: Bundler;
+  /** the blob digests of uploads, off the request's thread */
+  hasher: BlobHasher;
   stop(): Promise<void>;
 }
 
@@ -152,6 +155,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const signer = roles.commands
     ? timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics)
     : unavailableSigner;
+  // uploads' SHA-256 on worker threads (started by the first item that needs one), where commands run
+  const hasher = roles.commands ? createBlobHasher({ log: (message: string) => log.warn(message) }) : inlineHasher;
   const runner = createProjectionRunner({
     eventStore,
     readStore,
@@ -248,6 +253,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ...(tally ? { tally } : {}),
     observeVerify: (seconds) => metrics.verified('stored', seconds),
     ...(awaitProjection ? { awaitProjection } : {}),
+    hasher,
   };
   const finalizer = createFinalizer({
     deps: multipart,
@@ -350,6 +356,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       strictTags: config.strictTags,
       ...(blocklist ? { blocklist } : {}),
       observeVerify: (seconds) => metrics.verified('stream', seconds),
+      hasher,
     });
     return {
       commands: {
@@ -410,6 +417,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     multipart,
     finalizer,
     bundler,
+    hasher,
     async stop() {
       // not ready from now on; no new connection; requests in flight get the grace period, then are cut
       readiness.stopping();
@@ -437,6 +445,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       }
       blockHeight.stop();
       await signer.close();
+      await hasher.close();
       await eventStore.close();
       await readStore.close();
       await blobStore.close();
