@@ -2,7 +2,10 @@
  * Large-upload benchmark: one item (default 1 GiB) through `POST /tx` and through multi-part
  * (5 MiB chunks, 5 in parallel, then the synchronous finalize), each against a fresh service process.
  * Prints MiB/s, the service's peak RSS, and the ratio to a baseline measured in the same run on the
- * same disk: hashing (SHA-256 and SHA-384, as the service does) plus writing the bytes with fdatasync.
+ * same disk: what one thread must do with each byte of an item, SHA-384 (the signature's deep hash)
+ * plus writing the bytes with fdatasync. The service's other hash of each byte, the blob's SHA-256,
+ * runs on a worker thread beside it (src/crypto/blobHasher.ts), so it is not part of the baseline.
+ * The target is a ratio of at least 0.9 (README, benchmarks).
  *
  *   npm run bench:large -- [--size 1073741824] [--chunk 5242880] [--parallel 5] [--json]
  */
@@ -34,17 +37,14 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 
 async function baseline(file: string, dir: string): Promise<number> {
   const started = performance.now();
-  const sha256 = createHash('sha256');
   const sha384 = createHash('sha384');
   const out = await open(join(dir, 'baseline.bin'), 'w');
   for await (const part of createReadStream(file, { highWaterMark: MiB })) {
-    sha256.update(part as Buffer);
     sha384.update(part as Buffer);
     await out.write(part as Buffer);
   }
   await out.datasync();
   await out.close();
-  sha256.digest();
   sha384.digest();
   const seconds = (performance.now() - started) / 1000;
   await rm(join(dir, 'baseline.bin'));
@@ -115,7 +115,7 @@ async function main() {
     say(`writing a signed item of ${size} bytes...`);
     const file = join(dir, 'item.bin');
     const { id } = await writeLargeItem(file, size);
-    say('baseline: hashing plus writing the same bytes...');
+    say('baseline: SHA-384 plus writing the same bytes with fdatasync...');
     const base = await baseline(file, dir);
     say('single upload...');
     const s = await timed(dir, 'single', file, single, id);
@@ -125,6 +125,7 @@ async function main() {
     const result = {
       benchmark: 'large-uploads',
       sizeBytes: size,
+      baseline: 'SHA-384 + write + fdatasync',
       baselineMiBps: round(base),
       single: { MiBps: round(s.mibPerSecond), seconds: round(s.seconds, 2), peakRssMiB: round(s.peakRssMiB), ratio: round(s.mibPerSecond / base, 3) },
       multipart: {
@@ -139,7 +140,7 @@ async function main() {
     if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else {
       process.stdout.write(
-        `large uploads (${(size / MiB).toFixed(0)} MiB), baseline hash+write ${result.baselineMiBps} MiB/s\n` +
+        `large uploads (${(size / MiB).toFixed(0)} MiB), baseline SHA-384 + write + fdatasync ${result.baselineMiBps} MiB/s\n` +
           `  single    ${result.single.MiBps} MiB/s (${result.single.seconds} s), ratio ${result.single.ratio}, service peak RSS ${result.single.peakRssMiB} MiB\n` +
           `  multipart ${result.multipart.MiBps} MiB/s (${result.multipart.seconds} s), ratio ${result.multipart.ratio}, service peak RSS ${result.multipart.peakRssMiB} MiB\n`,
       );
