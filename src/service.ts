@@ -102,6 +102,8 @@ export interface ServiceStores {
   eventStore?: EventStore;
   readStore?: ReadStore;
   blobStore?: BlobStore;
+  /** uploads' SHA-256 hasher (tests that stall or kill its workers); the service closes it at stop */
+  hasher?: BlobHasher;
 }
 
 /**
@@ -156,7 +158,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ? timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics)
     : unavailableSigner;
   // uploads' SHA-256 on worker threads (started by the first item that needs one), where commands run
-  const hasher = roles.commands ? createBlobHasher({ log: (message: string) => log.warn(message) }) : inlineHasher;
+  const hasher = stores.hasher ?? (roles.commands ? createBlobHasher({ log: (message: string) => log.warn(message) }) : inlineHasher);
   const runner = createProjectionRunner({
     eventStore,
     readStore,
