@@ -30,5 +30,12 @@ export function applyEvents<D, E extends DomainEvent>(
   return changed;
 }
 
-const isHandled = <E extends DomainEvent>(p: ProjectionDefinition<unknown, E>, event: DomainEvent): event is E =>
-  (p.handles as readonly string[]).includes(event.type);
+/** each projection's handled types as a set: asked once per event and projection on every batch */
+const handledTypes = new WeakMap<object, ReadonlySet<string>>();
+export function handles(p: { handles: readonly string[] }, type: string): boolean {
+  let types = handledTypes.get(p);
+  if (types === undefined) handledTypes.set(p, (types = new Set(p.handles)));
+  return types.has(type);
+}
+
+const isHandled = <E extends DomainEvent>(p: ProjectionDefinition<unknown, E>, event: DomainEvent): event is E => handles(p, event.type);

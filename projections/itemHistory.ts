@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
-import { damageOf, factsOf } from '../src/history/facts.js';
+import { damageOf, factsOf } from '../src/domain/facts.js';
 import type { ProjectionDefinition } from './definition.js';
 
 /** One line of a timeline: when, what, and a sentence about it from the subject's point of view. */

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
 import { fromRecorded, type DomainEvent } from '../src/domain/events.js';
-import { applyEvents, type PositionedDocument } from './apply.js';
+import { applyEvents, handles, type PositionedDocument } from './apply.js';
 import type { AnyProjection } from './definition.js';
 
 /** Where one projection's documents and checkpoint live, and the position they reflect. */
@@ -20,7 +20,7 @@ export interface ProjectionTarget {
  * was computed from the documents as of `after`, and is worthless if another writer moved them.
  * The live runner and the rebuild both go through here. Answers the batch's last position.
  */
-export async function projectBatch(readStore: ReadStore, targets: readonly ProjectionTarget[], batch: readonly RecordedEvent[]): Promise<bigint> {
+export async function projectBatch(readStore: Pick<ReadStore, 'getMany' | 'commit'>, targets: readonly ProjectionTarget[], batch: readonly RecordedEvent[]): Promise<bigint> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new Error('projectBatch needs at least one event');
   // parsed once for every projection: validation is the costly part of a replay
@@ -29,7 +29,7 @@ export async function projectBatch(readStore: ReadStore, targets: readonly Proje
   for (const { projection: p, collection, after } of targets) {
     const relevant = parsed.filter(
       (e): e is { recorded: RecordedEvent; event: DomainEvent } =>
-        e.event !== undefined && (after === undefined || e.recorded.position > after) && p.handles.includes(e.event.type),
+        e.event !== undefined && (after === undefined || e.recorded.position > after) && handles(p, e.event.type),
     );
     if (relevant.length === 0) continue;
     const ids = relevant.flatMap((e) => p.documentIds(e.event));

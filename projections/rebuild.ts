@@ -3,13 +3,16 @@ import { CheckpointConflict, type ReadModelRef, type ReadStore } from '../src/po
 import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
 import { projectBatch, type ProjectionTarget } from './projectBatch.js';
 import { progressCounter, type RebuildProgressListener } from './rebuildProgress.js';
+import { WriteBack } from './writeBack.js';
 
 export interface RebuildOptions {
   eventStore: EventStore;
   readStore: ReadStore;
   projections: readonly AnyProjection[];
-  /** events read and committed at a time (default 5000): large, since nothing waits on a rebuild */
+  /** events read and projected at a time (default 5000): large, since nothing waits on a rebuild */
   batchSize?: number;
+  /** documents held in memory before they are written (default 50,000; see writeBack.ts) */
+  maxHeldDocuments?: number;
   /** afterwards, drop the collections and checkpoints of the older versions of these projections */
   dropOld?: boolean;
   onProgress?: RebuildProgressListener;
@@ -51,7 +54,7 @@ export const olderVersionsOf = (p: AnyProjection): ReadModelRef[] =>
  * read to the end and still finds it ahead (a compare-and-set on that checkpoint).
  */
 export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
-  const { eventStore, readStore, batchSize = 5000, now = Date.now } = options;
+  const { eventStore, readStore, batchSize = 5000, maxHeldDocuments = 50_000, now = Date.now } = options;
   const pending: (ProjectionTarget & { live: ReadModelRef })[] = options.projections.map((p) => ({
     projection: p,
     ...rebuildRefOf(p),
@@ -107,17 +110,24 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
     return false;
   }
 
-  /** reads and projects until $all has nothing more; answers how many events it read */
+  /**
+   * Reads and projects until $all has nothing more, the documents held and written a flush at a
+   * time (writeBack.ts), all of them before it returns; answers how many events it read.
+   */
   async function catchUp(): Promise<number> {
     let read = 0;
+    const held = new WriteBack(readStore);
     for (;;) {
       const batch = await readBatch(eventStore, after, batchSize);
-      if (batch.length === 0) return read;
-      after = await projectRebuilt(readStore, pending, batch);
-      for (const t of pending) t.after = after;
-      read += batch.length;
-      await progress.read(batch.length, batch[0]!.position, after);
-      if (batch.length < batchSize) return read;
+      if (batch.length > 0) {
+        after = await projectRebuilt(held, pending, batch);
+        for (const t of pending) t.after = after;
+        read += batch.length;
+      }
+      const last = batch.length < batchSize;
+      if (last || held.size >= maxHeldDocuments) await flushRebuilt(held);
+      if (batch.length > 0) await progress.read(batch.length, batch[0]!.position, after!);
+      if (last) return read;
     }
   }
 }
@@ -129,14 +139,16 @@ async function readBatch(eventStore: EventStore, after: bigint | undefined, maxC
 }
 
 /** the rebuild's checkpoints move only under it, unless another rebuild of the same projection runs */
-async function projectRebuilt(readStore: ReadStore, targets: readonly ProjectionTarget[], batch: RecordedEvent[]): Promise<bigint> {
+async function anotherRebuild<T>(write: () => Promise<T>): Promise<T> {
   try {
-    return await projectBatch(readStore, targets, batch);
+    return await write();
   } catch (error) {
     if (!CheckpointConflict.is(error)) throw error;
     throw new Error(`${error.checkpoint} was moved by another writer: is another rebuild of the same projection running?`, { cause: error });
   }
 }
+const projectRebuilt = (held: WriteBack, targets: readonly ProjectionTarget[], batch: RecordedEvent[]) => anotherRebuild(() => projectBatch(held, targets, batch));
+const flushRebuilt = (held: WriteBack) => anotherRebuild(() => held.flush());
 
 async function dropOlderVersions(readStore: ReadStore, projections: readonly AnyProjection[]): Promise<string[]> {
   const dropped: string[] = [];

@@ -16,17 +16,7 @@ import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
 import { createCheckpointWaiter } from '../projections/checkpointWaiter.js';
-import {
-  accountBalanceProjection,
-  allProjections,
-  collectionOf,
-  txStatusProjection,
-  uploadsProjection,
-  chunksOfUpload,
-  type TxStatusDocument,
-  type UploadDocument,
-} from '../projections/index.js';
-import type { SerializedAccount } from './domain/account/serialized.js';
+import { allProjections } from '../projections/index.js';
 import type { AcceptDeps } from './app/acceptDataItem.js';
 import { AccountRepository } from './app/accounts.js';
 import { createSingleUploadHandler } from './app/singleUpload.js';
@@ -44,7 +34,6 @@ import { recoverNestedIndexes } from './app/nested/recoverNested.js';
 import { createNestedIndexQueue } from './app/nested/indexQueue.js';
 import { indexNestedItems } from './app/nested/recordNested.js';
 import { every } from './app/periodic.js';
-import { createTxOffsetsQuery } from './app/txOffsets.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
 import { LeaseFence } from './app/bundler/fence.js';
@@ -52,7 +41,7 @@ import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createWalletFunds } from './app/bundler/funds.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp, type AppOptions } from './http/app.js';
-import { createDashboardQueries } from './http/dashboard/queries.js';
+import { createQueries } from './queries/index.js';
 import { listen } from './http/listen.js';
 import { createReadiness } from './http/health.js';
 import { closeGracefully, createInFlight, trackConnections } from './http/shutdown.js';
@@ -378,26 +367,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   }
 
   function queryHandlers(): Pick<AppOptions, 'queries' | 'multipartQueries' | 'dashboard'> {
-    const doc = async <T>(projection: { name: string; version: number }, id: string) =>
-      (await readStore.get<T>(collectionOf(projection), id))?.doc;
-    const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: config.offsetsRetentionMs });
-    return {
-      multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
-      queries: {
-        info: () => info,
-        txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
-        txOffsets,
-        accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
-      },
-      dashboard: createDashboardQueries({
-        eventStore,
-        readStore,
-        info: () => info,
-        offsets: txOffsets,
-        blockHeight: blockHeight.health,
-        ...(bundlerRuns ? { funds: funds.snapshot } : {}),
-      }),
-    };
+    return createQueries({
+      eventStore,
+      readStore,
+      info: () => info,
+      offsetsRetentionMs: config.offsetsRetentionMs,
+      blockHeight: blockHeight.health,
+      ...(bundlerRuns ? { funds: funds.snapshot } : {}),
+    });
   }
 
   const http = roles.http ? await listen(app, config.port, config.host, config.abuse) : undefined;

@@ -1,8 +1,9 @@
 /**
  * Preparing and posting one large bundle (default 3 items of 512 MiB: 1.5 GiB), in this process, as
  * the bundler does it: `prepareBundle` (data root streamed from the fs blob store, transaction
- * signed), then `POST /tx` and one `POST /chunk` per 256 KiB chunk (`chunkUploads`: re-read by
- * range, hash-checked, base64url) through the service's gateway adapter, one at a time, to a sink
+ * signed), then `POST /tx` and one `POST /chunk` per 256 KiB chunk (`postChunks`: re-read by
+ * range, hash-checked, base64url) through the service's gateway adapter, BUNDLE_CHUNK_CONCURRENCY's
+ * default at a time (`far-gateway.ts` puts the sink far away), to a sink
  * gateway on 127.0.0.1 (another process) that answers 200 and discards the bodies. arlocal keeps
  * every byte in SQLite and is not made for 1.5 GiB.
  *
@@ -20,7 +21,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
-import { bundleBytes, bundleLayout, chunkUploads, prepareBundle, type BlobEntry, type PreparedBundle } from '../../src/bundling/index.js';
+import { bundleBytes, bundleLayout, PostedChunks, postChunks, prepareBundle, type BlobEntry, type PreparedBundle } from '../../src/bundling/index.js';
+import { parseConfig } from '../../src/config.js';
 import type { TransactionHeader } from '../../src/ports/gateway.js';
 import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
@@ -93,11 +95,10 @@ async function main(): Promise<void> {
     const { tx, tree } = prepared!;
     start = process.hrtime.bigint();
     await gateway.postTransaction(tx as unknown as TransactionHeader);
-    let posted = 0;
-    for await (const chunk of chunkUploads(store, layout, tree)) {
-      await gateway.postChunk(chunk);
-      posted++;
-    }
+    const concurrency = parseConfig({}).bundler.chunkConcurrency;
+    const progress = new PostedChunks(tree.chunkCount);
+    await postChunks({ blobStore: store, layout, tree, posted: progress, concurrency, post: (chunk) => gateway.postChunk(chunk) });
+    const posted = progress.upTo;
     const postRate = size / seconds(start);
     const whilePosting = await peakRssMiB(process.pid);
     const tally = await sink.tally();
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
     say(`\nmedians of ${rounds} rounds, same bundle, same run`);
     say(`sha256 of the streamed bundle      ${rate(median(results.sha256))}`);
     say(`prepare (data root + signature)    ${rate(median(results.prepare))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
-    say(`post (header + ${posted} chunks, one at a time, ${(tally.bodyBytes / MiB).toFixed(0)} MiB of JSON bodies) ${rate(postRate)}`);
+    say(`post (header + ${posted} chunks, ${concurrency} at a time, ${(tally.bodyBytes / MiB).toFixed(0)} MiB of JSON bodies) ${rate(postRate)}`);
     const scope = peaksReset ? '' : ' (VmHWM could not be reset: whole process so far)';
     say(`peak RSS of the process ${rss(Math.max(whileWriting, whilePreparing, whilePosting))}: writing the items ${rss(whileWriting)}, preparing ${rss(whilePreparing)}, posting ${rss(whilePosting)}${scope}`);
     emitJson({
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       ratio: round(median(ratios), 3),
       postMiBps: round(postRate),
       chunks: posted,
+      concurrency,
       peakRssMiB: round(Math.max(whilePreparing, whilePosting), 0),
       peakRssWritingMiB: round(whileWriting, 0),
       peakRssScope: peaksReset ? 'preparing and posting' : 'whole process',

@@ -1,12 +1,20 @@
 /**
- * Small-upload benchmark: N concurrent clients post distinct 1 KiB arweave-signed items to the
- * service for a fixed time. Prints uploads/s, p50/p99 latency and errors, and the ratio to the
- * machine's RSA-4096 signing capacity on all cores measured in the same run (a receipt costs one
- * RSA-4096 signature, so that capacity bounds what any such service can do here).
+ * Small-upload benchmark: for each signature type chosen, N concurrent clients post distinct 1 KiB
+ * items of that type to the service for a fixed time. Prints, per type, uploads/s, p50/p99 latency
+ * and errors, and the ratio to the machine's RSA-4096 signing capacity on all cores, measured just
+ * before that type's run (a receipt costs one RSA-4096 signature, so that capacity bounds what any
+ * such service can do here, whatever the item's own signature). On Linux also the service's CPU
+ * time per upload against the signing pool's per signature (`cpuRatio`): on a machine shared with
+ * other work the rates swing with the neighbours' load, CPU per unit of work much less.
  *
- *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--url http://host:port]
+ *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
+ *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
  *
- * Without --url it starts the service (src/main.ts) in a child process on a fresh data directory.
+ * Types: 1 arweave, 2 ed25519, 3 ethereum, 4 solana, 7 typed ethereum; all five by default, one
+ * after another, each against a fresh service (src/main.ts in a child process on a fresh data
+ * directory) unless --url names one. With --json the one line keeps the shape it had when only
+ * arweave items were measured (the top-level figures are type 1's, or the first type's when type 1
+ * is not run) and adds `byType`, every type's figures.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { generateKeyPairSync } from 'node:crypto';
@@ -18,18 +26,26 @@ import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { presignItems } from './lib/presign.js';
 import { percentile } from './lib/latency.js';
 import { startServiceProcess } from '../lib/serviceProcess.js';
+import { processCpuMs } from './lib/processCpu.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
+
+const TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'arweave', 2: 'ed25519', 3: 'ethereum', 4: 'solana', 7: 'typed ethereum' };
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '15' },
     concurrency: { type: 'string', default: '64' },
+    types: { type: 'string', default: process.env.BENCH_SIGNATURE_TYPES ?? '1,2,3,4,7' },
     url: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
+const types = values.types.split(',').map((t) => Number(t.trim()));
+for (const type of types) {
+  if (!TYPE_NAMES[type]) throw new Error(`--types: ${type} is not one of ${Object.keys(TYPE_NAMES).join(', ')}`);
+}
 const PAYLOAD_BYTES = 1024;
 
 function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
@@ -48,22 +64,44 @@ function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
   });
 }
 
-async function main() {
-  const capacity = await measureSigningCapacity({ seconds: 5 });
-  process.stderr.write(`signing capacity: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s on ${capacity.workers} workers\n`);
+interface TypeResult {
+  signatureType: number;
+  name: string;
+  seconds: number;
+  uploads: number;
+  uploadsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** RSA-4096 signatures/s on all cores, measured just before this type's run */
+  baselinePerSecond: number;
+  ratio: number;
+  /** the service's CPU ms per upload and the signing pool's per signature, when measurable */
+  cpuMsPerUpload?: number;
+  baselineCpuMsPerSignature: number;
+  cpuRatio?: number;
+  ranOutOfItems: boolean;
+}
 
-  // Enough distinct items that the clients never run out, even at full signing capacity.
-  const count = Math.ceil(capacity.perSecond * seconds * 1.1) + concurrency;
-  const clientJwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
-  process.stderr.write(`pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
-  const items = await presignItems(clientJwk, count, PAYLOAD_BYTES);
+/**
+ * One type's run: its items signed first, the signing capacity measured, then a fresh service (or
+ * --url) loaded for `seconds`.
+ */
+async function runType(signatureType: number, firstCapacityPerSecond: number, clientJwk: object): Promise<TypeResult> {
+  // Enough distinct items that the clients never run out, even at full signing capacity (with room
+  // for the neighbours' load to drop after the first measure).
+  const count = Math.ceil(firstCapacityPerSecond * seconds * 1.5) + concurrency;
+  process.stderr.write(`type ${signatureType} (${TYPE_NAMES[signatureType]}): pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
+  const items = await presignItems(clientJwk, count, PAYLOAD_BYTES, signatureType);
+  const capacity = await measureSigningCapacity({ seconds: 5 });
+  process.stderr.write(`  signing capacity now: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s\n`);
 
   let dataDir: string | undefined;
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   let base = values.url;
   if (!base) {
     dataDir = await mkdtemp(join(tmpdir(), 'bench-small-'));
-    // the discard port: the gateway is unreachable, so the block height comes from no network at all
+    // the block height comes from a small in-process gateway, no network at all
     service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
     base = service.url;
   }
@@ -76,6 +114,7 @@ async function main() {
 
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = await processCpuMs(service?.process.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -94,33 +133,69 @@ async function main() {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = await processCpuMs(service?.process.pid);
   agent.destroy();
   await service?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 
   const uploadsPerSecond = latencies.length / elapsed;
-  const result = {
-    benchmark: 'small-uploads',
+  const cpuMsPerUpload = cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? (cpuAfter - cpuBefore) / latencies.length : undefined;
+  return {
+    signatureType,
+    name: TYPE_NAMES[signatureType]!,
     seconds: Number(elapsed.toFixed(2)),
-    concurrency,
     uploads: latencies.length,
     uploadsPerSecond: Number(uploadsPerSecond.toFixed(1)),
     p50Ms: Number(percentile(latencies, 50).toFixed(1)),
     p99Ms: Number(percentile(latencies, 99).toFixed(1)),
     errors,
-    baseline: 'RSA-4096 PSS signatures/s on all cores',
     baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
     ratio: Number((uploadsPerSecond / capacity.perSecond).toFixed(3)),
+    ...(cpuMsPerUpload !== undefined && {
+      cpuMsPerUpload: Number(cpuMsPerUpload.toFixed(2)),
+      cpuRatio: Number((capacity.cpuMsPerReceipt / cpuMsPerUpload).toFixed(3)),
+    }),
+    baselineCpuMsPerSignature: Number(capacity.cpuMsPerReceipt.toFixed(2)),
     ranOutOfItems: next >= items.length,
   };
-  if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
-  else {
-    process.stdout.write(
-      `small uploads: ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
-        `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${errors}\n` +
-        `baseline: ${result.baselinePerSecond} RSA-4096 signatures/s on all cores; ratio ${result.ratio}\n`,
-    );
+}
+
+async function main() {
+  const capacity = await measureSigningCapacity({ seconds: 5 });
+  process.stderr.write(`signing capacity: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s on ${capacity.workers} workers\n`);
+  const clientJwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
+
+  const byType: TypeResult[] = [];
+  for (const type of types) {
+    const result = await runType(type, capacity.perSecond, clientJwk);
+    byType.push(result);
+    if (!values.json) {
+      process.stdout.write(
+        `small uploads, type ${type} (${result.name}): ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
+          `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ` +
+          `ratio ${result.ratio} to ${result.baselinePerSecond} RSA-4096 signatures/s on all cores` +
+          (result.cpuMsPerUpload === undefined ? '\n' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}\n`),
+      );
+    }
   }
+  const main = byType.find((r) => r.signatureType === 1) ?? byType[0]!;
+  const result = {
+    benchmark: 'small-uploads',
+    signatureType: main.signatureType,
+    seconds: main.seconds,
+    concurrency,
+    uploads: main.uploads,
+    uploadsPerSecond: main.uploadsPerSecond,
+    p50Ms: main.p50Ms,
+    p99Ms: main.p99Ms,
+    errors: main.errors,
+    baseline: 'RSA-4096 PSS signatures/s on all cores',
+    baselinePerSecond: main.baselinePerSecond,
+    ratio: main.ratio,
+    ranOutOfItems: main.ranOutOfItems,
+    byType,
+  };
+  if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
 }
 
 main().catch((error) => {

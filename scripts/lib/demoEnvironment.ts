@@ -114,6 +114,8 @@ export async function startDemoEnvironment(
       // for the same reason, heights rise faster than the guard believes Arweave's can (heightGuard.ts)
       BLOCK_HEIGHT_MAX_JUMP: '1000000',
       BLOCK_HEIGHT_REFRESH_MS: '1000',
+      // arlocal places each chunk after the last one it got, whatever its offset: one at a time
+      BUNDLE_CHUNK_CONCURRENCY: '1',
       LOG_LEVEL: 'warn',
     });
     signal.throwIfAborted();

@@ -3,7 +3,7 @@ import { DataItem } from 'arbundles';
 import { transactionStatusIn } from '../../src/adapters/gateway/txStatus.js';
 import type { DemoEnvironment } from './demoEnvironment.js';
 import type { DemoItem } from './demoUploads.js';
-import type { TxOffsets } from '../../src/http/queries.js';
+import type { TxOffsets } from '../../src/queries/types.js';
 
 /**
  * Follows the demo's items from acceptance to FINALIZED: polls `GET /tx/:id/status`, prints each

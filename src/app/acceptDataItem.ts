@@ -1,7 +1,7 @@
 import { AppendOutcomeUnknown, WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
-import { dataItemStream, newEventId, type DataItemId } from '../domain/ids.js';
+import { dataItemStream, itemBlobKey, newEventId, type DataItemId } from '../domain/ids.js';
 import { decide, evolve, initialState, type DataItemState } from '../domain/dataItem/decider.js';
 import { isDataItemEvent } from '../domain/dataItem/events.js';
 import { fromRecorded, toNewEvent } from '../domain/events.js';
@@ -51,7 +51,6 @@ export type AcceptOutcome =
   /** `uploadId`: the multi-part upload that stored it, if one did */
   | { kind: 'exists'; receipt: Receipt; uploadId?: string };
 
-const itemBlobKey = (id: string) => `items/${id}`;
 
 const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
   kind: 'exists',

@@ -31,23 +31,29 @@ export async function* chunkUploads(
   tree: DataTree,
   options: ChunkUploadOptions = {},
 ): AsyncGenerator<ChunkUpload> {
+  checkTreeFits(layout, tree);
+  for (let index = options.fromIndex ?? 0; index < tree.chunkCount; index++) yield await chunkUploadAt(blobStore, layout, tree, index);
+}
+
+/** the tree was computed from data of the layout's size: its chunks' ranges are the layout's */
+export function checkTreeFits(layout: BundleLayout<BlobEntry>, tree: DataTree): void {
   if (tree.dataSize !== layout.totalSize) {
     throw new RangeError(`data tree of ${tree.dataSize} bytes for a bundle of ${layout.totalSize}`);
   }
-  const dataRoot = Buffer.from(tree.dataRoot).toString('base64url');
-  const dataSize = String(tree.dataSize);
-  for (let index = options.fromIndex ?? 0; index < tree.chunkCount; index++) {
-    const { minByteRange, maxByteRange, dataHash } = tree.chunk(index);
-    const bytes = await collect(bundleRange(blobStore, layout, minByteRange, maxByteRange));
-    if (!createHash('sha256').update(bytes).digest().equals(dataHash)) throw new BundleChunkMismatch(index);
-    yield {
-      data_root: dataRoot,
-      data_size: dataSize,
-      data_path: tree.proofFor(index).toString('base64url'),
-      offset: String(maxByteRange - 1),
-      chunk: bytes.toString('base64url'),
-    };
-  }
+}
+
+/** The upload body of chunk `index`, read back by range and checked against the tree (as `chunkUploads`). */
+export async function chunkUploadAt(blobStore: BlobStore, layout: BundleLayout<BlobEntry>, tree: DataTree, index: number): Promise<ChunkUpload> {
+  const { minByteRange, maxByteRange, dataHash } = tree.chunk(index);
+  const bytes = await collect(bundleRange(blobStore, layout, minByteRange, maxByteRange));
+  if (!createHash('sha256').update(bytes).digest().equals(dataHash)) throw new BundleChunkMismatch(index);
+  return {
+    data_root: Buffer.from(tree.dataRoot).toString('base64url'),
+    data_size: String(tree.dataSize),
+    data_path: tree.proofFor(index).toString('base64url'),
+    offset: String(maxByteRange - 1),
+    chunk: bytes.toString('base64url'),
+  };
 }
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {

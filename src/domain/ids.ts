@@ -14,4 +14,8 @@ export const DEFAULT_TOKEN = 'arweave' as Token;
 
 export const dataItemStream = (id: DataItemId): StreamName => streamName(`dataItem-${id}`);
 
+/** where an accepted item's bytes are in the blob store: the one key every part of the service uses */
+export const ITEM_BLOB_PREFIX = 'items/';
+export const itemBlobKey = (id: string): string => `${ITEM_BLOB_PREFIX}${id}`;
+
 export const newEventId = (): string => randomUUID();

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { TxStatusDocument } from '../../projections/index.js';
 import { parseRecorded } from '../audit/parse.js';
-import { factsOf } from './facts.js';
+import { factsOf } from '../domain/facts.js';
 
 /** how the secondary part of a line (the metadata) is set off: dim on a terminal, plain otherwise */
 export type Dim = (text: string) => string;

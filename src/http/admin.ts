@@ -14,10 +14,12 @@ import { requeueBody } from './requeueBody.js';
 import { balanceBody, creditBody } from './balanceBody.js';
 import { requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
+import { serve } from './openapi/serve.js';
 import {
   accountHistoryRoute,
   accountRoute,
   approveRoute,
+  blocklistRoute,
   blockRoute,
   creditRoute,
   requeueRoute,
@@ -82,7 +84,7 @@ export function adminRouter(deps: AdminDeps): Router {
   });
   router.use(express.json({ limit: '16kb' }));
 
-  router.post('/accounts/:address/credit', async (req, res) => {
+  serve(router, creditRoute, async (req, res) => {
     const { address } = parseParams(creditRoute, req);
     const body = parseOrInvalid(CreditBody, req.body);
     const creditId = body.creditId ?? randomUUID();
@@ -91,7 +93,7 @@ export function adminRouter(deps: AdminDeps): Router {
     res.json(creditBody(address, state, creditId));
   });
 
-  router.post('/accounts/:payer/approvals', async (req, res) => {
+  serve(router, approveRoute, async (req, res) => {
     const { payer } = parseParams(approveRoute, req);
     const body = parseOrInvalid(ApprovalBody, req.body);
     const approvedAddress = addressOf(body.approvedAddress);
@@ -99,22 +101,22 @@ export function adminRouter(deps: AdminDeps): Router {
     res.json(balanceBody(payer, await settled(await operations.approve(input, adminMetadata(req)))));
   });
 
-  router.delete('/accounts/:payer/approvals/:approvedAddress', async (req, res) => {
+  serve(router, revokeRoute, async (req, res) => {
     const { payer, approvedAddress } = parseParams(revokeRoute, req);
     res.json(balanceBody(payer, await settled(await operations.revoke({ payer, approvedAddress }, adminMetadata(req)))));
   });
 
   // From the account's own stream, not the read model: the operator sees what is stored right now.
-  router.get('/accounts/:address', async (req, res) => {
+  serve(router, accountRoute, async (req, res) => {
     const { address } = parseParams(accountRoute, req);
     res.json(balanceBody(address, await deps.accounts.read(address)));
   });
 
-  router.get('/accounts/:address/history', async (req, res) => {
+  serve(router, accountHistoryRoute, async (req, res) => {
     res.json(await accountHistoryBody(deps.eventStore, parseParams(accountHistoryRoute, req).address));
   });
 
-  router.post('/items/:id/requeue', async (req, res) => {
+  serve(router, requeueRoute, async (req, res) => {
     const { id } = parseParams(requeueRoute, req);
     const { by, reason } = parseOrInvalid(RequeueBody, req.body);
     res.json(requeueBody(await requeue({ id, by, reason }, adminMetadata(req))));
@@ -124,7 +126,7 @@ export function adminRouter(deps: AdminDeps): Router {
     [blockRoute, 'Block'],
     [unblockRoute, 'Unblock'],
   ] as const) {
-    router[route.method](route.path, async (req, res) => {
+    serve(router, route, async (req, res) => {
       const { address } = parseParams(route, req);
       const { by, reason } = parseOrInvalid(BlockBody, req.body);
       const now = (deps.now ?? Date.now)();
@@ -134,7 +136,7 @@ export function adminRouter(deps: AdminDeps): Router {
   }
 
   // From the stream itself, not what this process last read: the operator sees what is stored now.
-  router.get('/blocklist', async (_req, res) => {
+  serve(router, blocklistRoute, async (_req, res) => {
     await deps.blocklist.refresh();
     res.json(blocklistBody(deps.blocklist.list()));
   });

@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
-import { queriesRouter, type QueryHandlers } from './queries.js';
+import { queriesRouter } from './queries.js';
+import type { QueryHandlers } from '../queries/types.js';
 import { cors } from './cors.js';
 import { adminRouter, type AdminDeps } from './admin.js';
 import {
@@ -16,8 +17,10 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { dashboardRouter } from './dashboard/router.js';
 import { blockHeightGate } from './blockHeightGate.js';
-import type { DashboardQueries } from './dashboard/queries.js';
-import { ApiCatalog, openApiRouter, routeDocs } from './openapi/index.js';
+import type { DashboardQueries } from '../queries/dashboard.js';
+import { ApiCatalog, openApiRouter, servedRoutes } from './openapi/index.js';
+
+const PUBLIC = ['/v1', '/'];
 import { serviceVersion } from '../version.js';
 
 export interface AppOptions {
@@ -49,33 +52,32 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   if (options.observe) app.use(requestLog(options.observe.log, options.observe.metrics));
-  if (options.ops) app.use(opsRouter(options.ops));
+  const ops = options.ops ? opsRouter(options.ops) : undefined;
+  if (ops) app.use(ops);
   app.use(cors);
-  if (options.admin) app.use(['/v1/admin', '/admin'], adminRouter(options.admin));
-  for (const prefix of ['/v1', '/']) {
-    if (options.blockHeightFresh) app.use(prefix, blockHeightGate(options.blockHeightFresh));
-    if (options.uploadGuard) app.use(prefix, options.uploadGuard);
-    if (options.commands) app.use(prefix, commandsRouter(options.commands, options.limits));
-    if (options.multipartCommands) app.use(prefix, multipartCommandsRouter(options.multipartCommands));
-    if (options.queries) app.use(prefix, queriesRouter(options.queries));
-    if (options.multipartQueries) app.use(prefix, multipartQueriesRouter(options.multipartQueries));
-  }
+  const admin = options.admin ? adminRouter(options.admin) : undefined;
+  if (admin) app.use(['/v1/admin', '/admin'], admin);
+  // one instance of each router, mounted under /v1 and at the root, in this order
+  const commands = options.commands ? commandsRouter(options.commands, options.limits) : undefined;
+  const multipartCommands = options.multipartCommands ? multipartCommandsRouter(options.multipartCommands) : undefined;
+  const queries = options.queries ? queriesRouter(options.queries) : undefined;
+  const multipartQueries = options.multipartQueries ? multipartQueriesRouter(options.multipartQueries) : undefined;
+  const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;
+  const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries].filter((r) => r !== undefined);
+  for (const prefix of PUBLIC) for (const router of publicRouters) app.use(prefix, router);
   // pages for a browser, at the root only
-  if (options.dashboard) app.use(dashboardRouter(options.dashboard));
+  const dashboard = options.dashboard ? dashboardRouter(options.dashboard) : undefined;
+  if (dashboard) app.use(dashboard);
 
-  // What this app serves, as /openapi.json and /api-docs describe it: a router mounted above adds its
-  // route descriptions here, with the same prefixes (src/http/openapi/).
+  // What this app serves, as /openapi.json and /api-docs describe it: each router's routes as it
+  // registered them (src/http/openapi/serve.ts), with the prefixes it is mounted at.
   const api = new ApiCatalog();
-  const PUBLIC = ['/v1', '/'];
-  if (options.queries) api.add(PUBLIC, routeDocs.queries);
-  if (options.commands) api.add(PUBLIC, routeDocs.commands);
-  if (options.multipartCommands) api.add(PUBLIC, routeDocs.multipartCommands);
-  if (options.multipartQueries) api.add(PUBLIC, routeDocs.multipartQueries);
-  if (options.admin) api.add(['/v1/admin', '/admin'], routeDocs.admin);
-  if (options.ops) api.add(['/'], routeDocs.ops);
-  if (options.dashboard) api.add(['/'], routeDocs.dashboard);
-  api.add(PUBLIC, routeDocs.docs);
+  for (const router of [queries, commands, multipartCommands, multipartQueries]) if (router) api.add(PUBLIC, servedRoutes(router));
+  if (admin) api.add(['/v1/admin', '/admin'], servedRoutes(admin));
+  if (ops) api.add(['/'], servedRoutes(ops));
+  if (dashboard) api.add(['/'], servedRoutes(dashboard));
   const docs = openApiRouter(api, serviceVersion);
+  api.add(PUBLIC, servedRoutes(docs));
   for (const prefix of PUBLIC) app.use(prefix, docs);
 
   app.use((_req, res) => sendError(res, 404, 'Not Found'));

@@ -1,5 +1,11 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ServiceUnavailable } from '../domain/errors.js';
+import { createUploadRoute, createUploadWithTokenRoute, finalizeUploadAsyncRoute, finalizeUploadRoute } from './openapi/routes/multipart.js';
+import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
+import { inFrontOf } from './openapi/serve.js';
+
+/** the routes whose answer is (or leads to) a signed receipt */
+const RECEIPT_ROUTES = [uploadRoute, uploadWithTokenRoute, createUploadRoute, createUploadWithTokenRoute, finalizeUploadRoute, finalizeUploadAsyncRoute];
 
 /**
  * Refuses the uploads that would end in a receipt, before a byte of their body is read, while no
@@ -19,11 +25,6 @@ export function blockHeightGate(fresh: () => boolean): Router {
     next(new ServiceUnavailable('no block height read from the gateway recently enough to sign a receipt'));
   };
   const router = Router();
-  router.post('/tx', gate);
-  router.post('/tx/:token', gate);
-  router.get('/chunks/-1/-1', gate);
-  router.get('/chunks/:token/-1/-1', gate);
-  router.post('/chunks/:token/:uploadId/-1', gate);
-  router.post('/chunks/:token/:uploadId/finalize', gate);
+  inFrontOf(router, RECEIPT_ROUTES, gate);
   return router;
 }

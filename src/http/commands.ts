@@ -6,7 +6,8 @@ import type { AcceptOutcome } from '../app/acceptDataItem.js';
 import type { RequestContext } from '../app/context.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
-import { uploadWithTokenRoute } from './openapi/routes/public.js';
+import { serve } from './openapi/serve.js';
+import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
 
 export interface CommandHandlers {
   uploadDataItem(input: {
@@ -67,7 +68,7 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
     sendAcceptOutcome(res, outcome);
   };
 
-  router.post('/tx', (req, res) => upload(req, res, false));
-  router.post('/tx/:token', (req, res) => upload(req, res, true));
+  serve(router, uploadRoute, (req, res) => upload(req, res, false));
+  serve(router, uploadWithTokenRoute, (req, res) => upload(req, res, true));
   return router;
 }

@@ -6,6 +6,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
+import { serve } from './openapi/serve.js';
+import { healthRoute, metricsRoute, readyRoute } from './openapi/routes/ops.js';
 
 /**
  * Operations endpoints, served at the root only (they are for probes, load balancers and Prometheus,
@@ -180,14 +182,14 @@ export interface OpsDeps {
 export function opsRouter({ readiness, metrics }: OpsDeps): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store' };
-  router.get('/health', (_req, res) => {
+  serve(router, healthRoute, (_req, res) => {
     res.set(noStore).json({ status: 'ok' });
   });
-  router.get('/ready', async (_req, res) => {
+  serve(router, readyRoute, async (_req, res) => {
     const report = await readiness.check();
     res.set(noStore).status(report.failed.length === 0 ? 200 : 503).json(report);
   });
-  router.get('/metrics', async (_req, res) => {
+  serve(router, metricsRoute, async (_req, res) => {
     const { contentType, body } = await metrics.text();
     res.set(noStore).set('Content-Type', contentType).send(body);
   });

@@ -5,6 +5,9 @@ import { createBodyRateWatch, type BodyRateLimits } from './bodyRate.js';
 import { clientKeyOf } from '../domain/clientKey.js';
 import { continueIfExpected } from './expectContinue.js';
 import type { Refusal, TempSpace } from './tempSpace.js';
+import { uploadChunkRoute } from './openapi/routes/multipart.js';
+import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
+import { inFrontOf } from './openapi/serve.js';
 
 /**
  * Limits in front of the upload routes (single `POST /tx[/:token]`, chunk and finalize), checked
@@ -106,12 +109,10 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
   const chunk = guard('chunk');
   const finalize = guard('finalize');
   const router = Router();
-  router.post('/tx', single);
-  router.post('/tx/:token', single);
-  // `-1` and `finalize` finalize (no body); a chunk's offset is digits (anything else the route refuses)
-  router.post('/chunks/:token/:uploadId/:offset', (req, res, next) =>
-    (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next),
-  );
+  inFrontOf(router, [uploadRoute, uploadWithTokenRoute], single);
+  // the chunk route's path also matches the finalize routes (`-1`, `finalize`: no body); a chunk's
+  // offset is digits (anything else the route refuses)
+  inFrontOf(router, [uploadChunkRoute], (req, res, next) => (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next));
   return { router, inFlight: () => perClient, stop: () => rate.stop() };
 }
 

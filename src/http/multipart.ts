@@ -7,7 +7,9 @@ import type { UploadDocument } from '../../projections/uploads.js';
 import { paidByOf } from './commands.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
+import { serve } from './openapi/serve.js';
 import {
+  createUploadRoute,
   createUploadWithTokenRoute,
   finalizeUploadAsyncRoute,
   finalizeUploadRoute,
@@ -62,8 +64,8 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
     if ('id' in created && typeof created.id === 'string') noteSubject(res, { uploadId: created.id });
     res.json(created);
   };
-  router.get('/chunks/-1/-1', (req, res) => create(req, res, 'arweave'));
-  router.get('/chunks/:token/-1/-1', (req, res) => create(req, res, parseParams(createUploadWithTokenRoute, req).token));
+  serve(router, createUploadRoute, (req, res) => create(req, res, 'arweave'));
+  serve(router, createUploadWithTokenRoute, (req, res) => create(req, res, parseParams(createUploadWithTokenRoute, req).token));
 
   const finalize = async (req: Request, res: Response, mode: 'sync' | 'async', route: UploadRoute) => {
     const { uploadId } = parseParams(route, req);
@@ -73,10 +75,10 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
       sendFinalized(res, outcome);
     } else res.status(202).end();
   };
-  router.post('/chunks/:token/:uploadId/-1', (req, res) => finalize(req, res, 'sync', finalizeUploadRoute));
-  router.post('/chunks/:token/:uploadId/finalize', (req, res) => finalize(req, res, 'async', finalizeUploadAsyncRoute));
+  serve(router, finalizeUploadRoute, (req, res) => finalize(req, res, 'sync', finalizeUploadRoute));
+  serve(router, finalizeUploadAsyncRoute, (req, res) => finalize(req, res, 'async', finalizeUploadAsyncRoute));
 
-  router.post('/chunks/:token/:uploadId/:offset', async (req, res) => {
+  serve(router, uploadChunkRoute, async (req, res) => {
     const { uploadId, offset } = parseParams(uploadChunkRoute, req);
     await handlers.receiveChunk({
       uploadId,
@@ -100,14 +102,14 @@ export function multipartQueriesRouter(handlers: MultipartQueryHandlers): Router
     if (!doc) throw new UploadNotFound(id);
     return { id, doc };
   };
-  router.get('/chunks/:token/:uploadId/-1', async (req, res) => {
+  serve(router, viewUploadRoute, async (req, res) => {
     const { id, doc } = await live(req, viewUploadRoute);
     if (doc.status === 'EXPIRED') throw new UploadNotFound(id);
     const chunks = await handlers.chunks(id);
     const largest = chunks.reduce((max, [, length]) => Math.max(max, length), 0);
     res.json({ id, min: CHUNK_MIN, max: CHUNK_MAX, size: doc.chunkSize ?? (largest || DEFAULT_VIEW_CHUNK_SIZE), chunks });
   });
-  router.get('/chunks/:token/:uploadId/status', async (req, res) => {
+  serve(router, uploadStatusRoute, async (req, res) => {
     const { doc } = await live(req, uploadStatusRoute);
     res.json({ status: doc.status, timestamp: doc.statusChangedAt, ...(doc.receipt ? { receipt: doc.receipt } : {}) });
   });

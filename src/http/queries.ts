@@ -1,37 +1,11 @@
 import { Router } from 'express';
 import { TxNotFound } from '../domain/errors.js';
-import type { SerializedAccount } from '../domain/account/serialized.js';
-import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
-import { balanceRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
-
-export interface ServiceInfo {
-  version: string;
-  gateway: string;
-  addresses: Record<string, string>;
-  freeUploadLimitBytes: number;
-}
-
-export interface QueryHandlers {
-  info(): ServiceInfo;
-  txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
-  accountBalance(address: string): Promise<SerializedAccount | undefined>;
-  /** undefined until the item's bundle is known, and for items older than the retention */
-  txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
-}
-
-export interface TxOffsets {
-  rootBundleId: string;
-  startOffsetInRootBundle: number;
-  rawContentLength: number;
-  payloadContentType: string;
-  payloadDataStart: number;
-  payloadContentLength: number;
-  parentDataItemId?: string;
-  startOffsetInParentDataItemPayload?: number;
-}
+import { serve } from './openapi/serve.js';
+import { balanceRoute, serviceIndexRoute, serviceInfoRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
@@ -47,10 +21,12 @@ const statusBody = (doc: TxStatusDocument) => ({
 
 export function queriesRouter(handlers: QueryHandlers): Router {
   const router = Router();
-  router.get(['/', '/info'], (_req, res) => {
-    res.json(handlers.info());
-  });
-  router.get('/tx/:id/status', async (req, res) => {
+  for (const route of [serviceIndexRoute, serviceInfoRoute]) {
+    serve(router, route, (_req, res) => {
+      res.json(handlers.info());
+    });
+  }
+  serve(router, txStatusRoute, async (req, res) => {
     const { id } = parseParams(txStatusRoute, req);
     const doc = await handlers.txStatus(id);
     if (!doc) throw new TxNotFound(id);
@@ -58,13 +34,13 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.json(statusBody(doc));
   });
   // Balances are public, like on-chain balances: no token needed.
-  router.get('/tx/:id/offsets', async (req, res) => {
+  serve(router, txOffsetsRoute, async (req, res) => {
     const { id } = parseParams(txOffsetsRoute, req);
     const offsets = await handlers.txOffsets(id);
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
-  router.get('/account/balance/:address', async (req, res) => {
+  serve(router, balanceRoute, async (req, res) => {
     const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));

@@ -6,6 +6,7 @@ import { LeaseLost } from '../../src/domain/bundle/lease.js';
 import { streamName } from '../../src/ports/eventStore.js';
 import { evolveBundle, type BundleState } from '../../src/domain/bundle/state.js';
 import { bundleQueueProjection, type QueuedItem } from '../../projections/index.js';
+import { deciderSpec } from '../support/deciderSpec.js';
 
 const P = 'plan-1';
 const items = [{ id: 'item-a', size: 10, offset: 160 }];
@@ -96,5 +97,63 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
       expect(decideBundle(underToken(0), given([planned, prepared()]))).to.have.length(1);
       expect(decideBundle(underToken(4), given([planned, prepared(4)]))).to.have.length(1);
     });
+  });
+});
+
+describe('bundle decider: the lifecycle, one recorded step at a time (given / when / then)', () => {
+  const spec = deciderSpec<BundleCommand, BundleEvent, BundleState>({ initialState: undefined, evolve: evolveBundle, decide: decideBundle });
+  const tx = { id: 't'.repeat(43) };
+  const prepare: BundleCommand = {
+    type: 'MarkPrepared',
+    data: { planId: P, txId: tx.id, reward: '5', anchor: 'a', anchorHeight: 1_000, dataRoot: 'r', dataSize: 170, tx, now: 2 },
+  };
+  const prepared: BundleEvent = {
+    type: 'BundlePrepared',
+    data: { planId: P, txId: tx.id, reward: '5', anchor: 'a', anchorHeight: 1_000, dataRoot: 'r', dataSize: 170, tx, itemIds: ['item-a'], timestamp: 2 },
+  };
+  const posted: BundleEvent = { type: 'BundlePosted', data: { planId: P, txId: tx.id, timestamp: 3 } };
+  const seeded: BundleEvent = { type: 'BundleSeeded', data: { planId: P, txId: tx.id, timestamp: 4 } };
+  const confirmed: BundleEvent = { type: 'BundleConfirmed', data: { planId: P, blockHeight: 1_010, confirmations: 1, txId: tx.id, timestamp: 5 } };
+  const permanent: BundleEvent = { type: 'BundlePermanent', data: { planId: P, blockHeight: 1_010, confirmations: 60, itemIds: ['item-a'], txId: tx.id, timestamp: 6 } };
+  const step = (type: 'MarkPosted' | 'MarkSeeded', now: number): BundleCommand => ({ type, data: { planId: P, now } });
+  const confirm: BundleCommand = { type: 'MarkConfirmed', data: { planId: P, blockHeight: 1_010, confirmations: 1, now: 5 } };
+  const makePermanent: BundleCommand = { type: 'MarkPermanent', data: { planId: P, blockHeight: 1_010, confirmations: 60, now: 6 } };
+  const drop: BundleCommand = { type: 'Drop', data: { planId: P, reason: 'not seen', now: 7 } };
+  const dropped = (txId?: string): BundleEvent => ({
+    type: 'BundleDropped',
+    data: { planId: P, reason: 'not seen', itemIds: ['item-a'], ...(txId ? { txId } : {}), countsAsAttempt: true, timestamp: 7 },
+  });
+
+  it('plans once', () => {
+    spec.given([]).when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 1 } }).then([planned]);
+    spec.given([planned]).when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 9 } }).thenNothing();
+  });
+
+  it('goes planned, prepared, posted, seeded, confirmed, permanent, each step recorded once', () => {
+    spec.given([planned]).when(prepare).then([prepared]);
+    spec.given([planned, prepared]).when(prepare).thenNothing();
+    spec.given([planned, prepared]).when(step('MarkPosted', 3)).then([posted]);
+    spec.given([planned, prepared, posted]).when(step('MarkSeeded', 4)).then([seeded]);
+    spec.given([planned, prepared, posted, seeded]).when(confirm).then([confirmed]);
+    spec.given([planned, prepared, posted, seeded, confirmed]).when(makePermanent).then([permanent]);
+    spec.given([planned, prepared, posted, seeded, confirmed, permanent]).when(makePermanent).thenNothing();
+  });
+
+  it('takes no step out of order: nothing is posted before it is prepared, nor confirmed before it is seeded', () => {
+    spec.given([planned]).when(step('MarkPosted', 3)).thenNothing();
+    spec.given([planned, prepared]).when(step('MarkSeeded', 4)).thenNothing();
+    spec.given([planned, prepared, posted]).when(confirm).thenNothing();
+    spec.given([]).when(prepare).thenNothing();
+  });
+
+  it('becomes permanent from seeded directly (the confirmation was missed between two passes)', () => {
+    spec.given([planned, prepared, posted, seeded]).when(makePermanent).then([permanent]);
+  });
+
+  it('drops a live bundle with its transaction, and never a permanent or dropped one', () => {
+    spec.given([planned]).when(drop).then([dropped()]);
+    spec.given([planned, prepared, posted, seeded]).when(drop).then([dropped(tx.id)]);
+    spec.given([planned, prepared, posted, seeded, permanent]).when(drop).thenNothing();
+    spec.given([planned, dropped()]).when(drop).thenNothing();
   });
 });

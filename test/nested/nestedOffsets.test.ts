@@ -7,7 +7,7 @@ import type { DataItemId } from '../../src/domain/ids.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { allProjections, collectionOf, nestedOffsetsProjection, type AnyProjection } from '../../projections/index.js';
-import { createTxOffsetsQuery } from '../../src/app/txOffsets.js';
+import { createTxOffsetsQuery } from '../../src/queries/txOffsets.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 
 const ROOT = itemId(1);

@@ -9,7 +9,7 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, expectText } from '../support/multipart.js';
 import type { Receipt } from '../../src/domain/receipt.js';
 import type { ReadinessReport } from '../../src/http/health.js';
-import type { DashboardSummary } from '../../src/http/dashboard/queries.js';
+import type { DashboardSummary } from '../../src/queries/dashboard.js';
 
 /** receipts' deadlineHeight = the height + DEADLINE_HEIGHT_OFFSET (default 200) */
 const OFFSET = 200;

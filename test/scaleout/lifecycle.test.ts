@@ -1,7 +1,9 @@
 /**
  * An item's whole life on the scale-out profile: uploaded (single and multi-part), bundled to arlocal
  * until FINALIZED with offsets that point at its bytes, then `npm run rebuild` and `npm run audit`
- * run as operators run them, in their own processes, on the same EventStoreDB node and stores.
+ * run as operators run them, in their own processes, on the same EventStoreDB node and stores: MongoDB
+ * read models and GridFS bytes (`scaleoutStores()`), whose transactions keep the rebuild's commits and
+ * the serving projector's apart (on the stand-in as on a real replica set).
  */
 import { expect } from 'chai';
 import { DataItem } from 'arbundles';
@@ -13,16 +15,7 @@ import { runScript } from '../support/runScript.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { freshReadModels, readModelsOf } from '../projections/readModels.js';
-import { realMongoUrl } from '../mongo/server.js';
 import { startScaleoutService, type ScaleoutService } from './support.js';
-
-/**
- * `npm run rebuild` commits while the service's projector commits: that needs MongoDB's isolated
- * transactions, which the in-memory stand-in lacks (racing commits lose updates there; see
- * test/mongo/server.ts). On the stand-in this suite keeps the embedded read and blob stores, on the
- * EventStoreDB node all the same; with MONGO_URL (a real replica set) it runs on MongoDB and GridFS.
- */
-const stores: Record<string, string> = realMongoUrl ? {} : { READ_STORE: 'sqlite', BLOB_STORE: 'fs' };
 
 describe('an item from upload to FINALIZED, rebuilt and audited, on the scale-out profile', function () {
   this.timeout(240_000);
@@ -31,7 +24,7 @@ describe('an item from upload to FINALIZED, rebuilt and audited, on the scale-ou
   let items: DataItem[];
   before(async () => {
     arlocal = await startArlocal();
-    service = await startScaleoutService({ GATEWAY_URL: arlocal.url, BUNDLE_MAX_WAIT_MS: '0', ...ARLOCAL_HEIGHT_SETTINGS, ...stores });
+    service = await startScaleoutService({ GATEWAY_URL: arlocal.url, BUNDLE_MAX_WAIT_MS: '0', ...ARLOCAL_HEIGHT_SETTINGS });
     await arlocal.mint(service.walletAddress, '100000000000000000');
   });
   after(async () => {
@@ -40,7 +33,7 @@ describe('an item from upload to FINALIZED, rebuilt and audited, on the scale-ou
   });
 
   /** the settings of an operator CLI on this service's stores */
-  const cliEnv = () => ({ ...service.esdb.env, ...stores, DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE });
+  const cliEnv = () => ({ ...service.esdb.env, DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE });
 
   it('takes single and multi-part items to FINALIZED/permanent, each offset pointing at its bytes in the bundle', async () => {
     items = [

@@ -2,7 +2,9 @@
 export { startArlocal, type Arlocal } from '../../scripts/lib/arlocal.js';
 
 /**
- * The height guard's settings for a service on arlocal: tests mine 50 blocks and more at once, far
- * faster than the guard believes blocks come on Arweave. An absurd height is still refused.
+ * The settings of a service on arlocal. The height guard's: tests mine 50 blocks and more at once,
+ * far faster than the guard believes blocks come on Arweave. An absurd height is still refused.
+ * Chunks one at a time: arlocal places each chunk after the last one it got, whatever its offset,
+ * so chunks posted side by side (as to an Arweave node) would land out of order.
  */
-export const ARLOCAL_HEIGHT_SETTINGS = { BLOCK_HEIGHT_MAX_JUMP: '1000000' } as const;
+export const ARLOCAL_HEIGHT_SETTINGS = { BLOCK_HEIGHT_MAX_JUMP: '1000000', BUNDLE_CHUNK_CONCURRENCY: '1' } as const;

@@ -1,11 +1,12 @@
 import type { AddressInfo, Server } from 'node:net';
+import { TransactionalStorage } from './mongoStandInStorage.js';
+import { withTransactions } from './mongoStandInTransactions.js';
 // the CongoDB part only: the package's main entry also loads mongodb-memory-server, which is not used here
 import {
   CommandRouter,
   CongoServer,
   Long,
   MemoryStorageAdapter,
-  ObjectId,
   plugins,
   QueryEngine,
   UpdateEngine,
@@ -23,22 +24,25 @@ import {
  * default test at all.
  *
  * What it proves, and what it cannot: it runs the adapters' real queries, updates, BSON types, indexes
- * and leases through the real driver over the wire. It applies each write at once, so a transaction's
- * writes are neither isolated nor rolled back, and it is one process, so nothing here steps down or
- * retries: atomicity and failover are proved only by the suites on a real replica set (MONGO_URL,
- * `.github/workflows/contract-suites.yml`).
+ * and leases through the real driver over the wire, and their transactions under MongoDB's rules (see
+ * transactions below): isolated until commit, dropped on abort, first writer wins with a WriteConflict
+ * the driver retries. It is one process with its data in memory, so nothing here steps down, fails over,
+ * loses a commit or answers a commit's outcome as unknown: durability and failover are proved only by
+ * the suites on a real replica set (MONGO_URL, `.github/workflows/contract-suites.yml`), as is anything
+ * the stand-in does not model (locks beyond one document's, commands not allowed in a transaction,
+ * transactions too large for the cache).
  *
  * What it lacks that the adapters need is patched here, in test code only:
  * - string `_id`s: its memory storage turns every `_id` into an ObjectId (`new ObjectId('items/a')`
- *   throws), and keys its documents by the ObjectId's hex. `StringIdStorage` keys them by the `_id`'s
- *   type and value instead, and keeps the `_id` as it came.
+ *   throws), and keys its documents by the ObjectId's hex. `TransactionalStorage` (mongoStandInStorage.ts)
+ *   keys them by the `_id`'s type and value instead, and keeps the `_id` as it came.
  * - a replica set: it answers `hello` as a standalone server, and the driver refuses to start a
  *   transaction on one. `asReplicaSetMember` adds what a one-member replica set's primary answers
  *   (`setName`, `hosts`, `primary`, `me`), and leaves out its `topologyVersion`: with one the driver
  *   monitors the server by streaming `hello` (moreToCome), which the stand-in does not do; without,
  *   the driver polls.
  * - duplicate keys: it answers them with code 1, where MongoDB says 11000 (DuplicateKey), which the
- *   adapters' leases and upserts rely on. `StringIdStorage` throws them with 11000.
+ *   adapters' leases and upserts rely on. `TransactionalStorage` throws them with 11000.
  * - update pipelines: it refuses an update given as a pipeline (the GridFS store numbers a cut and
  *   appends it to the key's cuts in one). `withPipelineUpdates` runs such an update as an aggregation
  *   pipeline over the document, with the stand-in's own query library (mingo; `$$NOW`: the run's time).
@@ -50,6 +54,13 @@ import {
  * - batches of at most 16 MiB: it answers a find or getMore with as many documents as the batch size
  *   says (101 by default), whatever their size, and a reply over BSON's 16 MiB fails (GridFS chunks are
  *   up to 1 MiB each). `withinBatchLimit` keeps what does not fit for the next getMore, as MongoDB does.
+ * - transactions: it accepts `startTransaction`, `commitTransaction` and `abortTransaction` and applies
+ *   each write at once, so a transaction's writes were seen before their commit, kept after an abort,
+ *   and two transactions writing the same document both went through (racing commits lost updates).
+ *   `TransactionalStorage` runs every write in a unit of work (a transaction, or one write command) kept
+ *   apart until it commits, reading a snapshot; `withTransactions` (mongoStandInTransactions.ts) runs
+ *   the commands as the server does: a conflicting statement aborts its transaction with WriteConflict
+ *   (112, TransientTransactionError), a conflicting write outside a transaction waits for it to end.
  */
 export interface MongoStandIn {
   /** a connection string for the driver: a one-member replica set, connected to directly */
@@ -63,7 +74,7 @@ export async function startMongoStandIn(): Promise<MongoStandIn> {
   withPipelineUpdates();
   withBinaryStringOrder();
   const server = new CongoServer({ host: '127.0.0.1', port: 0 });
-  const storage = new StringIdStorage();
+  const storage = new TransactionalStorage();
   const internals = server as unknown as CongoInternals;
   internals.storage = storage;
   internals.commandRouter = new CommandRouter(storage, server);
@@ -73,6 +84,8 @@ export async function startMongoStandIn(): Promise<MongoStandIn> {
   const host = `127.0.0.1:${port}`;
   asReplicaSetMember(internals.commandRouter, host);
   withinBatchLimit(internals.commandRouter);
+  // last: it wraps every command, the ones patched above included
+  withTransactions(internals.commandRouter, storage);
   return {
     url: `mongodb://${host}/?replicaSet=${standInReplicaSet}&directConnection=true`,
     stop: () => server.stop(),
@@ -89,9 +102,6 @@ interface RouterInternals {
   handlers: Map<string, ICommandHandler>;
   cursors: Map<bigint, ICursorState>;
   cursorIdCounter: bigint;
-}
-interface StorageInternals {
-  ensureCollection(dbName: string, collName: string): Map<string, IStoredDocument>;
 }
 
 /** Makes `hello` (and its old names) answer as the primary of a one-member replica set at `host`. */
@@ -119,10 +129,14 @@ const operatorUpdate = UpdateEngine.applyUpdate.bind(UpdateEngine);
 function withPipelineUpdates(): void {
   UpdateEngine.applyUpdate = (document, update, arrayFilters) => {
     if (!Array.isArray(update)) return operatorUpdate(document, update, arrayFilters);
-    const [updated] = new plugins.mingo.Aggregator(update).run([document]);
+    // on a copy: the query library changes nested values in place, and the document may be one a
+    // transaction's snapshot or another reader still holds
+    const [updated] = new plugins.mingo.Aggregator(update).run([(UpdateEngine as unknown as Cloning).deepClone(document)]);
     return updated as IStoredDocument;
   };
 }
+
+type Cloning = { deepClone<T>(value: T): T };
 
 /** MongoDB's order of two strings under the simple collation: their UTF-8 bytes, compared as unsigned */
 export const binaryStringOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
@@ -194,49 +208,4 @@ function fittingPrefix(batch: Document[]): number {
 
 function withoutTopologyVersion({ topologyVersion: _, ...answer }: Document): Document {
   return answer;
-}
-
-/** MongoDB's answer to an insert that meets an existing `_id` */
-class DuplicateKey extends Error {
-  readonly code = 11000;
-  readonly codeName = 'DuplicateKey';
-}
-
-/**
- * A document's key in the memory storage: the ObjectId's hex as the stand-in itself keys them (its
- * other parts look documents up that way), anything else by type and value, so that the string
- * '65a…' and the ObjectId 65a… stay two documents, as in MongoDB.
- */
-const keyOf = (id: unknown): string =>
-  id instanceof ObjectId ? id.toHexString() : `${typeof id}:${typeof id === 'string' ? id : JSON.stringify(id)}`;
-
-/** The stand-in's memory storage, with `_id`s of any type kept as they are (see above). */
-class StringIdStorage extends MemoryStorageAdapter {
-  private collection(dbName: string, collName: string): Map<string, IStoredDocument> {
-    return (this as unknown as StorageInternals).ensureCollection(dbName, collName);
-  }
-
-  override async insertOne(dbName: string, collName: string, doc: Document): Promise<IStoredDocument> {
-    const collection = this.collection(dbName, collName);
-    const stored = { ...doc, _id: doc._id ?? new ObjectId() } as IStoredDocument;
-    const key = keyOf(stored._id);
-    if (collection.has(key)) throw new DuplicateKey(`E11000 duplicate key error collection: ${dbName}.${collName} dup key: { _id: ${key} }`);
-    collection.set(key, stored);
-    return stored;
-  }
-
-  override async findById(dbName: string, collName: string, id: ObjectId): Promise<IStoredDocument | null> {
-    return this.collection(dbName, collName).get(keyOf(id)) ?? null;
-  }
-
-  override async updateById(dbName: string, collName: string, id: ObjectId, doc: IStoredDocument): Promise<boolean> {
-    const collection = this.collection(dbName, collName);
-    if (!collection.has(keyOf(id))) return false;
-    collection.set(keyOf(id), doc);
-    return true;
-  }
-
-  override async deleteById(dbName: string, collName: string, id: ObjectId): Promise<boolean> {
-    return this.collection(dbName, collName).delete(keyOf(id));
-  }
 }

@@ -1,15 +1,19 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 
-/** Signs `count` distinct arweave items of `payloadBytes` on every core, before any timing starts. */
-export async function presignItems(jwk: object, count: number, payloadBytes: number): Promise<Buffer[]> {
+/**
+ * Signs `count` distinct items of `payloadBytes` on every core, before any timing starts: of
+ * `signatureType` 1 (arweave, with `jwk`, the default), 2 (ed25519), 3 (ethereum), 4 (solana) or
+ * 7 (typed ethereum).
+ */
+export async function presignItems(jwk: object, count: number, payloadBytes: number, signatureType = 1): Promise<Buffer[]> {
   const workers = availableParallelism();
   const shares = Array.from({ length: workers }, (_, i) => Math.floor(count / workers) + (i < count % workers ? 1 : 0));
   const parts = await Promise.all(
     shares.map(
       (share) =>
         new Promise<Uint8Array[]>((resolve, reject) => {
-          const w = new Worker(new URL('./signItemsWorker.mjs', import.meta.url), { workerData: { jwk, count: share, payloadBytes } });
+          const w = new Worker(new URL('./signItemsWorker.mjs', import.meta.url), { workerData: { jwk, count: share, payloadBytes, signatureType } });
           w.once('message', (items: Uint8Array[]) => {
             resolve(items);
             void w.terminate();

@@ -5,11 +5,13 @@ import {
   BundleItemsDamaged,
   bundleLayout,
   checkedBundleBytes,
-  chunkUploads,
   computeDataRoot,
+  PostedChunks,
+  postChunks,
   prepareBundle,
   type DataTree,
 } from '../../bundling/index.js';
+import { itemBlobKey } from '../../domain/ids.js';
 import type { Bundle } from '../../domain/bundle/state.js';
 import type { TransactionHeader } from '../../ports/gateway.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
@@ -19,23 +21,22 @@ import { BUNDLER, type BundlerDeps } from './deps.js';
 import { unseenPastAnchor } from './expiry.js';
 
 /**
- * What this process knows of a prepared bundle's data: its tree, and how many of its chunks the
+ * What this process knows of a prepared bundle's data: its tree, and which of its chunks the
  * gateway took. After a restart the tree is computed again and the chunks go up from the first.
  */
 export interface Upload {
   tree: DataTree;
-  /** chunks before this index were posted: a retry after a failed chunk resumes here */
-  nextChunk: number;
+  /** the chunks taken: a retry after a failed chunk posts only the others */
+  posted: PostedChunks;
 }
 export type TreeCache = Map<string, Upload>;
 
-const blobKeyOf = (id: string) => `items/${id}`;
-const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id) })));
+const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: itemBlobKey(id) })));
 
 /** the layout with each item's accepted sha256, so its blob is checked while the data root is computed */
 async function checkedLayoutOf(deps: BundlerDeps, bundle: Bundle) {
   const digests = await acceptedDigests(deps.eventStore, bundle.items.map((i) => i.id));
-  return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: blobKeyOf(id), sha256: digests.get(id)! })));
+  return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: itemBlobKey(id), sha256: digests.get(id)! })));
 }
 
 /**
@@ -50,7 +51,7 @@ async function uploadOf(deps: BundlerDeps, bundle: Bundle, trees: TreeCache): Pr
   const tree = await computeDataRoot(checkedBundleBytes(deps.blobStore, (await checkedLayoutOf(deps, bundle)).items));
   const root = Buffer.from(tree.dataRoot).toString('base64url');
   if (root !== bundle.dataRoot) throw new BundleDataRootChanged(bundle.dataRoot!, root);
-  const upload = { tree, nextChunk: 0 };
+  const upload = { tree, posted: new PostedChunks(tree.chunkCount) };
   trees.set(bundle.planId, upload);
   return upload;
 }
@@ -110,7 +111,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         throw error;
       }
       const { tx, tree } = prepared;
-      trees.set(planId, { tree, nextChunk: 0 });
+      trees.set(planId, { tree, posted: new PostedChunks(tree.chunkCount) });
       deps.funds?.settled(planId);
       await record({
         type: 'MarkPrepared',
@@ -128,11 +129,15 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
           await record({ type: 'MarkPosted', data: { planId, now: now() } });
           return;
         }
-        for await (const chunk of chunkUploads(deps.blobStore, layoutOf(bundle), upload.tree, { fromIndex: upload.nextChunk })) {
-          signal?.throwIfAborted();
-          await deps.gateway.postChunk(chunk, call);
-          upload.nextChunk++;
-        }
+        await postChunks({
+          blobStore: deps.blobStore,
+          layout: layoutOf(bundle),
+          tree: upload.tree,
+          posted: upload.posted,
+          concurrency: deps.settings.chunkConcurrency,
+          post: (chunk) => deps.gateway.postChunk(chunk, call),
+          ...call,
+        });
         // the entry goes once the step is recorded: a failed record is retried without posting again
         await record({ type: 'MarkSeeded', data: { planId, now: now() } });
         trees.delete(planId);

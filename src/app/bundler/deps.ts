@@ -15,6 +15,8 @@ export interface BundlerSettings {
   dropAfterBlocks: number;
   /** an item in this many dropped bundles fails (default 10) */
   maxAttempts: number;
+  /** chunks of a bundle posted at once (BUNDLE_CHUNK_CONCURRENCY) */
+  chunkConcurrency: number;
 }
 
 export interface BundlerDeps {
@@ -43,4 +45,4 @@ export interface BundlerDeps {
   log?: (message: string, error?: unknown) => void;
 }
 
-export const BUNDLER = { correlationId: 'bundler' } as const;
+export { BUNDLER } from './metadata.js';

@@ -3,7 +3,7 @@ import { toNewEvent } from '../../domain/events.js';
 import { newEventId } from '../../domain/ids.js';
 import { WrongExpectedRevision, type EventStore } from '../../ports/eventStore.js';
 import type { BundleRepository } from '../bundles.js';
-import { BUNDLER, type BundlerDeps } from './deps.js';
+import { BUNDLER } from './metadata.js';
 
 export type Bundles = Pick<BundleRepository, 'read' | 'execute'>;
 
@@ -87,7 +87,7 @@ export class LeaseFence {
 }
 
 /** the bundler's fence, checked just before an append to an item's stream (fence.ts); none without a lease */
-export const fenceCheck = (deps: Pick<BundlerDeps, 'fence'>): (() => Promise<void>) | undefined => {
+export const fenceCheck = (deps: { fence?: LeaseFence }): (() => Promise<void>) | undefined => {
   const fence = deps.fence;
   return fence ? () => fence.check() : undefined;
 };

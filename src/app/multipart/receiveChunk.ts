@@ -5,7 +5,7 @@ import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
 import type { MultipartDeps } from './deps.js';
-import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
+import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
 import { ensureNotBlocked } from '../blocklist.js';
 

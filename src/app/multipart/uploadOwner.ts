@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../ports/blobStore.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Upload } from '../../domain/upload/state.js';
-import { headerOf, MAX_HEADER_BYTES } from './headerOf.js';
+import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 
 export type OwnerLookup = (upload: Upload) => Promise<string | undefined>;
 

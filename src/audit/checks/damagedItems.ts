@@ -1,4 +1,4 @@
-import { damageOf } from '../../history/facts.js';
+import { damageOf } from '../../domain/facts.js';
 import type { AuditEvent, AuditSink } from '../types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DataItemId, dataItemStream } from '../../domain/ids.js';
+import { DataItemId, dataItemStream, ITEM_BLOB_PREFIX } from '../../domain/ids.js';
 import { isUploadEvent } from '../../domain/upload/events.js';
 import { UploadId, uploadStream } from '../../domain/upload/ids.js';
 import { evolveUpload, type UploadState, type UploadStatus } from '../../domain/upload/state.js';
@@ -40,7 +40,7 @@ export async function checkOrphanBlobs(deps: OrphanBlobsDeps, sink: AuditSink): 
 
   for await (const blob of deps.blobStore.list('items')) {
     if (!judged(blob)) continue;
-    const id = DataItemId.safeParse(blob.key.slice('items/'.length));
+    const id = DataItemId.safeParse(blob.key.slice(ITEM_BLOB_PREFIX.length));
     if (!id.success) {
       sink.finding({ kind: 'blob-orphan', id: blob.key, detail: `${blob.key}: not a key the service writes (${since(blob)})` });
     } else if (!(await isAccepted(deps.eventStore, id.data))) {

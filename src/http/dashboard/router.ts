@@ -1,8 +1,10 @@
 import express, { Router, type Response } from 'express';
 import { fileURLToPath } from 'node:url';
-import { DataItemId } from '../../domain/ids.js';
 import { TxNotFound } from '../../domain/errors.js';
-import type { DashboardQueries } from './queries.js';
+import type { DashboardQueries } from '../../queries/dashboard.js';
+import { parseParams } from '../openapi/route.js';
+import { serve } from '../openapi/serve.js';
+import { dashboardItemPageRoute, dashboardItemRoute, dashboardPageRoute, dashboardSummaryRoute } from '../openapi/routes/dashboard.js';
 
 /** the pages, their scripts and styles: plain files, no build step, nothing from elsewhere */
 const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
@@ -21,22 +23,21 @@ function page(res: Response, file: string) {
  */
 export function dashboardRouter(queries: DashboardQueries): Router {
   const router = Router();
-  router.get('/dashboard', (_req, res) => page(res, 'index.html'));
+  serve(router, dashboardPageRoute, (_req, res) => page(res, 'index.html'));
   // any id: the page itself says when the service does not know it
-  router.get('/dashboard/tx/:id', (_req, res) => page(res, 'item.html'));
+  serve(router, dashboardItemPageRoute, (_req, res) => page(res, 'item.html'));
   router.use(
     '/dashboard/assets',
     express.static(STATIC_DIR, { index: false, redirect: false, setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }),
   );
-  router.get('/dashboard/api/summary', async (_req, res) => {
+  serve(router, dashboardSummaryRoute, async (_req, res) => {
     res.set('Cache-Control', 'no-store');
     res.json(await queries.summary());
   });
-  router.get('/dashboard/api/tx/:id', async (req, res) => {
-    const id = DataItemId.safeParse(req.params.id);
-    if (!id.success) throw new TxNotFound(req.params.id);
-    const item = await queries.item(id.data);
-    if (!item) throw new TxNotFound(id.data);
+  serve(router, dashboardItemRoute, async (req, res) => {
+    const { id } = parseParams(dashboardItemRoute, req);
+    const item = await queries.item(id);
+    if (!item) throw new TxNotFound(id);
     res.set('Cache-Control', 'no-store');
     res.json(item);
   });

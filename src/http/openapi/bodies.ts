@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Receipt } from '../../domain/receipt.js';
 import { CHUNK_MAX, CHUNK_MIN } from '../../domain/upload/ids.js';
-import type { TxOffsets } from '../queries.js';
+import type { TxOffsets } from '../../queries/types.js';
 import type { BalanceBody as BalanceBodyType } from '../balanceBody.js';
 
 /**

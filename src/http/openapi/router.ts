@@ -3,6 +3,7 @@ import type { ApiCatalog } from './catalog.js';
 import { openApiDocument, type OpenApiDocument } from './document.js';
 import { apiDocsPage } from './page.js';
 import { apiDocsRoute, openApiRoute } from './routes/docs.js';
+import { serve } from './serve.js';
 
 /**
  * GET /openapi.json and GET /api-docs. Built at the first request, once every router of the app has
@@ -18,10 +19,10 @@ export function openApiRouter(catalog: ApiCatalog, version: string): Router {
     }
     return built;
   };
-  router.get(openApiRoute.path, (_req, res) => {
+  serve(router, openApiRoute, (_req, res) => {
     res.type('application/json; charset=utf-8').send(docs().json);
   });
-  router.get(apiDocsRoute.path, (_req, res) => {
+  serve(router, apiDocsRoute, (_req, res) => {
     res.type('text/html; charset=utf-8').send(docs().page);
   });
   return router;

@@ -126,4 +126,3 @@ export const blocklistRoute = defineRoute({
   errors: ['UNAUTHORIZED'],
 });
 
-export const adminRoutes = [creditRoute, approveRoute, revokeRoute, accountRoute, accountHistoryRoute, requeueRoute, blockRoute, unblockRoute, blocklistRoute];

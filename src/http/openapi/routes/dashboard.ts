@@ -101,4 +101,3 @@ export const dashboardItemRoute = defineRoute({
   errors: ['TX_NOT_FOUND'],
 });
 
-export const dashboardRoutes = [dashboardPageRoute, dashboardItemPageRoute, dashboardSummaryRoute, dashboardItemRoute];

@@ -28,4 +28,3 @@ export const apiDocsRoute = defineRoute({
   responses: { 200: { description: 'the page', content: { contentType: 'text/html', schema: z.string() } } },
 });
 
-export const docsRoutes = [openApiRoute, apiDocsRoute];

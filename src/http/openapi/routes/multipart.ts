@@ -115,11 +115,3 @@ export const uploadStatusRoute = defineRoute({
   errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND'],
 });
 
-export const multipartCommandRoutes = [
-  createUploadRoute,
-  createUploadWithTokenRoute,
-  finalizeUploadRoute,
-  finalizeUploadAsyncRoute,
-  uploadChunkRoute,
-];
-export const multipartQueryRoutes = [viewUploadRoute, uploadStatusRoute];

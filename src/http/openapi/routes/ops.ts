@@ -71,4 +71,3 @@ export const metricsRoute = defineRoute({
   },
 });
 
-export const opsRoutes = [healthRoute, readyRoute, metricsRoute];

@@ -104,5 +104,3 @@ export const balanceRoute = defineRoute({
   errors: ['INVALID_ADDRESS'],
 });
 
-export const commandRoutes = [uploadRoute, uploadWithTokenRoute];
-export const queryRoutes = [serviceIndexRoute, serviceInfoRoute, txStatusRoute, txOffsetsRoute, balanceRoute];

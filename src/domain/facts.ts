@@ -1,6 +1,6 @@
 import { match } from 'ts-pattern';
-import type { DomainEvent } from '../domain/events.js';
-import type { DataItemDamaged } from '../domain/dataItem/events.js';
+import type { DomainEvent } from './events.js';
+import type { DataItemDamaged } from './dataItem/events.js';
 
 /** At most this many items of a plan are named in its line; `--json` has them all. */
 const PLAN_ITEMS_SHOWN = 5;

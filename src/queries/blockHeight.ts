@@ -1,4 +1,4 @@
-import type { BlockHeightHealth } from '../../ports/gateway.js';
+import type { BlockHeightHealth } from '../ports/gateway.js';
 
 /**
  * The block height and the gateway as the status page shows them (`summary.blockHeight`): the height

@@ -1,4 +1,5 @@
-import { createDataItemVerifier, type VerifiedHeader } from '../../verify/index.js';
+import type { VerifiedHeader } from './types.js';
+import { createDataItemVerifier } from './verifier.js';
 
 /** the largest ANS-104 header (multi-aptos signature and owner, target, anchor, 4 KiB of tags) fits in this */
 export const MAX_HEADER_BYTES = 8192;

@@ -1,11 +1,11 @@
-import type { EventStore } from '../../ports/eventStore.js';
-import type { ReadStore } from '../../ports/readStore.js';
-import type { DataItemId } from '../../domain/ids.js';
-import type { BundleStatus } from '../../domain/bundle/state.js';
-import type { ServiceInfo, TxOffsets } from '../queries.js';
-import type { FundsSnapshot } from '../../app/bundler/funds.js';
-import { projectorLag } from '../../../projections/lag.js';
-import type { BlockHeightHealth } from '../../ports/gateway.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { DataItemId } from '../domain/ids.js';
+import type { BundleStatus } from '../domain/bundle/state.js';
+import type { ServiceInfo, TxOffsets } from './types.js';
+import type { FundsSnapshot } from '../app/bundler/funds.js';
+import { projectorLag } from '../../projections/lag.js';
+import type { BlockHeightHealth } from '../ports/gateway.js';
 import { dashboardBlockHeight, type DashboardBlockHeight } from './blockHeight.js';
 import {
   allProjections,
@@ -27,8 +27,8 @@ import {
   type TxStatusDocument,
   type UploadHistoryDocument,
   type UploadStatsDocument,
-} from '../../../projections/index.js';
-import { emptyUploadStats, MINUTE_MS, RETAINED_MINUTES } from '../../../projections/uploadStats.js';
+} from '../../projections/index.js';
+import { emptyUploadStats, MINUTE_MS, RETAINED_MINUTES } from '../../projections/uploadStats.js';
 
 /** `GET /dashboard/api/summary`: what the status page shows, every figure from a read model. */
 export interface DashboardSummary {

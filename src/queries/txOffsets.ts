@@ -1,6 +1,6 @@
 import type { ReadStore } from '../ports/readStore.js';
 import type { DataItemId } from '../domain/ids.js';
-import type { TxOffsets } from '../http/queries.js';
+import type { TxOffsets } from './types.js';
 import { collectionOf } from '../../projections/definition.js';
 import { txStatusProjection, type TxStatusDocument } from '../../projections/txStatus.js';
 import { nestedOffsetsProjection, type NestedOffsetsDocument } from '../../projections/nestedOffsets.js';

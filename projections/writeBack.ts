@@ -1,0 +1,77 @@
+import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type ReadStore, type StoredDocument } from '../src/ports/readStore.js';
+
+/**
+ * A rebuild's documents held in memory across batches and written to the read store together: a
+ * document many events change (an account, the upload statistics) is read once and written once per
+ * flush instead of once per batch. Nobody reads a read model being rebuilt (it is beside the live
+ * one until promoted), and a rebuild that stops half-way starts afresh, so holding its writes
+ * changes what it builds in no way. Bounded: `flush` once `size` passes the caller's limit.
+ *
+ * Checkpoints keep their compare-and-set: a commit is checked against the checkpoints as this buffer
+ * holds them, and the flush against the ones stored at the previous flush, so a second rebuild of
+ * the same projection moving them meanwhile still fails with CheckpointConflict.
+ */
+export class WriteBack {
+  /** by collection, then id; `undefined` doc: deleted */
+  readonly #documents = new Map<string, Map<string, { doc: unknown; position: bigint }>>();
+  /** the checkpoints as the buffered commits left them */
+  readonly #checkpoints = new Map<string, bigint | undefined>();
+  /** the checkpoints as stored at the last flush (what the flush expects) */
+  readonly #stored = new Map<string, bigint | null | undefined>();
+  #size = 0;
+
+  constructor(private readonly store: Pick<ReadStore, 'getMany' | 'commit'>) {}
+
+  /** documents held, deleted ones included */
+  get size(): number {
+    return this.#size;
+  }
+
+  async getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>> {
+    const held = this.#documents.get(collection);
+    const found = new Map<string, StoredDocument<T>>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const entry = held?.get(id);
+      if (entry === undefined) missing.push(id);
+      else if (entry.doc !== undefined) found.set(id, { doc: entry.doc as T, position: entry.position });
+    }
+    if (missing.length > 0) for (const [id, stored] of await this.store.getMany<T>(collection, missing)) found.set(id, stored);
+    return found;
+  }
+
+  async commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void> {
+    for (const c of checkpoints) {
+      if (c.expected === undefined) continue;
+      // a checkpoint this buffer never saw is checked by the flush, against the store
+      if (!this.#checkpoints.has(c.name)) continue;
+      const actual = this.#checkpoints.get(c.name);
+      if (c.expected === null ? actual !== undefined : actual !== c.expected) throw new CheckpointConflict(c.name, c.expected, actual);
+    }
+    for (const w of writes) {
+      let held = this.#documents.get(w.collection);
+      if (held === undefined) this.#documents.set(w.collection, (held = new Map()));
+      if (!held.has(w.id)) this.#size++;
+      held.set(w.id, { doc: w.doc, position: w.position });
+    }
+    for (const c of checkpoints) {
+      if (!this.#stored.has(c.name)) this.#stored.set(c.name, c.expected);
+      this.#checkpoints.set(c.name, c.position);
+    }
+  }
+
+  /** Writes what is held, with the checkpoints, in one commit of the store; then holds nothing. */
+  async flush(): Promise<void> {
+    if (this.#size === 0 && this.#checkpoints.size === 0) return;
+    const writes: DocumentWrite[] = [];
+    for (const [collection, held] of this.#documents) for (const [id, { doc, position }] of held) writes.push({ collection, id, doc, position });
+    const checkpoints: CheckpointWrite[] = [...this.#checkpoints].map(([name, position]) => {
+      const expected = this.#stored.get(name);
+      return { name, position: position!, ...(expected !== undefined ? { expected } : {}) };
+    });
+    await this.store.commit(writes, checkpoints);
+    this.#documents.clear();
+    this.#size = 0;
+    for (const [name, position] of this.#checkpoints) this.#stored.set(name, position!);
+  }
+}

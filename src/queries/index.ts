@@ -1,0 +1,59 @@
+import type { EventStore } from '../ports/eventStore.js';
+import type { BlockHeightHealth } from '../ports/gateway.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { SerializedAccount } from '../domain/account/serialized.js';
+import type { FundsSnapshot } from '../app/bundler/funds.js';
+import type { MultipartQueryHandlers } from '../http/multipart.js';
+import {
+  accountBalanceProjection,
+  chunksOfUpload,
+  collectionOf,
+  txStatusProjection,
+  uploadsProjection,
+  type TxStatusDocument,
+  type UploadDocument,
+} from '../../projections/index.js';
+import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
+import { createTxOffsetsQuery } from './txOffsets.js';
+import type { QueryHandlers, ServiceInfo } from './types.js';
+
+export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
+
+export interface QueryDeps {
+  eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
+  readStore: ReadStore;
+  info: () => ServiceInfo;
+  /** how long after its bundle is permanent an item's offsets are still answered */
+  offsetsRetentionMs: number;
+  /** the block height source's snapshot (the dashboard's gateway card) */
+  blockHeight?: () => BlockHeightHealth;
+  /** the bundler's snapshot of the service wallet, where this process bundles */
+  funds?: () => FundsSnapshot;
+}
+
+/**
+ * The query side, in one place: every answer comes from the read models (the dashboard's lag also
+ * asks the event store for its head). The HTTP routers only parse, call these and shape the answer.
+ */
+export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multipartQueries: MultipartQueryHandlers; dashboard: DashboardQueries } {
+  const { readStore } = deps;
+  const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
+  const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs });
+  return {
+    multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
+    queries: {
+      info: deps.info,
+      txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
+      txOffsets,
+      accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
+    },
+    dashboard: createDashboardQueries({
+      eventStore: deps.eventStore,
+      readStore,
+      info: deps.info,
+      offsets: txOffsets,
+      ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
+      ...(deps.funds ? { funds: deps.funds } : {}),
+    }),
+  };
+}

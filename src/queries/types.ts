@@ -1,0 +1,31 @@
+import type { SerializedAccount } from '../domain/account/serialized.js';
+import type { DataItemId } from '../domain/ids.js';
+import type { TxStatusDocument } from '../../projections/txStatus.js';
+
+/** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
+
+export interface ServiceInfo {
+  version: string;
+  gateway: string;
+  addresses: Record<string, string>;
+  freeUploadLimitBytes: number;
+}
+
+export interface QueryHandlers {
+  info(): ServiceInfo;
+  txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
+  accountBalance(address: string): Promise<SerializedAccount | undefined>;
+  /** undefined until the item's bundle is known, and for items older than the retention */
+  txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
+}
+
+export interface TxOffsets {
+  rootBundleId: string;
+  startOffsetInRootBundle: number;
+  rawContentLength: number;
+  payloadContentType: string;
+  payloadDataStart: number;
+  payloadContentLength: number;
+  parentDataItemId?: string;
+  startOffsetInParentDataItemPayload?: number;
+}

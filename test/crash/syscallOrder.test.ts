@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
+import { startGatewayInfo } from '../support/gatewayInfo.js';
+import { asBody, signedItem, signers } from '../support/items.js';
+import { SERVICE_WALLET_FILE } from '../support/testService.js';
+import { createUpload, postChunks } from '../support/multipart.js';
+import { itemOfSize } from '../support/sizedItem.js';
+import { parseTrace, type Syscall } from './syscallTrace.js';
+
+/**
+ * Durability against power loss: SIGKILL cannot lose the page cache, so the crash suites pass with
+ * every fsync removed. This suite watches the system calls instead (strace, following every thread
+ * of the service) and checks, for each item that got a receipt, that before the first byte of that
+ * receipt went to the client's socket:
+ * - the blob's bytes were synced (fdatasync of the temp file that was then renamed to `items/<id>`),
+ * - the rename was made durable (fsync of the directory holding `items/<id>`, after the rename),
+ * - the event store's commit was synced (fsync of `events.db-wal` after a write carrying the id).
+ */
+describe('durability: syscall order before a receipt', function () {
+  this.timeout(180_000);
+  let dataDir: string;
+  let gateway: Awaited<ReturnType<typeof startGatewayInfo>>;
+  let service: ServiceProcess | undefined;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'syscalls-'));
+    gateway = await startGatewayInfo(500);
+  });
+  after(async () => {
+    await service?.stop();
+    await gateway?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('syncs the blob, its directory and the event store commit before each receipt is written to the socket', async () => {
+    service = await startServiceProcess({ DATA_DIR: dataDir, WALLET_FILE: SERVICE_WALLET_FILE, GATEWAY_URL: gateway.url });
+    const tracePath = join(dataDir, 'strace.txt');
+    const strace = spawn(
+      'strace',
+      // -f every thread (libuv's pool, workers), -yy paths and sockets of fds, -s enough of each
+      // buffer to find an id in a WAL page or an HTTP response
+      ['-f', '-qq', '-yy', '-s', '8192', '-e', 'trace=write,writev,pwrite64,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,sendmsg,sendto', '-o', tracePath, '-p', String(service.process.pid)],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let straceErr = '';
+    strace.stderr.on('data', (d) => (straceErr += d));
+    const straceExit = once(strace, 'exit');
+    try {
+      // attached once the answer to a request is seen in the trace
+      await waitFor(async () => {
+        await fetch(`${service!.url}/info`);
+        return (await readFile(tracePath, 'utf8').catch(() => '')).includes('HTTP/1.1 200');
+      }, `strace attached to the service (${straceErr})`);
+
+      const singles = await Promise.all([
+        signedItem(signers.arweave(), 'first'),
+        signedItem(signers.ethereum(), 'second'),
+        itemOfSize(signers.arweave(), 300_000),
+      ]);
+      const receipted: string[] = [];
+      // one at a time, then two at once (a group commit)
+      const first = await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(singles[0]!.getRaw()) });
+      expect(first.status).to.equal(200);
+      receipted.push((await first.json()).id);
+      for (const res of await Promise.all(singles.slice(1).map((item) => fetch(`${service!.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })))) {
+        expect(res.status).to.equal(200);
+        receipted.push((await res.json()).id);
+      }
+      const multi = await itemOfSize(signers.arweave(), 6_000);
+      const uploadId = await createUpload(service.url);
+      await postChunks(service.url, uploadId, multi.getRaw(), 2_500);
+      const finalized = await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
+      expect(finalized.status).to.equal(200);
+      receipted.push((await finalized.json()).id);
+      expect(receipted).to.deep.equal([...singles, multi].map((i) => i.id));
+
+      strace.kill('SIGINT'); // detaches; the service goes on
+      await straceExit;
+      const calls = parseTrace(await readFile(tracePath, 'utf8'));
+      for (const id of receipted) expect(violations(calls, id, dataDir), id).to.deep.equal([]);
+    } finally {
+      if (strace.exitCode === null) {
+        strace.kill('SIGINT');
+        await straceExit;
+      }
+    }
+  });
+});
+
+/** what is missing before item `id`'s receipt went out, in words (empty: the order is right) */
+function violations(calls: readonly Syscall[], id: string, dataDir: string): string[] {
+  // the first answer naming the item: its receipt (JSON quotes are escaped in strace's strings)
+  const answer = calls.find((c) => c.socket && c.data.includes('HTTP/1.1 200') && c.data.includes(id));
+  if (!answer) return [`no response carrying ${id} was written to a socket`];
+  const before = calls.filter((c) => c.done < answer.started);
+  const problems: string[] = [];
+
+  const finalPath = join(dataDir, 'blobs', 'items', id);
+  const rename = before.find((c) => c.name.startsWith('rename') && c.paths[1] === finalPath);
+  if (!rename) problems.push(`the blob was not renamed to ${finalPath} before the receipt`);
+  else {
+    const temp = rename.paths[0];
+    if (!before.some((c) => (c.name === 'fdatasync' || c.name === 'fsync') && c.fdPath === temp && c.done < rename.started)) {
+      problems.push(`no fdatasync of the blob's temp file ${temp} before its rename`);
+    }
+    const dir = join(dataDir, 'blobs', 'items');
+    if (!before.some((c) => c.name === 'fsync' && c.fdPath === dir && c.started > rename.done)) problems.push(`no fsync of ${dir} after the rename`);
+  }
+
+  const wal = join(dataDir, 'events.db-wal');
+  const written = before.find((c) => c.name.startsWith('pwrite') && c.fdPath === wal && c.data.includes(id));
+  if (!written) problems.push(`no write of ${id} to ${wal} before the receipt`);
+  else if (!before.some((c) => c.name === 'fsync' && c.fdPath === wal && c.started > written.done)) problems.push(`no fsync of ${wal} after the commit's write`);
+  return problems;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
