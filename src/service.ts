@@ -55,6 +55,7 @@ import { createUploadGuard } from './http/limits.js';
 import { createTempSpace } from './http/tempSpace.js';
 import { rolesOf } from './roles.js';
 import { unavailableSigner } from './receipts/receiptSigner.js';
+import { createBlobHasher, inlineHasher, type BlobHasher } from './crypto/blobHasher.js';
 import { serviceVersion } from './version.js';
 
 /**
@@ -80,6 +81,8 @@ export interface RunningService {
   multipart: MultipartDeps;
   finalizer: Finalizer;
   bundler: Bundler;
+  /** the blob digests of uploads, off the request's thread */
+  hasher: BlobHasher;
   stop(): Promise<void>;
 }
 
@@ -88,6 +91,8 @@ export interface ServiceStores {
   eventStore?: EventStore;
   readStore?: ReadStore;
   blobStore?: BlobStore;
+  /** uploads' SHA-256 hasher (tests that stall or kill its workers); the service closes it at stop */
+  hasher?: BlobHasher;
 }
 
 /**
@@ -141,6 +146,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const signer = roles.commands
     ? timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics)
     : unavailableSigner;
+  // uploads' SHA-256 on worker threads (started by the first item that needs one), where commands run
+  const hasher = stores.hasher ?? (roles.commands ? createBlobHasher({ log: (message: string) => log.warn(message) }) : inlineHasher);
   const runner = createProjectionRunner({
     eventStore,
     readStore,
@@ -237,6 +244,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ...(tally ? { tally } : {}),
     observeVerify: (seconds) => metrics.verified('stored', seconds),
     ...(awaitProjection ? { awaitProjection } : {}),
+    hasher,
   };
   const finalizer = createFinalizer({
     deps: multipart,
@@ -339,6 +347,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       strictTags: config.strictTags,
       ...(blocklist ? { blocklist } : {}),
       observeVerify: (seconds) => metrics.verified('stream', seconds),
+      hasher,
     });
     return {
       commands: {
@@ -387,6 +396,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     multipart,
     finalizer,
     bundler,
+    hasher,
     async stop() {
       // not ready from now on; no new connection; requests in flight get the grace period, then are cut
       readiness.stopping();
@@ -414,6 +424,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       }
       blockHeight.stop();
       await signer.close();
+      await hasher.close();
       await eventStore.close();
       await readStore.close();
       await blobStore.close();

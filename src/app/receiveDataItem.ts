@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../verify/index.js';
 
 /** A verified item whose bytes wait in the blob store under a provisional name. */
 export interface ReceivedDataItem {
   verified: VerifiedDataItem;
-  /** hex sha256 of the raw bytes */
+  /** hex sha256 of the raw bytes (the blob digest: src/crypto/blobHasher.ts) */
   sha256: string;
   /** makes the bytes durable under `key` */
   commit(key: string): Promise<void>;
@@ -22,8 +22,10 @@ export interface ReceivedDataItem {
 const WRITE_BATCH = 1024 * 1024;
 
 /**
- * Streams an item's bytes once: into a temporary blob, through the verifier and the digest, so
- * memory stays bounded by about two write batches whatever the size. On any failure nothing is left.
+ * Streams an item's bytes once: into a temporary blob, through the verifier (SHA-384, on this thread)
+ * and the blob digest (SHA-256, on the hasher's worker threads for all but small items), so memory
+ * stays bounded by about two write batches and the hasher's pieces whatever the size; the source is
+ * not read further while either is behind. On any failure nothing is left.
  */
 export async function receiveDataItem(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -36,11 +38,13 @@ export async function receiveDataItem(
     onHeader?: (header: VerifiedHeader) => Promise<void>;
     /** seconds the verification took after the last byte (the signature check; hashing ran meanwhile) */
     observeVerify?: (seconds: number) => void;
+    /** computes the blob digest (default: on this thread) */
+    hasher?: BlobHasher;
   },
 ): Promise<ReceivedDataItem> {
   const verifier = createDataItemVerifier({ maxSize: deps.maxSize, ...(deps.strictTags ? { strictTags: true } : {}) });
-  const digest = createHash('sha256');
   const writer = await deps.blobStore.createWriter();
+  const digest = (deps.hasher ?? inlineHasher).start();
   let batch: Uint8Array[] = [];
   let batched = 0;
   let inFlight: Promise<void> = Promise.resolve();
@@ -56,7 +60,8 @@ export async function receiveDataItem(
     let headerSeen = false;
     for await (const chunk of source) {
       verifier.write(chunk);
-      digest.update(chunk);
+      // the worker hashes this chunk while the next ones are read and SHA-384'd here
+      await digest.update(chunk);
       batch.push(chunk);
       batched += chunk.length;
       if (batched >= WRITE_BATCH) await flush();
@@ -68,12 +73,12 @@ export async function receiveDataItem(
     if (batched > 0) await flush();
     await inFlight;
     const verifying = process.hrtime.bigint();
-    const verified = await verifier.end();
+    const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
     deps.observeVerify?.(Number(process.hrtime.bigint() - verifying) / 1e9);
     let committedTo: string | undefined;
     return {
       verified,
-      sha256: digest.digest('hex'),
+      sha256,
       commit: async (key) => {
         committedTo = key;
         await writer.commit(key);
@@ -84,6 +89,7 @@ export async function receiveDataItem(
       },
     };
   } catch (error) {
+    digest.abort();
     await inFlight.catch(() => {});
     await writer.abort();
     throw error;
@@ -103,22 +109,31 @@ export async function verifyStoredDataItem(
   rules: VerifierOptions,
   /** seconds reading and verifying took */
   observeVerify?: (seconds: number) => void,
+  /** computes the blob digest (default: on this thread) */
+  hasher: BlobHasher = inlineHasher,
 ): Promise<ReceivedDataItem> {
   const started = process.hrtime.bigint();
   const verifier = createDataItemVerifier(rules);
-  const digest = createHash('sha256');
-  if (size > 0) {
-    for await (const chunk of await blobStore.read(key, { start: 0, end: size - 1 })) {
-      verifier.write(chunk as Buffer);
-      digest.update(chunk as Buffer);
+  const digest = hasher.start();
+  let verified: VerifiedDataItem;
+  let sha256: string;
+  try {
+    if (size > 0) {
+      for await (const chunk of await blobStore.read(key, { start: 0, end: size - 1 })) {
+        verifier.write(chunk as Buffer);
+        await digest.update(chunk as Buffer);
+      }
     }
+    [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
+  } catch (error) {
+    digest.abort();
+    throw error;
   }
-  const verified = await verifier.end();
   observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
   let committedTo: string | undefined;
   return {
     verified,
-    sha256: digest.digest('hex'),
+    sha256,
     commit: async (target) => {
       committedTo = target;
       // bytes past `size` (a last part replaced by a shorter one) are not part of the item

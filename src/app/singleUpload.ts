@@ -7,10 +7,18 @@ import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
 import { ensureNotBlocked, type Blocklist } from './blocklist.js';
+import type { BlobHasher } from '../crypto/blobHasher.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
-  deps: AcceptDeps & { maxDataItemSize: number; strictTags?: boolean; blocklist?: Pick<Blocklist, 'has'>; observeVerify?: (seconds: number) => void },
+  deps: AcceptDeps & {
+    maxDataItemSize: number;
+    strictTags?: boolean;
+    blocklist?: Pick<Blocklist, 'has'>;
+    observeVerify?: (seconds: number) => void;
+    /** the blob digest off the request's thread (src/crypto/blobHasher.ts) */
+    hasher?: BlobHasher;
+  },
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // A blocked payer is refused before a byte of the body is read, a blocked owner as soon as the
@@ -30,13 +38,14 @@ export function createSingleUploadHandler(
         throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);
       }
     };
-    const { blobStore, maxDataItemSize: maxSize, strictTags, observeVerify } = deps;
+    const { blobStore, maxDataItemSize: maxSize, strictTags, observeVerify, hasher } = deps;
     const received = await receiveDataItem(body, {
       blobStore,
       maxSize,
       ...(strictTags ? { strictTags } : {}),
       onHeader,
       ...(observeVerify ? { observeVerify } : {}),
+      ...(hasher ? { hasher } : {}),
     });
     try {
       // blocked while the payload streamed in (a block made through the CLI or another replica meanwhile)

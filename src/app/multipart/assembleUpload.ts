@@ -3,6 +3,7 @@ import type { BlobStore } from '../../ports/blobStore.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
+import type { BlobHasher } from '../../crypto/blobHasher.js';
 import { receiveDataItem, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
 
 export interface AssembleDeps {
@@ -12,6 +13,7 @@ export interface AssembleDeps {
   strictTags?: boolean;
   disk?: DiskSpace;
   observeVerify?: (seconds: number) => void;
+  hasher?: BlobHasher;
 }
 
 /** where a chunk's bytes are: its own blob from 0, or the one blob of an earlier version's upload at its offset */
@@ -34,7 +36,7 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   const sources = ordered.map((chunk) => sourceOf(uploadId, chunk));
   const first = sources[0]!;
   const inPlace = first.start === 0 && sources.every((s) => s.key === first.key) && contiguous(sources);
-  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify);
+  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify, deps.hasher);
 
   const { disk } = deps;
   if (disk && !disk.tryTake(size)) throw new ServiceUnavailable(`assembling upload ${uploadId}: ${size} bytes would take the disk below its floor`);
@@ -45,7 +47,11 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   };
   const started = process.hrtime.bigint();
   try {
-    const received = await receiveDataItem(bytesOf(deps.blobStore, sources), { blobStore: deps.blobStore, ...itemRules(deps) });
+    const received = await receiveDataItem(bytesOf(deps.blobStore, sources), {
+      blobStore: deps.blobStore,
+      ...itemRules(deps),
+      ...(deps.hasher ? { hasher: deps.hasher } : {}),
+    });
     deps.observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
     return {
       ...received,

@@ -7,6 +7,7 @@ import type { OwnerLookup } from './uploadOwner.js';
 import type { UploadTally } from './uploadTally.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import type { Blocklist } from '../blocklist.js';
+import type { BlobHasher } from '../../crypto/blobHasher.js';
 
 /** What one client may hold in multi-part uploads (README, configuration). */
 export interface MultipartLimits {
@@ -42,4 +43,6 @@ export interface MultipartDeps {
   now?: () => number;
   /** seconds reading and verifying an assembled upload took (metrics) */
   observeVerify?: (seconds: number) => void;
+  /** SHA-256 of chunks and assembled items off the request's thread (src/crypto/blobHasher.ts); absent: inline */
+  hasher?: BlobHasher;
 }

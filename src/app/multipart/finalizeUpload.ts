@@ -64,7 +64,7 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
 async function movedBeforeCrash(deps: MultipartDeps, upload: Upload, size: number): Promise<ReceivedDataItem | undefined> {
   const header = upload.chunks.get(0);
   if (!upload.dataItemId || !header || (await deps.blobStore.stat(header.blobKey))) return undefined;
-  return verifyStoredDataItem(deps.blobStore, itemBlobKey(upload.dataItemId), size, itemRules(deps), deps.observeVerify);
+  return verifyStoredDataItem(deps.blobStore, itemBlobKey(upload.dataItemId), size, itemRules(deps), deps.observeVerify, deps.hasher);
 }
 
 const payersOf = (upload: Upload) => upload.finalize?.paidBy ?? [];

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { inlineHasher } from '../../crypto/blobHasher.js';
 import { InsufficientBalance, InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../../domain/errors.js';
 import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload/ids.js';
 import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
@@ -51,7 +51,8 @@ export async function receiveChunk(
   if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy);
   else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
-  const digest = createHash('sha256');
+  // the chunk's SHA-256 (what an identical re-send is known by) off the request's thread, as an item's
+  const digest = (deps.hasher ?? inlineHasher).start();
   const head: Uint8Array[] = [];
   let received = 0;
   // the header chunk's owner, checked against the block list as soon as its header parses
@@ -60,7 +61,7 @@ export async function receiveChunk(
     for await (const chunk of input.body) {
       received += chunk.length;
       if (received > length) throw new InvalidChunk('more bytes than content-length');
-      digest.update(chunk);
+      await digest.update(chunk);
       if (offset === 0 && received - chunk.length < MAX_HEADER_BYTES) head.push(chunk);
       if (!ownerChecked) {
         const owner = headerOf(Buffer.concat(head))?.nativeAddress;
@@ -74,8 +75,15 @@ export async function receiveChunk(
   // from here on this request's blob is deleted unless the chunk is recorded with it
   let recorded = false;
   try {
-    await deps.blobStore.put(blobKey, counted());
-    if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
+    let sha256: string;
+    try {
+      await deps.blobStore.put(blobKey, counted());
+      if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
+      sha256 = await digest.digest();
+    } catch (error) {
+      digest.abort();
+      throw error;
+    }
 
     const owner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
     if (owner) await ensurePayable(deps, upload, owner, end, input.paidBy);
@@ -84,7 +92,7 @@ export async function receiveChunk(
     const { events, position } = await deps.uploads.execute(
       {
         type: 'ReceiveChunk',
-        data: { uploadId: input.uploadId, offset, length, sha256: digest.digest('hex'), blobKey, ...(owner ? { owner } : {}), maxChunks: deps.limits.maxChunks, now },
+        data: { uploadId: input.uploadId, offset, length, sha256, blobKey, ...(owner ? { owner } : {}), maxChunks: deps.limits.maxChunks, now },
       },
       metadataOf(input.ctx),
     );

@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { createHash, randomBytes } from 'node:crypto';
+import { BlobHashingError, createBlobHasher, INLINE_BELOW, type BlobHasher, type HashSession } from '../../src/crypto/blobHasher.js';
+import { exited, heldHashWorkers } from '../support/heldHashWorkers.js';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** `bytes` given in chunks of 1 to `most` bytes (the sizes a socket or a file hands out vary) */
+async function feed(session: HashSession, bytes: Uint8Array, most: number, seed = 1) {
+  let state = seed;
+  for (let at = 0; at < bytes.length; ) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    const n = 1 + (state % most);
+    await session.update(bytes.subarray(at, at + n));
+    at += n;
+  }
+}
+
+describe('blob hasher (SHA-256 on worker threads)', function () {
+  this.timeout(60_000);
+  let hasher: BlobHasher | undefined;
+  afterEach(async () => {
+    await hasher?.close();
+    hasher = undefined;
+  });
+
+  it('gives the SHA-256 of every byte given: below the inline size on this thread, from it on a worker', async () => {
+    hasher = createBlobHasher({ workers: 1 });
+    for (const size of [0, 1, INLINE_BELOW - 1]) {
+      const bytes = randomBytes(size);
+      const session = hasher.start();
+      await feed(session, bytes, 70_000);
+      expect(await session.digest(), `${size} bytes`).to.equal(sha256(bytes));
+      expect(hasher.running(), `${size} bytes`).to.equal(0);
+    }
+    for (const size of [INLINE_BELOW, INLINE_BELOW + 1, 3 * 1024 * 1024 + 17]) {
+      const bytes = randomBytes(size);
+      const session = hasher.start();
+      await feed(session, bytes, 70_000);
+      expect(await session.digest(), `${size} bytes`).to.equal(sha256(bytes));
+      expect(hasher.running(), `${size} bytes`).to.equal(1);
+    }
+  });
+
+  it('gives each of several sessions hashed at once on one worker its own digest, across piece boundaries', async () => {
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1000, piecesPerSession: 2 });
+    const items = [1, 999, 1000, 1001, 2000, 7777, 50_001].map((size) => randomBytes(size));
+    const digests = await Promise.all(
+      items.map(async (bytes, i) => {
+        const session = hasher!.start();
+        await feed(session, bytes, 1500, i + 7);
+        return session.digest();
+      }),
+    );
+    expect(digests).to.deep.equal(items.map(sha256));
+    expect(hasher.running()).to.equal(1);
+  });
+
+  it('holds at most its pieces: with every piece at a worker that is behind, update waits until one comes back', async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1024, piecesPerSession: 3, startWorker: workers.start });
+    workers.hold();
+    const session = hasher.start();
+    const bytes = randomBytes(8 * 1024);
+    // three pieces filled and posted: the bound
+    await session.update(bytes.subarray(0, 3 * 1024));
+    expect(workers.held).to.have.length(3);
+    let took = false;
+    const taking = session.update(bytes.subarray(3 * 1024, 4 * 1024)).then(() => (took = true));
+    // nothing can come back while the worker's messages are held: the fourth KiB is not taken
+    for (let i = 0; i < 20; i++) await new Promise(setImmediate);
+    expect(took).to.equal(false);
+    expect(workers.held).to.have.length(3);
+    workers.releaseOne();
+    await taking;
+    workers.releaseAll();
+    await session.update(bytes.subarray(4 * 1024));
+    expect(await session.digest()).to.equal(sha256(bytes));
+  });
+
+  it('fails the sessions of a worker that died with BlobHashingError, and starts a new worker for the next', async () => {
+    const workers = heldHashWorkers();
+    const logged: string[] = [];
+    hasher = createBlobHasher({ workers: 1, startWorker: workers.start, log: (m) => logged.push(m) });
+    const session = hasher.start();
+    await session.update(randomBytes(1024 * 1024));
+    await workers.started[0]!.terminate();
+    const failure = await session.digest().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).to.be.instanceOf(BlobHashingError);
+    // terminate() ends a thread with an exit code of 0 or 1, as the thread was idle or not
+    expect((failure as Error).message).to.match(/^SHA-256 worker stopped \(exit code [01]\)$/);
+    expect(logged).to.deep.equal([`${(failure as Error).message}; 1 hashes lost`]);
+    expect(hasher.running()).to.equal(0);
+
+    const bytes = randomBytes(1024 * 1024);
+    const next = hasher.start();
+    await next.update(bytes);
+    expect(await next.digest()).to.equal(sha256(bytes));
+    expect(workers.started).to.have.length(2);
+  });
+
+  it('stops its workers on close and fails what was still being hashed', async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 2, startWorker: workers.start });
+    const open = [hasher.start(), hasher.start()];
+    for (const session of open) await session.update(randomBytes(512 * 1024));
+    expect(hasher.running()).to.equal(2);
+    await hasher.close();
+    for (const session of open) {
+      const failure = await session.digest().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((failure as Error).message).to.equal('the hasher is closed');
+    }
+    await Promise.all(workers.started.map(exited));
+    expect(workers.started.map((w) => w.threadId)).to.deep.equal([-1, -1]);
+    expect(hasher.running()).to.equal(0);
+  });
+});
