@@ -26,7 +26,12 @@ export class CommitGate {
     this.set(OPEN);
   }
 
-  /** the worker dies at the gate, its transaction not committed */
+  /** holds the next commits at the gate again */
+  shut(): void {
+    this.set(CLOSED);
+  }
+
+  /** the worker waiting at the gate dies there, its transaction not committed; later commits pass */
   crash(): void {
     this.set(CRASH);
   }
@@ -37,12 +42,13 @@ export class CommitGate {
   }
 }
 
-/** The worker's side: blocks this thread while the gate is closed; exits the thread when told to crash. */
+/** The worker's side: blocks this thread while the gate is closed; ends the thread when told to crash. */
 export function passCommitGate(buffer: SharedArrayBuffer): void {
   const cells = new Int32Array(buffer);
   Atomics.add(cells, ARRIVALS, 1);
   Atomics.wait(cells, STATE, CLOSED);
-  if (Atomics.load(cells, STATE) === CRASH) process.exit(CRASH_EXIT_CODE);
+  // one crash only: the worker started after this one passes
+  if (Atomics.compareExchange(cells, STATE, CRASH, OPEN) === CRASH) process.exit(CRASH_EXIT_CODE);
 }
 
 /** the exit code of a worker the gate killed */
