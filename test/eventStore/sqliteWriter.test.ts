@@ -134,7 +134,7 @@ describe('SQLite event store: the writer worker', function () {
         expect(EventStoreUnavailable.is(error)).to.equal(true);
         expect(error).to.be.instanceOf(EventStoreUnavailable);
         expect((error as Error).message).to.equal('the event store file cannot be written or read now (SQLITE_READONLY)');
-        const cause = (error as Error).cause as Database.SqliteError;
+        const cause = (error as Error).cause as InstanceType<typeof Database.SqliteError>;
         expect(cause).to.be.instanceOf(Database.SqliteError);
         expect(cause.code).to.equal('SQLITE_READONLY');
         expect(cause.message).to.equal('attempt to write a readonly database');
