@@ -113,8 +113,8 @@ export class GroupCommitWriter implements AppendWriter {
     guardSqlite(this.writeProbe, eventStoreUnavailable);
   }
 
-  pragma(source: string): void {
-    this.options.db.pragma(source);
+  pragma(): void {
+    // written on the connection onOpen was given: the pragma is set already
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
  * that code, as the in-thread writer answers.
  */
 import Database from 'better-sqlite3';
+import { match } from 'ts-pattern';
 import { WrongExpectedRevision, type AppendResult, type ExpectedRevision, type StreamName } from '../../ports/eventStore.js';
 import { DuplicateEventId, type AppendRequest } from './eventStoreAppend.js';
 import { eventStoreUnavailable } from './eventStoreGroupCommit.js';
@@ -55,14 +56,10 @@ export function toWire(error: unknown): WireError {
 
 /** the error the in-thread writer would have answered */
 export function fromWire(wire: WireError): Error {
-  switch (wire.kind) {
-    case 'wrongExpectedRevision':
-      return new WrongExpectedRevision(wire.stream as StreamName, wire.expected, wire.actual);
-    case 'duplicateEventId':
-      return new DuplicateEventId(wire.eventId, wire.storedIn);
-    case 'sqlite':
-      return eventStoreUnavailable(wire.code, new Database.SqliteError(wire.message, wire.code));
-    case 'other':
-      return Object.assign(new Error(wire.message), { name: wire.name });
-  }
+  return match(wire)
+    .with({ kind: 'wrongExpectedRevision' }, (w) => new WrongExpectedRevision(w.stream as StreamName, w.expected, w.actual))
+    .with({ kind: 'duplicateEventId' }, (w) => new DuplicateEventId(w.eventId, w.storedIn))
+    .with({ kind: 'sqlite' }, (w) => eventStoreUnavailable(w.code, new Database.SqliteError(w.message, w.code)))
+    .with({ kind: 'other' }, (w) => Object.assign(new Error(w.message), { name: w.name }))
+    .exhaustive();
 }

@@ -10,6 +10,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { match } from 'ts-pattern';
+import type { AppendRequest } from './eventStoreAppend.js';
 import { passCommitGate } from './eventStoreCommitGate.js';
 import { groupTransaction } from './eventStoreGroupCommit.js';
 import { prepareStatements } from './eventStoreSchema.js';
@@ -28,38 +30,33 @@ const gate = data.commitGate;
 const writeGroup = groupTransaction(db, prepareStatements(db), gate === undefined ? undefined : () => passCommitGate(gate));
 const probe = writeProbe(db);
 
-const answer = (message: FromWriter) => port.postMessage(message);
+/** one group, one transaction: the outcomes after COMMIT, or what failed the whole group */
+function writeAndAnswer(id: number, requests: AppendRequest[], created: number): FromWriter {
+  try {
+    const outcomes = writeGroup(requests, created);
+    return { type: 'group', id, outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: toWire(o.error) })) };
+  } catch (error) {
+    return { type: 'group', id, failure: toWire(error) };
+  }
+}
 
-port.on('message', (message: ToWriter) => {
-  switch (message.type) {
-    case 'group': {
-      try {
-        const outcomes = writeGroup(message.requests, message.created);
-        answer({
-          type: 'group',
-          id: message.id,
-          outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: toWire(o.error) })),
-        });
-      } catch (error) {
-        answer({ type: 'group', id: message.id, failure: toWire(error) });
-      }
-      return;
-    }
-    case 'probe': {
-      try {
-        probe();
-        answer({ type: 'probe', id: message.id });
-      } catch (error) {
-        answer({ type: 'probe', id: message.id, failure: toWire(error) });
-      }
-      return;
-    }
-    case 'pragma':
-      db.pragma(message.source);
-      return;
-    case 'close':
+function probeAndAnswer(id: number): FromWriter {
+  try {
+    probe();
+    return { type: 'probe', id };
+  } catch (error) {
+    return { type: 'probe', id, failure: toWire(error) };
+  }
+}
+
+port.on('message', (message: ToWriter) =>
+  match(message)
+    .with({ type: 'group' }, (m) => port.postMessage(writeAndAnswer(m.id, m.requests, m.created)))
+    .with({ type: 'probe' }, (m) => port.postMessage(probeAndAnswer(m.id)))
+    .with({ type: 'pragma' }, (m) => db.pragma(m.source))
+    .with({ type: 'close' }, () => {
       db.close();
       port.close();
-      return;
-  }
-});
+    })
+    .exhaustive(),
+);
