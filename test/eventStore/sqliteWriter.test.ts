@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -169,6 +169,20 @@ describe('SQLite event store: the writer worker', function () {
       // a new worker takes the next append (the gate lets it through after one crash)
       expect((await store.append(b, [newEvent('B1')], 'no_stream')).nextRevision).to.equal(0n);
       expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`, `${b}:0:B1`]);
+    });
+
+    it('fails an append with EventStoreUnavailable, not AppendOutcomeUnknown, when the worker cannot open the file', async () => {
+      const place = join(dir, 'gone');
+      mkdirSync(place);
+      store = openSqliteEventStore({ path: join(place, 'events.sqlite') });
+      rmSync(place, { recursive: true, force: true });
+      const { a } = testStreams('a');
+      const error = await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e);
+      expect(EventStoreUnavailable.is(error)).to.equal(true);
+      expect(AppendOutcomeUnknown.is(error)).to.equal(false);
+      expect((error as Error).message).to.equal(
+        'the event store writer stopped (exit code 1: Cannot open database because the directory does not exist)',
+      );
     });
 
     it('fails a probe write in flight with EventStoreUnavailable', async () => {

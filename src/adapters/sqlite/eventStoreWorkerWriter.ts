@@ -6,15 +6,18 @@
  * arrive form the next one (at most `maxGroupSize` each), posted as soon as the answer comes back.
  *
  * A worker that dies fails everything it was given: a group it held with AppendOutcomeUnknown (it may
- * have died after its COMMIT), the appends still queued here and any probe with EventStoreUnavailable;
- * the next append starts a new worker, which is given the pragmas set so far.
+ * have died after its COMMIT), the appends still queued here and any probe with EventStoreUnavailable,
+ * as is a group given to a worker that died before its connection was open (SQLite's code as the
+ * cause, when that was the reason); the next append starts a new worker, which is given the pragmas
+ * set so far.
  */
 import type { Worker } from 'node:worker_threads';
 import { AppendOutcomeUnknown, EventStoreUnavailable, type AppendResult } from '../../ports/eventStore.js';
 import type { AppendRequest } from './eventStoreAppend.js';
-import type { AppendWriter, GroupCommitStats } from './eventStoreGroupCommit.js';
+import { eventStoreUnavailable, type AppendWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
 import { fromWire, type FromWriter, type ToWriter } from './eventStoreWriterProtocol.js';
 import { startWriterThread } from './eventStoreWriterThread.js';
+import { unavailableCode } from './unavailable.js';
 
 interface Pending {
   request: AppendRequest;
@@ -47,6 +50,8 @@ export class WorkerGroupCommitWriter implements AppendWriter {
   /** the last assignment of each pragma, in the order set: what a new worker applies */
   private readonly pragmas = new Map<string, string>();
   private worker: Worker | undefined;
+  /** the worker has its connection: what it was given may be written when it dies */
+  private ready = false;
   private lastError: unknown;
   private whenIdle: (() => void) | undefined;
   private readonly counters: GroupCommitStats = { appends: 0, transactions: 0 };
@@ -127,6 +132,7 @@ export class WorkerGroupCommitWriter implements AppendWriter {
       commitGate: this.options.commitGate,
     });
     this.lastError = undefined;
+    this.ready = false;
     worker.on('message', (message: FromWriter) => this.onMessage(message));
     worker.on('error', (error) => (this.lastError = error));
     worker.on('exit', (code) => this.onExit(worker, code));
@@ -135,6 +141,10 @@ export class WorkerGroupCommitWriter implements AppendWriter {
   }
 
   private onMessage(message: FromWriter): void {
+    if (message.type === 'ready') {
+      this.ready = true;
+      return;
+    }
     if (message.type === 'probe') {
       const waiting = this.probes.get(message.id);
       this.probes.delete(message.id);
@@ -161,17 +171,21 @@ export class WorkerGroupCommitWriter implements AppendWriter {
   private onExit(worker: Worker, code: number): void {
     if (worker !== this.worker) return;
     this.worker = undefined;
-    const why = this.lastError instanceof Error ? `: ${this.lastError.message}` : '';
-    const reason = `the event store writer stopped (exit code ${code}${why})`;
     const cause = this.lastError;
+    const sqliteCode = unavailableCode(cause);
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    const reason = `the event store writer stopped (exit code ${code}${why})`;
+    // Nothing written: the worker could not open its connection (as a file that cannot be used now),
+    // or the appends never reached it.
+    const notWritten = () =>
+      sqliteCode !== undefined ? eventStoreUnavailable(sqliteCode, cause) : new EventStoreUnavailable(reason, { cause });
     const inFlight = this.inFlight?.group ?? [];
     this.inFlight = undefined;
     const queued = this.queue.splice(0);
     const probes = [...this.probes.values()];
     this.probes.clear();
-    for (const p of inFlight) p.reject(new AppendOutcomeUnknown(reason, { cause }));
-    for (const p of queued) p.reject(new EventStoreUnavailable(reason, { cause }));
-    for (const p of probes) p.reject(new EventStoreUnavailable(reason, { cause }));
+    for (const p of inFlight) p.reject(this.ready ? new AppendOutcomeUnknown(reason, { cause }) : notWritten());
+    for (const p of [...queued, ...probes]) p.reject(notWritten());
     this.checkIdle();
   }
 

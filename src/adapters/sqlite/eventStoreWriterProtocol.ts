@@ -39,6 +39,7 @@ export type WireError =
 export type WireOutcome = { ok: true; result: AppendResult } | { ok: false; error: WireError };
 
 export type FromWriter =
+  | { type: 'ready' }
   | { type: 'group'; id: number; outcomes: WireOutcome[] }
   | { type: 'group'; id: number; failure: WireError }
   | { type: 'probe'; id: number; failure?: WireError };

@@ -49,6 +49,9 @@ function probeAndAnswer(id: number): FromWriter {
   }
 }
 
+// from here on, a group the worker was given may be written
+port.postMessage({ type: 'ready' } satisfies FromWriter);
+
 port.on('message', (message: ToWriter) =>
   match(message)
     .with({ type: 'group' }, (m) => port.postMessage(writeAndAnswer(m.id, m.requests, m.created)))
