@@ -3,6 +3,10 @@
  *
  * Several processes may open the same file: writers take turns on SQLite's write lock (waiting up to
  * `busyTimeoutMs`), and each instance's subscriptions poll the file so they see the others' appends.
+ *
+ * A file's appends (and readiness's probe write) are written by a worker thread with a connection of
+ * its own (eventStoreWorkerWriter.ts), so no commit holds the event loop while it waits on fsync;
+ * reads and subscriptions use this thread's connection, which WAL lets read while the worker writes.
  */
 import Database from 'better-sqlite3';
 import {
@@ -22,11 +26,11 @@ import {
   type Subscription,
 } from '../../ports/eventStore.js';
 import type { SerializedEvent } from './eventStoreAppend.js';
-import { eventStoreUnavailable, GroupCommitWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
+import { eventStoreUnavailable, GroupCommitWriter, type AppendWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
 import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
 import { SqliteSubscription } from './eventStoreSubscription.js';
+import { WorkerGroupCommitWriter } from './eventStoreWorkerWriter.js';
 import { guardSqlite } from './unavailable.js';
-import { writeProbe } from './writeProbe.js';
 
 export interface SqliteEventStoreOptions {
   path: string;
@@ -44,9 +48,13 @@ export interface SqliteEventStoreOptions {
   now?: () => number;
   /**
    * Called with the connection once it is set up: pragmas of the caller's own. Tests keep it to make
-   * the file full (`max_page_count`) or read-only (`query_only`) while the store is in use.
+   * the file full (`max_page_count`) or read-only (`query_only`) while the store is in use. A pragma
+   * assignment made through it (`db.pragma('x = y')`, then or later) applies to the writer's
+   * connection too, before any append made after it.
    */
   onOpen?: (db: Database.Database) => void;
+  /** test hook: the writer worker waits on this gate before each COMMIT (eventStoreCommitGate.ts) */
+  commitGate?: SharedArrayBuffer;
 }
 
 export interface SqliteEventStore extends EventStore {
@@ -61,8 +69,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     // FULL: the WAL is fsynced at every commit, so an answered append is on disk.
     db.pragma('synchronous = FULL');
     createSchema(db);
-    options.onOpen?.(db);
-    return new SqliteStore(db, prepareStatements(db), options);
+    const store = new SqliteStore(db, prepareStatements(db), options);
+    options.onOpen?.(mirroringPragmas(db, (source) => store.writerPragma(source)));
+    return store;
   } catch (error) {
     db.close();
     throw error;
@@ -72,10 +81,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
 class SqliteStore implements SqliteEventStore {
   private closed = false;
   private readonly subscriptions = new Set<SqliteSubscription>();
-  private readonly writer: GroupCommitWriter;
+  private readonly writer: AppendWriter;
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
-  private readonly probe: () => void;
   private readonly maxAppendBytes: number;
 
   constructor(
@@ -86,16 +94,27 @@ class SqliteStore implements SqliteEventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
-    this.probe = writeProbe(db);
-    this.writer = new GroupCommitWriter({
-      db,
-      statements,
+    const writing = {
       now: options.now ?? Date.now,
       maxGroupSize: options.maxGroupSize ?? 1000,
       onCommit: () => {
         for (const s of this.subscriptions) s.notify();
       },
-    });
+    };
+    // An in-memory database is seen by the connection that made it only: its writes stay here.
+    this.writer = isInMemory(options.path)
+      ? new GroupCommitWriter({ db, statements, ...writing })
+      : new WorkerGroupCommitWriter({
+          path: options.path,
+          busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+          commitGate: options.commitGate,
+          ...writing,
+        });
+  }
+
+  /** a pragma assignment made through onOpen's connection, for the writer's connection */
+  writerPragma(source: string): void {
+    if (!this.closed) this.writer.pragma(source);
   }
 
   async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -167,7 +186,7 @@ class SqliteStore implements SqliteEventStore {
 
   async probeWrite(): Promise<void> {
     this.assertOpen();
-    this.guarded(this.probe);
+    return this.writer.probe();
   }
 
   stats(): GroupCommitStats {
@@ -176,9 +195,9 @@ class SqliteStore implements SqliteEventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    // Appends already accepted are written before the file is closed.
-    this.writer.flush();
     this.closed = true;
+    // Appends already accepted are written before the file is closed.
+    await this.writer.close();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.db.close();
   }
@@ -191,6 +210,28 @@ class SqliteStore implements SqliteEventStore {
   private assertOpen(): void {
     if (this.closed) throw new EventStoreUnavailable('the SQLite event store is closed');
   }
+}
+
+const isInMemory = (path: string) => path === ':memory:' || path === '';
+
+/**
+ * The connection as onOpen sees it: the same, except that a pragma assignment made through it is also
+ * handed to the writer's connection, which would otherwise not see it (pragmas are per connection).
+ */
+function mirroringPragmas(db: Database.Database, mirror: (source: string) => void): Database.Database {
+  return new Proxy(db, {
+    get(target, key) {
+      if (key === 'pragma') {
+        return (source: string, options?: Database.PragmaOptions): unknown => {
+          const value = target.pragma(source, options);
+          if (source.includes('=')) mirror(source);
+          return value;
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 function serialize(events: NewEvent[]): SerializedEvent[] {

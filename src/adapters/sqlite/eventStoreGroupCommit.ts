@@ -8,12 +8,17 @@
  * full, read-only, failing) fails it with EventStoreUnavailable. Promises settle only after COMMIT has
  * returned, and with `synchronous = FULL` that means the WAL is on disk: an answered append survives
  * a crash.
+ *
+ * A file's groups are written by a worker thread (eventStoreWorkerWriter.ts) so that the event loop
+ * never waits on the disk; this in-thread writer serves `:memory:` stores, whose database only the
+ * connection that made it can see.
  */
 import type Database from 'better-sqlite3';
 import { EventStoreUnavailable, WrongExpectedRevision, type AppendResult } from '../../ports/eventStore.js';
 import { applyAppend, DuplicateEventId, type AppendRequest } from './eventStoreAppend.js';
 import type { Statements } from './eventStoreSchema.js';
-import { unavailableCode } from './unavailable.js';
+import { guardSqlite, unavailableCode } from './unavailable.js';
+import { writeProbe } from './writeProbe.js';
 
 interface Pending {
   request: AppendRequest;
@@ -21,13 +26,25 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+export type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
 export interface GroupCommitStats {
   /** append calls written (or refused) by a transaction */
   appends: number;
   /** write transactions committed or attempted */
   transactions: number;
+}
+
+/** What the store asks of whoever writes its appends, in this thread or in a worker. */
+export interface AppendWriter {
+  append(request: AppendRequest): Promise<AppendResult>;
+  /** readiness's write (writeProbe.ts), on the connection the appends use */
+  probe(): Promise<void>;
+  /** a pragma assignment for the writing connection (tests: `max_page_count`, `query_only`) */
+  pragma(source: string): void;
+  stats(): GroupCommitStats;
+  /** writes every append already taken, then lets go of the connection */
+  close(): Promise<void>;
 }
 
 export interface GroupCommitOptions {
@@ -41,30 +58,44 @@ export interface GroupCommitOptions {
 }
 
 /** Refusals that concern one append only; anything else (I/O, busy) fails the whole group. */
-const isOwnRefusal = (e: unknown) => WrongExpectedRevision.is(e) || e instanceof DuplicateEventId;
+export const isOwnRefusal = (e: unknown) => WrongExpectedRevision.is(e) || e instanceof DuplicateEventId;
 
-export class GroupCommitWriter {
+/**
+ * The transaction that writes one group: each append applied on its own, a refusal kept as that
+ * append's outcome, any other error thrown (the transaction rolls back). `beforeCommit` runs inside the
+ * transaction after the last insert (a test's gate). IMMEDIATE takes the write lock at BEGIN, so a busy
+ * file waits in busy_timeout instead of failing when a read transaction would have to be upgraded.
+ */
+export function groupTransaction(
+  db: Database.Database,
+  statements: Statements,
+  beforeCommit: () => void = () => {},
+): (group: readonly AppendRequest[], created: number) => Outcome[] {
+  const writeAll = db.transaction((group: readonly AppendRequest[], created: number): Outcome[] => {
+    const outcomes = group.map((request): Outcome => {
+      try {
+        return { ok: true, result: applyAppend(statements, request, created) };
+      } catch (error) {
+        if (isOwnRefusal(error)) return { ok: false, error };
+        throw error;
+      }
+    });
+    beforeCommit();
+    return outcomes;
+  });
+  return (group, created) => writeAll.immediate(group, created);
+}
+
+export class GroupCommitWriter implements AppendWriter {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly counters: GroupCommitStats = { appends: 0, transactions: 0 };
-  private readonly writeGroup: (group: Pending[]) => Outcome[];
+  private readonly writeGroup: (group: readonly AppendRequest[], created: number) => Outcome[];
+  private readonly writeProbe: () => void;
 
   constructor(private readonly options: GroupCommitOptions) {
-    const { db, statements, now } = options;
-    const writeAll = db.transaction((group: Pending[]): Outcome[] => {
-      const created = now();
-      return group.map((p): Outcome => {
-        try {
-          return { ok: true, result: applyAppend(statements, p.request, created) };
-        } catch (error) {
-          if (isOwnRefusal(error)) return { ok: false, error };
-          throw error;
-        }
-      });
-    });
-    // IMMEDIATE takes the write lock at BEGIN, so a busy file waits in busy_timeout instead of failing
-    // when a read transaction would have to be upgraded.
-    this.writeGroup = (group) => writeAll.immediate(group);
+    this.writeGroup = groupTransaction(options.db, options.statements);
+    this.writeProbe = writeProbe(options.db);
   }
 
   append(request: AppendRequest): Promise<AppendResult> {
@@ -78,8 +109,24 @@ export class GroupCommitWriter {
     });
   }
 
+  async probe(): Promise<void> {
+    guardSqlite(this.writeProbe, eventStoreUnavailable);
+  }
+
+  pragma(): void {
+    // written on the connection onOpen was given: the pragma is set already
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+  }
+
+  stats(): GroupCommitStats {
+    return { ...this.counters };
+  }
+
   /** Writes everything queued; called by the timer and by close(). */
-  flush(): void {
+  private flush(): void {
     this.scheduled = false;
     while (this.queue.length > 0) {
       const group = this.queue.splice(0, this.options.maxGroupSize);
@@ -87,16 +134,15 @@ export class GroupCommitWriter {
     }
   }
 
-  stats(): GroupCommitStats {
-    return { ...this.counters };
-  }
-
   private writeAndSettle(group: Pending[]): void {
     this.counters.transactions += 1;
     this.counters.appends += group.length;
     let outcomes: Outcome[];
     try {
-      outcomes = this.writeGroup(group);
+      outcomes = this.writeGroup(
+        group.map((p) => p.request),
+        this.options.now(),
+      );
     } catch (error) {
       const failure = toStoreError(error);
       for (const p of group) p.reject(failure);
@@ -111,7 +157,7 @@ export class GroupCommitWriter {
   }
 }
 
-function toStoreError(error: unknown): unknown {
+export function toStoreError(error: unknown): unknown {
   const code = unavailableCode(error);
   return code === undefined ? error : eventStoreUnavailable(code, error);
 }
