@@ -6,9 +6,10 @@
  * the serving projector's apart (on the stand-in as on a real replica set).
  */
 import { expect } from 'chai';
-import { DataItem } from 'arbundles';
+import type { DataItem } from 'arbundles';
 import { allProjections, collectionOf } from '../../projections/index.js';
 import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from '../support/arlocal.js';
+import { expectOffsetsInBundle } from '../support/bundleOffsets.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { runScript } from '../support/runScript.js';
@@ -57,20 +58,11 @@ describe('an item from upload to FINALIZED, rebuilt and audited, on the scale-ou
 
     await arlocal.mine(20);
     await service.bundler.runOnce();
-    const bundle = Buffer.from(await arlocal.data(bundleId));
     for (const item of items) {
       const status = await (await fetch(`${service.url}/tx/${item.id}/status`)).json();
       expect(status).to.include({ status: 'FINALIZED', info: 'permanent', bundleId });
-      const res = await fetch(`${service.url}/tx/${item.id}/offsets`);
-      expect(res.status).to.equal(200);
-      const offsets = await res.json();
-      expect(offsets.rootBundleId).to.equal(bundleId);
-      const raw = bundle.subarray(offsets.startOffsetInRootBundle, offsets.startOffsetInRootBundle + offsets.rawContentLength);
-      const parsed = new DataItem(raw);
-      expect(parsed.id).to.equal(item.id);
-      expect(await parsed.isValid()).to.equal(true);
-      expect(Buffer.compare(raw.subarray(offsets.payloadDataStart), item.rawData)).to.equal(0);
     }
+    await expectOffsetsInBundle(service.url, arlocal, items, bundleId);
   });
 
   it('npm run rebuild switches every read model to one rebuilt from the node, equal to a fresh projection, while serving', async () => {
