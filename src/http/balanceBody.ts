@@ -31,3 +31,27 @@ export const creditBody = (address: string, state: AccountState, creditId: strin
   ...balanceBody(address, state),
   creditId,
 });
+
+/**
+ * The balance by token and address, in the shapes the clients parse: Irys/Bundlr read `balance`,
+ * turbo-sdk reads `winc` and its CLI pays with the payers of `receivedApprovals`. Approvals here are
+ * allowances on the payer's credits, not transfers: they lock nothing, so `controlledWinc` is `winc`.
+ * Received approvals are not listed yet (no read model keyed by the approved address), so
+ * `effectiveBalance` is `winc` too.
+ */
+export function tokenBalanceBody(address: string, doc: SerializedAccount | undefined) {
+  const body = balanceBodyOfDocument(address, doc);
+  return {
+    balance: body.winc,
+    winc: body.winc,
+    controlledWinc: body.winc,
+    effectiveBalance: body.winc,
+    givenApprovals: body.givenApprovals.map(({ approvedAddress, remainingWinc, expiresAt }) => ({
+      payingAddress: address,
+      approvedAddress,
+      remainingWinc,
+      ...(expiresAt !== undefined ? { expirationDate: expiresAt } : {}),
+    })),
+    receivedApprovals: [] as never[],
+  };
+}

@@ -1,11 +1,20 @@
 import { Router } from 'express';
-import { TxNotFound } from '../domain/errors.js';
+import { InvalidAddress, TxNotFound } from '../domain/errors.js';
+import { parseAccountAddress } from '../domain/account/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
-import { balanceBodyOfDocument } from './balanceBody.js';
+import { balanceBodyOfDocument, tokenBalanceBody } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
 import { serve } from './openapi/serve.js';
-import { balanceRoute, serviceIndexRoute, serviceInfoRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
+import {
+  balanceRoute,
+  priceRoute,
+  serviceIndexRoute,
+  serviceInfoRoute,
+  txOffsetsRoute,
+  txStatusRoute,
+  uploadCostRoute,
+} from './openapi/routes/public.js';
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
@@ -41,9 +50,26 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     res.json(offsets);
   });
   serve(router, balanceRoute, async (req, res) => {
-    const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
+    // a token name of /info (short) with ?address=, the clients' form; else an address (32+ characters)
+    if (Object.hasOwn(handlers.info().addresses, String(req.params.address))) {
+      const raw = typeof req.query.address === 'string' ? req.query.address : '';
+      const address = parseAccountAddress(raw);
+      if (address === undefined) throw new InvalidAddress(raw);
+      res.json(tokenBalanceBody(address, await handlers.accountBalance(address)));
+      return;
+    }
+    const { address } = parseParams(balanceRoute, req);
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
+  });
+  // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
+  serve(router, uploadCostRoute, async (req, res) => {
+    const { bytes } = parseParams(uploadCostRoute, req);
+    res.json({ winc: (await handlers.price(bytes)).toString(), adjustments: [], fees: [] });
+  });
+  serve(router, priceRoute, async (req, res) => {
+    const { bytes } = parseParams(priceRoute, req);
+    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes)).toString());
   });
   return router;
 }

@@ -17,6 +17,8 @@ export interface QueryHandlers {
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
   /** undefined until the item's bundle is known, and for items older than the retention */
   txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
+  /** what an upload of a signed item of `bytes` bytes is charged now: the upload path's own pricing, free limit included */
+  price(bytes: number): Promise<bigint>;
 }
 
 export interface TxOffsets {

@@ -172,3 +172,29 @@ export const BlockAnswerBody = z
     entry: BlockEntryBody.optional().meta({ description: 'the block in force (the first one when blocked again)' }),
   })
   .meta({ id: 'BlockAnswer' });
+
+/** turbo-sdk's `TurboPriceResponse`: what `getUploadCosts` resolves to, one per size asked. */
+export const UploadCostBody = z
+  .object({
+    winc: Winc.meta({ description: 'what an upload of that many bytes is charged (0 up to the free limit)' }),
+    adjustments: z.array(z.never()).meta({ description: 'always empty: no promotions' }),
+    fees: z.array(z.never()).meta({ description: 'always empty: the price has no separate fees' }),
+  })
+  .meta({ id: 'UploadCost', description: 'the price of an upload, in the shape turbo-sdk parses' });
+
+/**
+ * A balance by token and address, in the shapes both clients parse: Irys/Bundlr read `balance`,
+ * turbo-sdk reads `winc` and the approval lists (its CLI pays with `receivedApprovals`' payers).
+ */
+export const TokenBalanceBody = z
+  .object({
+    balance: Winc.meta({ description: 'available winc (what Irys/Bundlr clients read)' }),
+    winc: Winc.meta({ description: 'available: credited - spent - reserved' }),
+    controlledWinc: Winc.meta({ description: 'the same as `winc`: approvals do not lock the payer\'s credits' }),
+    effectiveBalance: Winc.meta({ description: 'the same as `winc`: received approvals are not listed yet' }),
+    givenApprovals: z.array(
+      z.object({ payingAddress: z.string(), approvedAddress: z.string(), remainingWinc: Winc, expirationDate: z.iso.datetime().optional() }),
+    ),
+    receivedApprovals: z.array(z.never()).meta({ description: 'always empty in this version' }),
+  })
+  .meta({ id: 'TokenBalance', description: "an account's balance in winc, for the Irys/Bundlr and turbo-sdk clients" });
