@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { Uploader } from '@irys/upload';
+import { Ethereum } from '@irys/upload-ethereum';
+import { TurboFactory, type TurboAuthenticatedClient } from '@ardrive/turbo-sdk';
+import { startTestService, type TestService } from '../support/testService.js';
+import { arweaveJwk } from '../support/items.js';
+import { toChecksumAddress } from '../../src/verify/index.js';
+import { recordForeignConnections, recordRequests, type RequestLog } from './support/observe.js';
+
+const FREE = 1000;
+const RATE = 10n; // winc per byte
+const ETH_SERVICE = '0x0000000000000000000000000000000000000001';
+const meta = { correlationId: 'test' };
+
+type Irys = Awaited<ReturnType<ReturnType<typeof Uploader>['build']>>;
+
+/** the arweave native address of a JWK: base64url(sha256(modulus)) */
+const addressOfJwk = (jwk: { n: string }) => createHash('sha256').update(Buffer.from(jwk.n, 'base64url')).digest('base64url');
+
+async function credit(service: TestService, address: string, winc: bigint) {
+  const { position } = await service.accounts.execute({ type: 'Credit', data: { address, winc, creditId: `${address}:${winc}`, now: Date.now() } }, meta);
+  await service.projections.waitFor(position!, 5000);
+}
+
+describe('prices and balances through the real clients (@irys/upload, @ardrive/turbo-sdk 1.43)', function () {
+  this.timeout(60_000);
+  let service: TestService;
+  let requests: RequestLog;
+  let foreign: ReturnType<typeof recordForeignConnections>;
+
+  before(async () => {
+    service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(FREE), PRICE_WINC_PER_BYTE: String(RATE), ADDRESS_ETHEREUM: ETH_SERVICE });
+    requests = recordRequests(service.server!);
+    foreign = recordForeignConnections([service.url, service.gatewayUrl]);
+  });
+  beforeEach(() => requests.clear());
+  after(async () => {
+    foreign.stop();
+    requests.stop();
+    await service.close();
+  });
+
+  describe('Irys uploader (ethereum)', () => {
+    let irys: Irys;
+    before(async () => {
+      irys = await Uploader(Ethereum).withWallet(randomBytes(32).toString('hex')).bundlerUrl(service.url);
+    });
+
+    it('getPrice(bytes) is bytes × PRICE_WINC_PER_BYTE above the free limit and 0 up to it (GET /price/ethereum/:bytes)', async () => {
+      expect((await irys.getPrice(5000)).toString(10)).to.equal('50000');
+      expect((await irys.getPrice(FREE)).toString(10)).to.equal('0');
+      expect((await irys.utils.getPrice('ethereum', FREE + 1)).toString(10)).to.equal('10010');
+      expect(requests.entries).to.deep.equal(['GET /price/ethereum/5000 -> 200', `GET /price/ethereum/${FREE} -> 200`, `GET /price/ethereum/${FREE + 1} -> 200`]);
+      expect(foreign.origins).to.deep.equal([]);
+    });
+
+    it('getBalance() and getLoadedBalance() read the operator\'s credit (GET /account/balance/ethereum?address=)', async () => {
+      expect((await irys.getBalance()).toString(10)).to.equal('0');
+      await credit(service, toChecksumAddress(irys.address!), 123_456n);
+      expect((await irys.getBalance()).toString(10)).to.equal('123456');
+      expect((await irys.getLoadedBalance()).toString(10)).to.equal('123456');
+      expect((await irys.getBalance(irys.address!)).toString(10)).to.equal('123456');
+      expect(requests.entries.every((e) => e === `GET /account/balance/ethereum?address=${irys.address} -> 200`), requests.entries.join()).to.equal(true);
+      expect(foreign.origins).to.deep.equal([]);
+    });
+  });
+
+  describe('turbo-sdk with paymentServiceConfig.url = the service', () => {
+    let turbo: TurboAuthenticatedClient;
+    before(() => {
+      turbo = TurboFactory.authenticated({
+        privateKey: arweaveJwk,
+        token: 'arweave',
+        uploadServiceConfig: { url: service.url },
+        paymentServiceConfig: { url: service.url },
+      });
+    });
+
+    it('getUploadCosts({ bytes }) answers one { winc, adjustments, fees } per size (GET /v1/price/bytes/:bytes)', async () => {
+      expect(await turbo.getUploadCosts({ bytes: [5000, FREE, 2 ** 30] })).to.deep.equal([
+        { winc: '50000', adjustments: [], fees: [] },
+        { winc: '0', adjustments: [], fees: [] },
+        { winc: String(2n ** 30n * RATE), adjustments: [], fees: [] },
+      ]);
+      expect([...requests.entries].sort()).to.deep.equal(
+        ['GET /v1/price/bytes/5000 -> 200', `GET /v1/price/bytes/${FREE} -> 200`, `GET /v1/price/bytes/${2 ** 30} -> 200`].sort(),
+      );
+      expect(foreign.origins).to.deep.equal([]);
+    });
+
+    it('getBalance() reads the signer\'s balance after an operator credit, with the approval lists its CLI reads', async () => {
+      const address = addressOfJwk(arweaveJwk);
+      expect(await turbo.signer.getNativeAddress()).to.equal(address);
+      await credit(service, address, 987_654n);
+      expect(await turbo.getBalance()).to.deep.equal({
+        balance: '987654',
+        winc: '987654',
+        controlledWinc: '987654',
+        effectiveBalance: '987654',
+        givenApprovals: [],
+        receivedApprovals: [],
+      });
+      expect(requests.entries).to.deep.equal([`GET /v1/account/balance/arweave?address=${address} -> 200`]);
+      expect(foreign.origins).to.deep.equal([]);
+    });
+  });
+});
