@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Uploader } from '@irys/upload';
 import { Ethereum } from '@irys/upload-ethereum';
@@ -12,6 +18,8 @@ const FREE = 1000;
 const RATE = 10n; // winc per byte
 const ETH_SERVICE = '0x0000000000000000000000000000000000000001';
 const meta = { correlationId: 'test' };
+const TURBO_CLI = fileURLToPath(new URL('../../node_modules/@ardrive/turbo-sdk/lib/esm/cli/cli.js', import.meta.url));
+const ARWEAVE_JWK_FILE = fileURLToPath(new URL('../fixtures/arweave-jwk.json', import.meta.url));
 
 type Irys = Awaited<ReturnType<ReturnType<typeof Uploader>['build']>>;
 
@@ -103,6 +111,31 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       });
       expect(requests.entries).to.deep.equal([`GET /v1/account/balance/arweave?address=${address} -> 200`]);
       expect(foreign.origins).to.deep.equal([]);
+    });
+
+    it('the turbo CLI uploads a paid file without --ignore-approvals: it reads the approvals from the balance, then pays from it', async () => {
+      const address = addressOfJwk(arweaveJwk);
+      const dir = await mkdtemp(join(tmpdir(), 'turbo-cli-'));
+      try {
+        const file = join(dir, 'paid.bin');
+        await writeFile(file, randomBytes(2 * FREE));
+        await credit(service, address, 100_000n);
+        const before = await turbo.getBalance();
+        requests.clear();
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          [TURBO_CLI, 'upload-file', '--file-path', file, '--wallet-file', ARWEAVE_JWK_FILE, '--token', 'arweave', '--upload-url', service.url, '--payment-url', service.url],
+          { timeout: 50_000 },
+        );
+        const receipt = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string; winc: string };
+        expect(requests.entries).to.deep.equal([`GET /v1/account/balance/arweave?address=${address} -> 200`, 'POST /v1/tx/arweave -> 200']);
+        const status = await (await fetch(`${service.url}/tx/${receipt.id}/status`)).json();
+        expect(receipt.winc).to.equal((BigInt(status.rawContentLength) * RATE).toString());
+        expect((await turbo.getBalance()).winc).to.equal((BigInt(before.winc) - BigInt(receipt.winc)).toString());
+        expect(foreign.origins).to.deep.equal([]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 });
