@@ -1,5 +1,6 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import { deserializeAccount } from '../domain/account/serialized.js';
+import type { ReceivedApproval } from '../queries/receivedApprovals.js';
 import { availableOf, initialAccountState, reservedOf, type AccountState } from '../domain/account/state.js';
 
 /**
@@ -34,24 +35,30 @@ export const creditBody = (address: string, state: AccountState, creditId: strin
 
 /**
  * The balance by token and address, in the shapes the clients parse: Irys/Bundlr read `balance`,
- * turbo-sdk reads `winc` and its CLI pays with the payers of `receivedApprovals`. Approvals here are
- * allowances on the payer's credits, not transfers: they lock nothing, so `controlledWinc` is `winc`.
- * Received approvals are not listed yet (no read model keyed by the approved address), so
- * `effectiveBalance` is `winc` too.
+ * turbo-sdk reads `winc` and the approval lists (its CLI pays with `receivedApprovals`' payers).
+ * Approvals are allowances on the payer's credits, not transfers: they lock nothing, so
+ * `controlledWinc` is `winc`; `effectiveBalance` adds what the received approvals let this address
+ * spend now.
  */
-export function tokenBalanceBody(address: string, doc: SerializedAccount | undefined) {
+export function tokenBalanceBody(address: string, doc: SerializedAccount | undefined, received: readonly ReceivedApproval[]) {
   const body = balanceBodyOfDocument(address, doc);
+  const fromApprovals = received.reduce((sum, r) => sum + r.spendable, 0n);
   return {
     balance: body.winc,
     winc: body.winc,
     controlledWinc: body.winc,
-    effectiveBalance: body.winc,
+    effectiveBalance: (BigInt(body.winc) + fromApprovals).toString(),
     givenApprovals: body.givenApprovals.map(({ approvedAddress, remainingWinc, expiresAt }) => ({
       payingAddress: address,
       approvedAddress,
       remainingWinc,
       ...(expiresAt !== undefined ? { expirationDate: expiresAt } : {}),
     })),
-    receivedApprovals: [] as never[],
+    receivedApprovals: received.map((r) => ({
+      payingAddress: r.payingAddress,
+      approvedAddress: address,
+      remainingWinc: r.remaining.toString(),
+      ...(r.expiresAt !== undefined ? { expirationDate: new Date(r.expiresAt).toISOString() } : {}),
+    })),
   };
 }

@@ -56,7 +56,8 @@ export function queriesRouter(handlers: QueryHandlers): Router {
       const raw = typeof req.query.address === 'string' ? req.query.address : '';
       const address = parseAccountAddress(raw);
       if (address === undefined) throw new InvalidAddress(raw);
-      res.json(tokenBalanceBody(address, await handlers.accountBalance(address)));
+      const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
+      res.json(tokenBalanceBody(address, account, received));
       return;
     }
     const { address } = parseParams(balanceRoute, req);

@@ -16,9 +16,11 @@ import {
 } from '../../projections/index.js';
 import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
+import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import type { QueryHandlers, ServiceInfo } from './types.js';
 
 export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
+export type { ReceivedApproval } from './receivedApprovals.js';
 
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
@@ -50,6 +52,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       price: (bytes) => deps.pricing.priceOf(bytes),
+      receivedApprovals: createReceivedApprovalsQuery({ readStore }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -113,29 +113,57 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       expect(foreign.origins).to.deep.equal([]);
     });
 
-    it('the turbo CLI uploads a paid file without --ignore-approvals: it reads the approvals from the balance, then pays from it', async () => {
-      const address = addressOfJwk(arweaveJwk);
+    /** `turbo upload-file` of a paid file (twice the free limit), without --ignore-approvals: its receipt */
+    async function cliUpload(): Promise<{ id: string; winc: string }> {
       const dir = await mkdtemp(join(tmpdir(), 'turbo-cli-'));
       try {
         const file = join(dir, 'paid.bin');
         await writeFile(file, randomBytes(2 * FREE));
-        await credit(service, address, 100_000n);
-        const before = await turbo.getBalance();
-        requests.clear();
         const { stdout } = await promisify(execFile)(
           process.execPath,
           [TURBO_CLI, 'upload-file', '--file-path', file, '--wallet-file', ARWEAVE_JWK_FILE, '--token', 'arweave', '--upload-url', service.url, '--payment-url', service.url],
           { timeout: 50_000 },
         );
-        const receipt = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string; winc: string };
+        return JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string; winc: string };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+
+    it('the turbo CLI uploads a paid file without --ignore-approvals: it reads the approvals from the balance, then pays from it', async () => {
+      const address = addressOfJwk(arweaveJwk);
+      {
+        await credit(service, address, 100_000n);
+        const before = await turbo.getBalance();
+        requests.clear();
+        const receipt = await cliUpload();
         expect(requests.entries).to.deep.equal([`GET /v1/account/balance/arweave?address=${address} -> 200`, 'POST /v1/tx/arweave -> 200']);
         const status = await (await fetch(`${service.url}/tx/${receipt.id}/status`)).json();
         expect(receipt.winc).to.equal((BigInt(status.rawContentLength) * RATE).toString());
         expect((await turbo.getBalance()).winc).to.equal((BigInt(before.winc) - BigInt(receipt.winc)).toString());
         expect(foreign.origins).to.deep.equal([]);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
       }
+    });
+
+    it('the turbo CLI pays with a payer that approved the signer, as the balance\'s receivedApprovals name it', async () => {
+      const signer = addressOfJwk(arweaveJwk);
+      const payer = 'payer'.padEnd(43, 'Z');
+      await credit(service, payer, 100_000n);
+      const { position } = await service.accounts.execute(
+        { type: 'Approve', data: { address: payer, approvedAddress: signer, winc: 50_000n, now: Date.now() } },
+        meta,
+      );
+      await service.projections.waitFor(position!, 5000);
+      const signerBefore = (await turbo.getBalance()).winc;
+      const receipt = await cliUpload();
+      expect(BigInt(receipt.winc) > 0n).to.equal(true);
+      // settled before the receipt: the payer paid, the signer's own credits are untouched
+      expect((await turbo.getBalance(payer)).winc).to.equal((100_000n - BigInt(receipt.winc)).toString());
+      const after = await turbo.getBalance();
+      expect(after.winc).to.equal(signerBefore);
+      expect(after.receivedApprovals).to.deep.equal([
+        { payingAddress: payer, approvedAddress: signer, remainingWinc: (50_000n - BigInt(receipt.winc)).toString() },
+      ]);
     });
   });
 });

@@ -106,6 +106,41 @@ describe('prices and balances in the clients\' shapes (GET /price/..., GET /acco
     });
   });
 
+  it('lists the approvals an address received while they are in force, and counts what they let it spend in effectiveBalance', async () => {
+    const approved = 'R'.repeat(43);
+    const [rich, poor] = ['P'.repeat(43), 'Q'.repeat(43)];
+    await credit(service, rich, 10_000n);
+    await credit(service, poor, 400n);
+    const approve = async (payer: string, winc: bigint) => {
+      const { position } = await service.accounts.execute(
+        { type: 'Approve', data: { address: payer, approvedAddress: approved, winc, expiresAt: Date.parse('2100-01-01T00:00:00Z'), now: Date.now() } },
+        meta,
+      );
+      await service.projections.waitFor(position!, 5000);
+    };
+    await approve(rich, 600n);
+    await approve(poor, 600n);
+    const read = async () => JSON.parse((await get(service, `/v1/account/balance/arweave?address=${approved}`)).body);
+    const expirationDate = '2100-01-01T00:00:00.000Z';
+    expect(await read()).to.deep.equal({
+      balance: '0',
+      winc: '0',
+      controlledWinc: '0',
+      // 600 from the rich payer's approval, the poor payer's 400 credits
+      effectiveBalance: '1000',
+      givenApprovals: [],
+      receivedApprovals: [
+        { payingAddress: rich, approvedAddress: approved, remainingWinc: '600', expirationDate },
+        { payingAddress: poor, approvedAddress: approved, remainingWinc: '600', expirationDate },
+      ],
+    });
+    const { position } = await service.accounts.execute({ type: 'Revoke', data: { address: rich, approvedAddress: approved, now: Date.now() } }, meta);
+    await service.projections.waitFor(position!, 5000);
+    const after = await read();
+    expect(after.receivedApprovals).to.deep.equal([{ payingAddress: poor, approvedAddress: approved, remainingWinc: '600', expirationDate }]);
+    expect(after.effectiveBalance).to.equal('400');
+  });
+
   it('answers Invalid address to a token name without a valid ?address=, and reads a name that is no token of /info as an address', async () => {
     const invalid = { status: 400, type: 'text/plain; charset=utf-8', body: 'Invalid address' };
     expect(await get(service, '/account/balance/ethereum')).to.deep.equal(invalid);

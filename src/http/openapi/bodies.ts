@@ -182,6 +182,15 @@ export const UploadCostBody = z
   })
   .meta({ id: 'UploadCost', description: 'the price of an upload, in the shape turbo-sdk parses' });
 
+const Approval = z
+  .object({
+    payingAddress: z.string(),
+    approvedAddress: z.string(),
+    remainingWinc: Winc.meta({ description: 'what the approval still allows, before open reservations' }),
+    expirationDate: z.iso.datetime().optional(),
+  })
+  .meta({ id: 'CreditApproval' });
+
 /**
  * A balance by token and address, in the shapes both clients parse: Irys/Bundlr read `balance`,
  * turbo-sdk reads `winc` and the approval lists (its CLI pays with `receivedApprovals`' payers).
@@ -191,10 +200,8 @@ export const TokenBalanceBody = z
     balance: Winc.meta({ description: 'available winc (what Irys/Bundlr clients read)' }),
     winc: Winc.meta({ description: 'available: credited - spent - reserved' }),
     controlledWinc: Winc.meta({ description: 'the same as `winc`: approvals do not lock the payer\'s credits' }),
-    effectiveBalance: Winc.meta({ description: 'the same as `winc`: received approvals are not listed yet' }),
-    givenApprovals: z.array(
-      z.object({ payingAddress: z.string(), approvedAddress: z.string(), remainingWinc: Winc, expirationDate: z.iso.datetime().optional() }),
-    ),
-    receivedApprovals: z.array(z.never()).meta({ description: 'always empty in this version' }),
+    effectiveBalance: Winc.meta({ description: '`winc` plus what the received approvals let this address spend now (each at most its payer\'s available credits)' }),
+    givenApprovals: z.array(Approval).meta({ description: 'approvals this address gave (`payingAddress` is this address)' }),
+    receivedApprovals: z.array(Approval).meta({ description: 'approvals in force that other payers gave this address (`approvedAddress` is this address)' }),
   })
   .meta({ id: 'TokenBalance', description: "an account's balance in winc, for the Irys/Bundlr and turbo-sdk clients" });
