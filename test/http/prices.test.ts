@@ -141,6 +141,30 @@ describe('prices and balances in the clients\' shapes (GET /price/..., GET /acco
     expect(after.effectiveBalance).to.equal('400');
   });
 
+  it('stops listing a received approval once it expires', async () => {
+    const approved = 'E'.repeat(43);
+    const payer = 'F'.repeat(43);
+    await credit(service, payer, 5_000n);
+    const expiresAt = Date.now() + 1_000;
+    const { position } = await service.accounts.execute({ type: 'Approve', data: { address: payer, approvedAddress: approved, winc: 300n, expiresAt, now: Date.now() } }, meta);
+    await service.projections.waitFor(position!, 5000);
+    const read = async () => JSON.parse((await get(service, `/account/balance/arweave?address=${approved}`)).body);
+    const first = await read();
+    // read before the expiry (a busy machine may be later: then it is already gone, as below)
+    if (Date.now() < expiresAt - 100) {
+      expect(first.receivedApprovals).to.deep.equal([{ payingAddress: payer, approvedAddress: approved, remainingWinc: '300', expirationDate: new Date(expiresAt).toISOString() }]);
+      expect(first.effectiveBalance).to.equal('300');
+    }
+    const deadline = Date.now() + 30_000;
+    let answer = first;
+    while (answer.receivedApprovals.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await read();
+    }
+    expect(Date.now()).to.be.at.least(expiresAt);
+    expect(answer).to.deep.include({ effectiveBalance: '0', receivedApprovals: [] });
+  });
+
   it('answers Invalid address to a token name without a valid ?address=, and reads a name that is no token of /info as an address', async () => {
     const invalid = { status: 400, type: 'text/plain; charset=utf-8', body: 'Invalid address' };
     expect(await get(service, '/account/balance/ethereum')).to.deep.equal(invalid);
