@@ -7,6 +7,7 @@ import { balanceBodyOfDocument, tokenBalanceBody } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
 import { serve } from './openapi/serve.js';
 import {
+  approvalsRoute,
   balanceRoute,
   priceRoute,
   serviceIndexRoute,
@@ -49,19 +50,28 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
+  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`) */
+  async function tokenBalanceOf(raw: unknown) {
+    const text = typeof raw === 'string' ? raw : '';
+    const address = parseAccountAddress(text);
+    if (address === undefined) throw new InvalidAddress(text);
+    const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
+    return tokenBalanceBody(address, account, received);
+  }
   serve(router, balanceRoute, async (req, res) => {
     res.set('Cache-Control', 'no-store');
     // a token name of /info (short) with ?address=, the clients' form; else an address (32+ characters)
     if (Object.hasOwn(handlers.info().addresses, String(req.params.address))) {
-      const raw = typeof req.query.address === 'string' ? req.query.address : '';
-      const address = parseAccountAddress(raw);
-      if (address === undefined) throw new InvalidAddress(raw);
-      const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
-      res.json(tokenBalanceBody(address, account, received));
+      res.json(await tokenBalanceOf(req.query.address));
       return;
     }
     const { address } = parseParams(balanceRoute, req);
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
+  });
+  serve(router, approvalsRoute, async (req, res) => {
+    const { givenApprovals, receivedApprovals } = await tokenBalanceOf(req.query.userAddress);
+    res.set('Cache-Control', 'no-store');
+    res.json({ givenApprovals, receivedApprovals });
   });
   // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
   serve(router, uploadCostRoute, async (req, res) => {

@@ -113,6 +113,20 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       expect(foreign.origins).to.deep.equal([]);
     });
 
+    it('getCreditShareApprovals({ userAddress }) lists the approvals given and received (GET /v1/account/approvals/get)', async () => {
+      const giver = 'giver'.padEnd(43, 'G');
+      const taker = 'taker'.padEnd(43, 'T');
+      const { position } = await service.accounts.execute({ type: 'Approve', data: { address: giver, approvedAddress: taker, winc: 700n, now: Date.now() } }, meta);
+      await service.projections.waitFor(position!, 5000);
+      const approval = { payingAddress: giver, approvedAddress: taker, remainingWinc: '700' };
+      expect(await turbo.getCreditShareApprovals({ userAddress: taker })).to.deep.equal({ givenApprovals: [], receivedApprovals: [approval] });
+      expect(await turbo.getCreditShareApprovals({ userAddress: giver })).to.deep.equal({ givenApprovals: [approval], receivedApprovals: [] });
+      expect(requests.entries).to.deep.equal([
+        `GET /v1/account/approvals/get?userAddress=${taker} -> 200`,
+        `GET /v1/account/approvals/get?userAddress=${giver} -> 200`,
+      ]);
+    });
+
     /** `turbo upload-file` of a paid file (twice the free limit), without --ignore-approvals: its receipt */
     async function cliUpload(): Promise<{ id: string; winc: string }> {
       const dir = await mkdtemp(join(tmpdir(), 'turbo-cli-'));

@@ -5,6 +5,7 @@ import { httpErrorOf } from '../../src/http/errors.js';
 import { joinPath } from '../../src/http/openapi/catalog.js';
 import type { RouteDoc } from '../../src/http/openapi/route.js';
 import {
+  approvalsRoute,
   balanceRoute,
   priceRoute,
   serviceInfoRoute,
@@ -137,6 +138,11 @@ describe('real answers match the OpenAPI document', function () {
       givenApprovals: [],
       receivedApprovals: [],
     });
+    expect(await documented(await fetch(`${service.url}/v1/account/approvals/get?userAddress=${address}`), approvalsRoute)).to.deep.equal({
+      givenApprovals: [],
+      receivedApprovals: [],
+    });
+    expect(await documented(await fetch(`${service.url}/v1/account/approvals/get`), approvalsRoute)).to.equal('Invalid address');
     expect(await documented(await fetch(`${service.url}/v1/price/arweave/10`), priceRoute)).to.equal('0');
     expect(await documented(await fetch(`${service.url}/v1/price/arweave/x`), priceRoute)).to.equal('Invalid request');
     expect(await documented(await fetch(`${service.url}/v1/price/A/10`), priceRoute)).to.equal('Invalid token');

@@ -205,3 +205,9 @@ export const TokenBalanceBody = z
     receivedApprovals: z.array(Approval).meta({ description: 'approvals in force that other payers gave this address (`approvedAddress` is this address)' }),
   })
   .meta({ id: 'TokenBalance', description: "an account's balance in winc, for the Irys/Bundlr and turbo-sdk clients" });
+
+/** turbo-sdk's `getCreditShareApprovals` (`GET /v1/account/approvals/get?userAddress=`): both lists of the balance by token. */
+export const ApprovalsBody = TokenBalanceBody.pick({ givenApprovals: true, receivedApprovals: true }).meta({
+  id: 'Approvals',
+  description: 'the approvals an address gave and those in force that it received',
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
 import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
-import { BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
+import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
 
 /** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
 
@@ -102,6 +102,24 @@ export const balanceRoute = defineRoute({
     200: {
       description: 'the balance',
       content: json(z.union([BalanceBody, TokenBalanceBody])),
+      headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
+    },
+  },
+  errors: ['INVALID_ADDRESS'],
+});
+
+export const approvalsRoute = defineRoute({
+  operationId: 'getApprovals',
+  method: 'get',
+  path: '/account/approvals/get',
+  tag: 'accounts',
+  summary: 'Approvals of an account (turbo-sdk)',
+  description: "turbo-sdk's `getCreditShareApprovals`: the approvals `userAddress` gave, and those in force that it received.",
+  query: { userAddress: { schema: z.string(), required: true, description: "the account's native address; another shape is `Invalid address`" } },
+  responses: {
+    200: {
+      description: 'the approvals',
+      content: json(ApprovalsBody),
       headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
     },
   },
