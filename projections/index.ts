@@ -14,6 +14,7 @@ import { itemHistoryProjection } from './itemHistory.js';
 import { bundleHistoryProjection } from './bundleHistory.js';
 import { uploadHistoryProjection } from './uploadHistory.js';
 import { uploadStatsProjection } from './uploadStats.js';
+import { receivedApprovalsProjection } from './receivedApprovals.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -31,6 +32,7 @@ export const allProjections: readonly AnyProjection[] = [
   bundleHistoryProjection,
   uploadHistoryProjection,
   uploadStatsProjection,
+  receivedApprovalsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -48,3 +50,4 @@ export { itemHistoryProjection, type ItemHistoryDocument, type HistoryEntry } fr
 export { bundleHistoryProjection, type BundleHistoryDocument } from './bundleHistory.js';
 export { uploadHistoryProjection, type UploadHistoryDocument } from './uploadHistory.js';
 export { uploadStatsProjection, UPLOAD_STATS_ID, type RecentFailure, type UploadStatsDocument } from './uploadStats.js';
+export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './receivedApprovals.js';

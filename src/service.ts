@@ -372,6 +372,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       readStore,
       info: () => info,
       offsetsRetentionMs: config.offsetsRetentionMs,
+      pricing,
       blockHeight: blockHeight.health,
       ...(bundlerRuns ? { funds: funds.snapshot } : {}),
     });

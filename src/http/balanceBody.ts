@@ -1,5 +1,6 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import { deserializeAccount } from '../domain/account/serialized.js';
+import type { ReceivedApproval } from '../queries/receivedApprovals.js';
 import { availableOf, initialAccountState, reservedOf, type AccountState } from '../domain/account/state.js';
 
 /**
@@ -31,3 +32,33 @@ export const creditBody = (address: string, state: AccountState, creditId: strin
   ...balanceBody(address, state),
   creditId,
 });
+
+/**
+ * The balance by token and address, in the shapes the clients parse: Irys/Bundlr read `balance`,
+ * turbo-sdk reads `winc` and the approval lists (its CLI pays with `receivedApprovals`' payers).
+ * Approvals are allowances on the payer's credits, not transfers: they lock nothing, so
+ * `controlledWinc` is `winc`; `effectiveBalance` adds what the received approvals let this address
+ * spend now.
+ */
+export function tokenBalanceBody(address: string, doc: SerializedAccount | undefined, received: readonly ReceivedApproval[]) {
+  const body = balanceBodyOfDocument(address, doc);
+  const fromApprovals = received.reduce((sum, r) => sum + r.spendable, 0n);
+  return {
+    balance: body.winc,
+    winc: body.winc,
+    controlledWinc: body.winc,
+    effectiveBalance: (BigInt(body.winc) + fromApprovals).toString(),
+    givenApprovals: body.givenApprovals.map(({ approvedAddress, remainingWinc, expiresAt }) => ({
+      payingAddress: address,
+      approvedAddress,
+      remainingWinc,
+      ...(expiresAt !== undefined ? { expirationDate: expiresAt } : {}),
+    })),
+    receivedApprovals: received.map((r) => ({
+      payingAddress: r.payingAddress,
+      approvedAddress: address,
+      remainingWinc: r.remaining.toString(),
+      ...(r.expiresAt !== undefined ? { expirationDate: new Date(r.expiresAt).toISOString() } : {}),
+    })),
+  };
+}

@@ -1,11 +1,21 @@
 import { Router } from 'express';
-import { TxNotFound } from '../domain/errors.js';
+import { InvalidAddress, TxNotFound } from '../domain/errors.js';
+import { parseAccountAddress } from '../domain/account/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
-import { balanceBodyOfDocument } from './balanceBody.js';
+import { balanceBodyOfDocument, tokenBalanceBody } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
 import { serve } from './openapi/serve.js';
-import { balanceRoute, serviceIndexRoute, serviceInfoRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
+import {
+  approvalsRoute,
+  balanceRoute,
+  priceRoute,
+  serviceIndexRoute,
+  serviceInfoRoute,
+  txOffsetsRoute,
+  txStatusRoute,
+  uploadCostRoute,
+} from './openapi/routes/public.js';
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
@@ -40,10 +50,37 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
+  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`) */
+  async function tokenBalanceOf(raw: unknown) {
+    const text = typeof raw === 'string' ? raw : '';
+    const address = parseAccountAddress(text);
+    if (address === undefined) throw new InvalidAddress(text);
+    const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
+    return tokenBalanceBody(address, account, received);
+  }
   serve(router, balanceRoute, async (req, res) => {
-    const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
+    // a token name of /info (short) with ?address=, the clients' form; else an address (32+ characters)
+    if (Object.hasOwn(handlers.info().addresses, String(req.params.address))) {
+      res.json(await tokenBalanceOf(req.query.address));
+      return;
+    }
+    const { address } = parseParams(balanceRoute, req);
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
+  });
+  serve(router, approvalsRoute, async (req, res) => {
+    const { givenApprovals, receivedApprovals } = await tokenBalanceOf(req.query.userAddress);
+    res.set('Cache-Control', 'no-store');
+    res.json({ givenApprovals, receivedApprovals });
+  });
+  // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
+  serve(router, uploadCostRoute, async (req, res) => {
+    const { bytes } = parseParams(uploadCostRoute, req);
+    res.json({ winc: (await handlers.price(bytes)).toString(), adjustments: [], fees: [] });
+  });
+  serve(router, priceRoute, async (req, res) => {
+    const { bytes } = parseParams(priceRoute, req);
+    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes)).toString());
   });
   return router;
 }

@@ -1,6 +1,7 @@
 import type { EventStore } from '../ports/eventStore.js';
 import type { BlockHeightHealth } from '../ports/gateway.js';
 import type { ReadStore } from '../ports/readStore.js';
+import type { Pricing } from '../ports/pricing.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
 import type { MultipartQueryHandlers } from '../http/multipart.js';
@@ -15,9 +16,11 @@ import {
 } from '../../projections/index.js';
 import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
+import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import type { QueryHandlers, ServiceInfo } from './types.js';
 
 export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
+export type { ReceivedApproval } from './receivedApprovals.js';
 
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
@@ -25,6 +28,8 @@ export interface QueryDeps {
   info: () => ServiceInfo;
   /** how long after its bundle is permanent an item's offsets are still answered */
   offsetsRetentionMs: number;
+  /** the pricing the upload path charges with (so a quoted price is the price charged) */
+  pricing: Pricing;
   /** the block height source's snapshot (the dashboard's gateway card) */
   blockHeight?: () => BlockHeightHealth;
   /** the bundler's snapshot of the service wallet, where this process bundles */
@@ -46,6 +51,8 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
+      price: (bytes) => deps.pricing.priceOf(bytes),
+      receivedApprovals: createReceivedApprovalsQuery({ readStore }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -1,6 +1,7 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { ReceivedApproval } from './receivedApprovals.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -17,6 +18,10 @@ export interface QueryHandlers {
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
   /** undefined until the item's bundle is known, and for items older than the retention */
   txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
+  /** what an upload of a signed item of `bytes` bytes is charged now: the upload path's own pricing, free limit included */
+  price(bytes: number): Promise<bigint>;
+  /** the approvals in force that other payers gave `address` */
+  receivedApprovals(address: string): Promise<ReceivedApproval[]>;
 }
 
 export interface TxOffsets {

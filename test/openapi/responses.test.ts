@@ -4,7 +4,17 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { httpErrorOf } from '../../src/http/errors.js';
 import { joinPath } from '../../src/http/openapi/catalog.js';
 import type { RouteDoc } from '../../src/http/openapi/route.js';
-import { balanceRoute, serviceInfoRoute, txStatusRoute, uploadRoute, uploadWithTokenRoute, txOffsetsRoute } from '../../src/http/openapi/routes/public.js';
+import {
+  approvalsRoute,
+  balanceRoute,
+  priceRoute,
+  serviceInfoRoute,
+  txStatusRoute,
+  uploadCostRoute,
+  uploadRoute,
+  uploadWithTokenRoute,
+  txOffsetsRoute,
+} from '../../src/http/openapi/routes/public.js';
 import {
   createUploadWithTokenRoute,
   finalizeUploadRoute,
@@ -116,6 +126,28 @@ describe('real answers match the OpenAPI document', function () {
       givenApprovals: [],
     });
     expect(await documented(await fetch(`${service.url}/v1/account/balance/nope`), balanceRoute)).to.equal('Invalid address');
+  });
+
+  it('balance by token 200, prices 200 (plain text and turbo-sdk JSON), 400 Invalid request and Invalid token', async () => {
+    const address = 'documented'.padEnd(43, 'A');
+    expect(await documented(await fetch(`${service.url}/v1/account/balance/arweave?address=${address}`), balanceRoute)).to.deep.equal({
+      balance: '0',
+      winc: '0',
+      controlledWinc: '0',
+      effectiveBalance: '0',
+      givenApprovals: [],
+      receivedApprovals: [],
+    });
+    expect(await documented(await fetch(`${service.url}/v1/account/approvals/get?userAddress=${address}`), approvalsRoute)).to.deep.equal({
+      givenApprovals: [],
+      receivedApprovals: [],
+    });
+    expect(await documented(await fetch(`${service.url}/v1/account/approvals/get`), approvalsRoute)).to.equal('Invalid address');
+    expect(await documented(await fetch(`${service.url}/v1/price/arweave/10`), priceRoute)).to.equal('0');
+    expect(await documented(await fetch(`${service.url}/v1/price/arweave/x`), priceRoute)).to.equal('Invalid request');
+    expect(await documented(await fetch(`${service.url}/v1/price/A/10`), priceRoute)).to.equal('Invalid token');
+    expect(await documented(await fetch(`${service.url}/v1/price/bytes/10`), uploadCostRoute)).to.deep.equal({ winc: '0', adjustments: [], fees: [] });
+    expect(await documented(await fetch(`${service.url}/v1/price/bytes/-1`), uploadCostRoute)).to.equal('Invalid request');
   });
 
   it('multi-part: create, chunk, view, finalize, status', async () => {

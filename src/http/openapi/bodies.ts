@@ -172,3 +172,42 @@ export const BlockAnswerBody = z
     entry: BlockEntryBody.optional().meta({ description: 'the block in force (the first one when blocked again)' }),
   })
   .meta({ id: 'BlockAnswer' });
+
+/** turbo-sdk's `TurboPriceResponse`: what `getUploadCosts` resolves to, one per size asked. */
+export const UploadCostBody = z
+  .object({
+    winc: Winc.meta({ description: 'what an upload of that many bytes is charged (0 up to the free limit)' }),
+    adjustments: z.array(z.never()).meta({ description: 'always empty: no promotions' }),
+    fees: z.array(z.never()).meta({ description: 'always empty: the price has no separate fees' }),
+  })
+  .meta({ id: 'UploadCost', description: 'the price of an upload, in the shape turbo-sdk parses' });
+
+const Approval = z
+  .object({
+    payingAddress: z.string(),
+    approvedAddress: z.string(),
+    remainingWinc: Winc.meta({ description: 'what the approval still allows, before open reservations' }),
+    expirationDate: z.iso.datetime().optional(),
+  })
+  .meta({ id: 'CreditApproval' });
+
+/**
+ * A balance by token and address, in the shapes both clients parse: Irys/Bundlr read `balance`,
+ * turbo-sdk reads `winc` and the approval lists (its CLI pays with `receivedApprovals`' payers).
+ */
+export const TokenBalanceBody = z
+  .object({
+    balance: Winc.meta({ description: 'available winc (what Irys/Bundlr clients read)' }),
+    winc: Winc.meta({ description: 'available: credited - spent - reserved' }),
+    controlledWinc: Winc.meta({ description: 'the same as `winc`: approvals do not lock the payer\'s credits' }),
+    effectiveBalance: Winc.meta({ description: '`winc` plus what the received approvals let this address spend now (each at most its payer\'s available credits)' }),
+    givenApprovals: z.array(Approval).meta({ description: 'approvals this address gave (`payingAddress` is this address)' }),
+    receivedApprovals: z.array(Approval).meta({ description: 'approvals in force that other payers gave this address (`approvedAddress` is this address)' }),
+  })
+  .meta({ id: 'TokenBalance', description: "an account's balance in winc, for the Irys/Bundlr and turbo-sdk clients" });
+
+/** turbo-sdk's `getCreditShareApprovals` (`GET /v1/account/approvals/get?userAddress=`): both lists of the balance by token. */
+export const ApprovalsBody = TokenBalanceBody.pick({ givenApprovals: true, receivedApprovals: true }).meta({
+  id: 'Approvals',
+  description: 'the approvals an address gave and those in force that it received',
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidAddress, InvalidChunk, InvalidToken, TxNotFound, UploadNotFound } from '../../domain/errors.js';
+import { InvalidAddress, InvalidChunk, InvalidRequest, InvalidToken, TxNotFound, UploadNotFound } from '../../domain/errors.js';
 import { DataItemId, Token } from '../../domain/ids.js';
 import { UploadId } from '../../domain/upload/ids.js';
 import { ADDRESS, parseAccountAddress } from '../../domain/account/ids.js';
@@ -52,4 +52,17 @@ export const addressParam = (description: string): PathParam<typeof AccountAddre
 export const paidByHeader: NamedValue = {
   schema: z.string(),
   description: 'comma-separated payer addresses tried first, in order (each must have approved the owner); anything else in the list is ignored',
+};
+
+/** a size to price: decimal digits, at most the largest safe integer (a price is exact for every such size) */
+export const ByteCount = z
+  .string()
+  .regex(/^\d{1,16}$/)
+  .transform(Number)
+  .refine(Number.isSafeInteger)
+  .meta({ description: 'a size in bytes, a decimal integer' });
+export const byteCountParam: PathParam<typeof ByteCount> = {
+  schema: ByteCount,
+  description: 'the size of the signed data item to price, in bytes; another shape is `Invalid request`',
+  invalid: (raw) => new InvalidRequest(`bytes ${raw}`),
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
-import { addressParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
-import { BalanceBody, ReceiptBody, ServiceInfoBody, TxOffsetsBody, TxStatusBody } from '../bodies.js';
+import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
+import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
 
 /** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
 
@@ -92,15 +92,65 @@ export const balanceRoute = defineRoute({
   path: '/account/balance/:address',
   tag: 'accounts',
   summary: 'Balance of an account',
-  description: 'Public, like on-chain balances. An account never credited answers zeros.',
-  params: { address: addressParam('the payer\'s native address') },
+  description:
+    'Public, like on-chain balances. An account never credited answers zeros. The segment is an address (the `Balance` body), ' +
+    'or one of the token names of `/info`\'s `addresses` with `?address=` (the `TokenBalance` body the Irys/Bundlr and turbo-sdk clients parse). ' +
+    'Token names are short and addresses at least 32 characters, so a known token name is never read as an address.',
+  params: { address: addressParam('the payer\'s native address, or a token name of `/info` (then `?address=` names the payer)') },
+  query: { address: { schema: z.string(), description: 'with a token name in the path: the payer\'s native address; another shape is `Invalid address`' } },
   responses: {
     200: {
       description: 'the balance',
-      content: json(BalanceBody),
+      content: json(z.union([BalanceBody, TokenBalanceBody])),
       headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
     },
   },
   errors: ['INVALID_ADDRESS'],
+});
+
+export const approvalsRoute = defineRoute({
+  operationId: 'getApprovals',
+  method: 'get',
+  path: '/account/approvals/get',
+  tag: 'accounts',
+  summary: 'Approvals of an account (turbo-sdk)',
+  description: "turbo-sdk's `getCreditShareApprovals`: the approvals `userAddress` gave, and those in force that it received.",
+  query: { userAddress: { schema: z.string(), required: true, description: "the account's native address; another shape is `Invalid address`" } },
+  responses: {
+    200: {
+      description: 'the approvals',
+      content: json(ApprovalsBody),
+      headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
+    },
+  },
+  errors: ['INVALID_ADDRESS'],
+});
+
+/** Prices (CONTRACT.md section 5): the price an upload of that size is charged now, free limit included. */
+
+export const uploadCostRoute = defineRoute({
+  operationId: 'getUploadCost',
+  method: 'get',
+  path: '/price/bytes/:bytes',
+  tag: 'prices',
+  summary: 'Price of an upload (turbo-sdk)',
+  description: "turbo-sdk's `getUploadCosts`: the winc an upload of a signed item of that size is charged, in its `{ winc, adjustments, fees }`.",
+  params: { bytes: byteCountParam },
+  responses: { 200: { description: 'the price', content: json(UploadCostBody) } },
+  errors: ['INVALID_REQUEST'],
+});
+
+export const priceRoute = defineRoute({
+  operationId: 'getPrice',
+  method: 'get',
+  path: '/price/:token/:bytes',
+  tag: 'prices',
+  summary: 'Price of an upload (Irys/Bundlr)',
+  description:
+    'The winc an upload of a signed item of that size is charged, as a plain decimal number (the Irys/Bundlr clients parse the body as a number). ' +
+    'The price does not depend on the token; `bytes` is not a token here (it is `GET /price/bytes/:bytes`). Query parameters (`address`, `tags`) are ignored.',
+  params: { token: tokenParam, bytes: byteCountParam },
+  responses: { 200: { description: 'the price in winc', content: { contentType: 'text/plain', schema: z.string().regex(/^\d+$/) } } },
+  errors: ['INVALID_TOKEN', 'INVALID_REQUEST'],
 });
 
