@@ -10,7 +10,7 @@ import { deferContinueOnUploads } from './expectContinue.js';
 export interface ServerLimits extends ConnectionLimits {
   /** the request line and headers must arrive within this, counted from the previous request (the first: firstRequestTimeoutMs) */
   headersTimeoutMs: number;
-  /** a connection with no byte in either direction for this long is cut (an idle body included) */
+  /** a connection with no byte in either direction for this long, while the service waits on the client, is cut (an idle body included) */
   idleTimeoutMs: number;
 }
 
@@ -43,6 +43,15 @@ export async function listen(
   server.requestTimeout = 0;
   server.headersTimeout = limits.headersTimeoutMs;
   server.setTimeout(limits.idleTimeoutMs);
+  // The idle timeout waits on the client: once the request's body is in, the service's own work (a
+  // commit waiting on the disk, a finalize assembling an item) is not the client idling, so the
+  // connection's timer stops until the answer is sent, then keeps the connection honest again.
+  server.on('request', (req, res) => {
+    req.once('end', () => req.socket.setTimeout(0));
+    res.once('finish', () => {
+      if (!req.socket.destroyed) req.socket.setTimeout(limits.idleTimeoutMs);
+    });
+  });
   // not Node's maxConnections, which refuses every new connection while the cap is held
   limitConnections(server, limits);
   deferContinueOnUploads(server);
