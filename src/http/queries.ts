@@ -4,8 +4,11 @@ import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
-import { serve } from './openapi/serve.js';
+import { inFrontOf, serve } from './openapi/serve.js';
+import { onlyIds, sendPayload } from './itemData.js';
+import { headerBody } from './txHeaderBody.js';
 import { balanceRoute, serviceIndexRoute, serviceInfoRoute, txOffsetsRoute, txStatusRoute } from './openapi/routes/public.js';
+import { rootDataRoute, txDataRoute, txHeaderRoute } from './openapi/routes/public.js';
 
 const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
@@ -44,6 +47,24 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     const { address } = parseParams(balanceRoute, req);
     res.set('Cache-Control', 'no-store');
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
+  });
+  serve(router, txDataRoute, async (req, res) => {
+    const { id } = parseParams(txDataRoute, req);
+    await sendPayload(handlers.itemData, id, req, res);
+  });
+  serve(router, txHeaderRoute, async (req, res) => {
+    const { id } = parseParams(txHeaderRoute, req);
+    const place = await handlers.itemData.itemPlace(id);
+    const header = place && (await handlers.itemData.header(place));
+    if (!place || header?.id !== id) throw new TxNotFound(id);
+    res.set('Cache-Control', 'public, max-age=31536000, immutable');
+    res.json(headerBody(header!, place));
+  });
+  // last of this router, which is mounted before the dashboard and the documents: literal routes win
+  inFrontOf(router, [rootDataRoute], onlyIds);
+  serve(router, rootDataRoute, async (req, res) => {
+    const { id } = parseParams(rootDataRoute, req);
+    await sendPayload(handlers.itemData, id, req, res);
   });
   return router;
 }

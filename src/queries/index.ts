@@ -1,6 +1,7 @@
 import type { EventStore } from '../ports/eventStore.js';
 import type { BlockHeightHealth } from '../ports/gateway.js';
 import type { ReadStore } from '../ports/readStore.js';
+import type { BlobStore } from '../ports/blobStore.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
 import type { MultipartQueryHandlers } from '../http/multipart.js';
@@ -15,6 +16,7 @@ import {
 } from '../../projections/index.js';
 import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
+import { createItemDataQueries } from './itemData.js';
 import type { QueryHandlers, ServiceInfo } from './types.js';
 
 export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
@@ -22,6 +24,8 @@ export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
   readStore: ReadStore;
+  /** items' bytes, for reading them back */
+  blobStore: Pick<BlobStore, 'read'>;
   info: () => ServiceInfo;
   /** how long after its bundle is permanent an item's offsets are still answered */
   offsetsRetentionMs: number;
@@ -46,6 +50,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
+      itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -1,6 +1,7 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { ItemDataQueries } from './itemData.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -17,6 +18,8 @@ export interface QueryHandlers {
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
   /** undefined until the item's bundle is known, and for items older than the retention */
   txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
+  /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */
+  itemData: ItemDataQueries;
 }
 
 export interface TxOffsets {

@@ -172,3 +172,17 @@ export const BlockAnswerBody = z
     entry: BlockEntryBody.optional().meta({ description: 'the block in force (the first one when blocked again)' }),
   })
   .meta({ id: 'BlockAnswer' });
+
+export const TxHeaderBody = z
+  .object({
+    id: z.string().meta({ description: 'the data item id' }),
+    signatureType: z.int().meta({ description: '1 to 7, as ANS-104 numbers them' }),
+    signature: z.string().meta({ description: 'base64url of the raw signature' }),
+    owner: z.string().meta({ description: "base64url of the owner's public key" }),
+    ownerAddress: z.string().meta({ description: "the owner's native address (the account key of CONTRACT.md section 5)" }),
+    target: z.string().optional().meta({ description: 'base64url, when present' }),
+    anchor: z.string().optional().meta({ description: 'base64url, when present' }),
+    tags: z.array(z.object({ name: z.string(), value: z.string() })),
+    ...PayloadFacts,
+  })
+  .meta({ id: 'TxHeader', description: "the signed item's ANS-104 header fields and sizes" });
