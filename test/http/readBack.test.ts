@@ -1,4 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ReadStream } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
@@ -7,6 +11,7 @@ import { createUpload, postChunks } from '../support/multipart.js';
 import { bundleBytes, bundleItem } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
 import { TxHeaderBody } from '../../src/http/openapi/bodies.js';
+import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -213,5 +218,50 @@ describe("receipts' dataCaches: only hosts that hold the item from its receipt o
     } finally {
       await service.close();
     }
+  });
+});
+
+describe('reading a large item back', function () {
+  this.timeout(120_000);
+  const SIZE = 16 * 1024 * 1024;
+  const reads: Readable[] = [];
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ MAX_DATA_ITEM_SIZE: String(2 * SIZE), FREE_UPLOAD_LIMIT_BYTES: String(2 * SIZE) }, async (dataDir) => {
+      // the real store, each read it gives kept to be watched
+      const store = await openFsBlobStore({ root: join(dataDir, 'blobs') });
+      const read = store.read.bind(store);
+      store.read = async (key, range) => {
+        const stream = await read(key, range);
+        reads.push(stream);
+        return stream;
+      };
+      return { blobStore: store };
+    });
+  });
+  after(() => service.close());
+
+  it('stops reading the blob when the client goes away', async () => {
+    const item = await signedItem(signers.arweave(), randomBytes(SIZE));
+    expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    reads.length = 0;
+    const url = new URL(`${service.url}/${item.id}`);
+    await new Promise<void>((resolve, reject) => {
+      const req = httpGet(url, (res) => {
+        expect(res.statusCode).to.equal(200);
+        // the first bytes, then away, the rest unread
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    });
+    expect(reads).to.have.length(1);
+    const stream = reads[0]!;
+    const deadline = Date.now() + 60_000;
+    while (!stream.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(stream.destroyed).to.equal(true);
+    expect((stream as ReadStream).bytesRead).to.be.below(SIZE);
   });
 });
