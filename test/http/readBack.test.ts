@@ -95,6 +95,18 @@ describe('reading an item back (GET /:id, GET /tx/:id/data, GET /tx/:id)', funct
     expect(Buffer.from(await multi.arrayBuffer()).equals(payload)).to.equal(true);
   });
 
+  it('serves an empty payload: 200 with no bytes, and 416 for any range', async () => {
+    const item = await signedItem(signers.arweave(), new Uint8Array(0));
+    await upload(service, item);
+    const res = await fetch(`${service.url}/${item.id}`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-length')).to.equal('0');
+    expect(await res.text()).to.equal('');
+    const ranged = await fetch(`${service.url}/${item.id}`, { headers: { range: 'bytes=0-' } });
+    expect(ranged.status).to.equal(416);
+    expect(ranged.headers.get('content-range')).to.equal('bytes */0');
+  });
+
   it('answers HEAD with the headers only, and If-None-Match naming the ETag with 304', async () => {
     const item = await signedItem(signers.arweave(), randomBytes(500));
     await upload(service, item);
