@@ -55,10 +55,11 @@ export function queriesRouter(handlers: QueryHandlers): Router {
   serve(router, txHeaderRoute, async (req, res) => {
     const { id } = parseParams(txHeaderRoute, req);
     const place = await handlers.itemData.itemPlace(id);
-    const header = place && (await handlers.itemData.header(place));
-    if (!place || header?.id !== id) throw new TxNotFound(id);
+    const header = place ? await handlers.itemData.header(place) : undefined;
+    // the bytes must be the item's: a header of another id is not an answer
+    if (!place || !header || header.id !== id) throw new TxNotFound(id);
     res.set('Cache-Control', 'public, max-age=31536000, immutable');
-    res.json(headerBody(header!, place));
+    res.json(headerBody(header, place));
   });
   // last of this router, which is mounted before the dashboard and the documents: literal routes win
   inFrontOf(router, [rootDataRoute], onlyIds);
