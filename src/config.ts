@@ -18,8 +18,10 @@ const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   WALLET_FILE: z.string().optional(),
   GATEWAY_URL: z.url().default('https://arweave.net'),
-  /** comma-separated host names; default: the gateway's host */
+  /** comma-separated host names that hold items (named in receipts' dataCaches, after PUBLIC_URL's host) */
   DATA_CACHES: hostList.optional(),
+  /** this service's public URL (`https://upload.example.com`): it serves items' data, so receipts name its host */
+  PUBLIC_URL: z.url().optional(),
   FAST_FINALITY_INDEXES: hostList.default([]),
   MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648),
   /** true: the ANS-104 text's tag limits (non-empty names and values, at most 128 tags); default: arbundles' */
@@ -137,7 +139,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     dataDir: c.DATA_DIR,
     walletFile: c.WALLET_FILE,
     gatewayUrl: gatewayOrigin,
-    dataCaches: c.DATA_CACHES ?? [new URL(gatewayOrigin).host],
+    // only hosts that hold the item from its receipt on: this service when it is public (it serves
+    // GET /:id), and the configured caches; the gateway holds it only once bundled
+    dataCaches: [...new Set([...(c.PUBLIC_URL ? [new URL(c.PUBLIC_URL).host] : []), ...(c.DATA_CACHES ?? [])])],
     fastFinalityIndexes: c.FAST_FINALITY_INDEXES,
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
     strictTags: c.STRICT_TAGS === 'true',

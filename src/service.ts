@@ -370,6 +370,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     return createQueries({
       eventStore,
       readStore,
+      blobStore,
       info: () => info,
       offsetsRetentionMs: config.offsetsRetentionMs,
       pricing,

@@ -5,13 +5,18 @@ import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument, tokenBalanceBody } from './balanceBody.js';
 import { parseParams } from './openapi/route.js';
-import { serve } from './openapi/serve.js';
+import { inFrontOf, serve } from './openapi/serve.js';
+import { onlyIds, sendPayload } from './itemData.js';
+import { headerBody } from './txHeaderBody.js';
 import {
   approvalsRoute,
   balanceRoute,
   priceRoute,
+  rootDataRoute,
   serviceIndexRoute,
   serviceInfoRoute,
+  txDataRoute,
+  txHeaderRoute,
   txOffsetsRoute,
   txStatusRoute,
   uploadCostRoute,
@@ -81,6 +86,25 @@ export function queriesRouter(handlers: QueryHandlers): Router {
   serve(router, priceRoute, async (req, res) => {
     const { bytes } = parseParams(priceRoute, req);
     res.type('text/plain; charset=utf-8').send((await handlers.price(bytes)).toString());
+  });
+  serve(router, txDataRoute, async (req, res) => {
+    const { id } = parseParams(txDataRoute, req);
+    await sendPayload(handlers.itemData, id, req, res);
+  });
+  serve(router, txHeaderRoute, async (req, res) => {
+    const { id } = parseParams(txHeaderRoute, req);
+    const place = await handlers.itemData.itemPlace(id);
+    const header = place ? await handlers.itemData.header(place) : undefined;
+    // the bytes must be the item's: a header of another id is not an answer
+    if (!place || !header || header.id !== id) throw new TxNotFound(id);
+    res.set('Cache-Control', 'public, max-age=31536000, immutable');
+    res.json(headerBody(header, place));
+  });
+  // last of this router, which is mounted before the dashboard and the documents: literal routes win
+  inFrontOf(router, [rootDataRoute], onlyIds);
+  serve(router, rootDataRoute, async (req, res) => {
+    const { id } = parseParams(rootDataRoute, req);
+    await sendPayload(handlers.itemData, id, req, res);
   });
   return router;
 }

@@ -2,6 +2,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { BlockHeightHealth } from '../ports/gateway.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Pricing } from '../ports/pricing.js';
+import type { BlobStore } from '../ports/blobStore.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
 import type { MultipartQueryHandlers } from '../http/multipart.js';
@@ -17,6 +18,7 @@ import {
 import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
+import { createItemDataQueries } from './itemData.js';
 import type { QueryHandlers, ServiceInfo } from './types.js';
 
 export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
@@ -25,6 +27,8 @@ export type { ReceivedApproval } from './receivedApprovals.js';
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
   readStore: ReadStore;
+  /** items' bytes, for reading them back */
+  blobStore: Pick<BlobStore, 'read'>;
   info: () => ServiceInfo;
   /** how long after its bundle is permanent an item's offsets are still answered */
   offsetsRetentionMs: number;
@@ -53,6 +57,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       price: (bytes) => deps.pricing.priceOf(bytes),
       receivedApprovals: createReceivedApprovalsQuery({ readStore }),
+      itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -2,6 +2,7 @@ import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
+import type { ItemDataQueries } from './itemData.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -22,6 +23,8 @@ export interface QueryHandlers {
   price(bytes: number): Promise<bigint>;
   /** the approvals in force that other payers gave `address` */
   receivedApprovals(address: string): Promise<ReceivedApproval[]>;
+  /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */
+  itemData: ItemDataQueries;
 }
 
 export interface TxOffsets {

@@ -122,6 +122,12 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     });
     const waiting = { status: 'CONFIRMED', info: 'new' };
     expect(await statusesOf(service, items)).to.deep.equal([waiting, DAMAGED, waiting, DAMAGED]);
+    // damaged bytes are not served back (CONTRACT.md section 7); the good items' are
+    for (const [item, status] of [[changed, 404], [lost, 404], [good, 200]] as const) {
+      const read = await fetch(`${service.url}/${item.id}`);
+      expect(read.status, item.id).to.equal(status);
+      await read.arrayBuffer();
+    }
     // the drop was no attempt of the good items (MAX_BUNDLE_ATTEMPTS is 1: they would have failed)
     for (const item of [big, good]) expect((await queued(service, item.id))?.attempts).to.equal(0);
     for (const item of [changed, lost]) expect(await queued(service, item.id)).to.include({ attempts: 0, damaged: true });

@@ -40,7 +40,8 @@ describe('single upload (POST /tx)', function () {
     ]);
     expect(receipt.id).to.equal(item.id);
     expect(receipt.owner).to.equal(b64sha256(item.rawOwner));
-    expect(receipt.dataCaches).to.deep.equal([new URL(service.gatewayUrl).host]);
+    // no PUBLIC_URL, no DATA_CACHES: no host holds the item yet (the gateway only once bundled)
+    expect(receipt.dataCaches).to.deep.equal([]);
     expect(receipt.fastFinalityIndexes).to.deep.equal([]);
     expect(receipt.deadlineHeight).to.equal(TEST_BLOCK_HEIGHT + 200);
     expect(receipt.timestamp).to.be.within(before, Date.now());

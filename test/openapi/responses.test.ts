@@ -15,6 +15,7 @@ import {
   uploadWithTokenRoute,
   txOffsetsRoute,
 } from '../../src/http/openapi/routes/public.js';
+import { rootDataRoute, txDataRoute, txHeaderRoute } from '../../src/http/openapi/routes/public.js';
 import {
   createUploadWithTokenRoute,
   finalizeUploadRoute,
@@ -104,6 +105,22 @@ describe('real answers match the OpenAPI document', function () {
     expect(await documented(await fetch(`${service.url}/v1/tx/${item.id}/offsets`), txOffsetsRoute)).to.equal("TX doesn't exist");
     expect(await documented(await fetch(`${service.url}/v1/tx/${'x'.repeat(43)}/status`), txStatusRoute)).to.equal("TX doesn't exist");
     expect(await documented(await fetch(`${service.url}/v1/tx/not-an-id/status`), txStatusRoute)).to.equal("TX doesn't exist");
+  });
+
+  it('read-back: the header 200, the payload 304 and 416, an unknown id 404', async () => {
+    const item = await signedItem(signers.arweave(), 'read me', [{ name: 'Content-Type', value: 'text/plain' }]);
+    expect((await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    const header = (await documented(await fetch(`${service.url}/v1/tx/${item.id}`), txHeaderRoute)) as Record<string, unknown>;
+    expect(header.payloadContentLength).to.equal('read me'.length);
+    const notModified = await fetch(`${service.url}/v1/tx/${item.id}/data`, { headers: { 'if-none-match': `"${item.id}"` } });
+    expect(notModified.status).to.equal(304);
+    expect(await documented(notModified, txDataRoute)).to.equal(undefined);
+    const unsatisfiable = await fetch(`${service.url}/${item.id}`, { headers: { range: 'bytes=7-' } });
+    expect(unsatisfiable.status).to.equal(416);
+    expect(await documented(unsatisfiable, rootDataRoute, '/')).to.equal(undefined);
+    for (const [path, route] of [[`/tx/${'x'.repeat(43)}`, txHeaderRoute], [`/tx/${'x'.repeat(43)}/data`, txDataRoute], [`/${'x'.repeat(43)}`, rootDataRoute]] as const) {
+      expect(await documented(await fetch(`${service.url}/v1${path}`), route)).to.equal("TX doesn't exist");
+    }
   });
 
   it('upload errors: Invalid token, Invalid Content Type, Invalid Data Item', async () => {

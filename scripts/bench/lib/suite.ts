@@ -34,6 +34,8 @@ export interface Targets {
   largeUploadRatio: number;
   /** the service's peak RSS for the largest item */
   peakRssMiB: number;
+  /** an item read back through GET /:id, MiB/s over a bare file read of the same bytes */
+  readBackRatio: number;
   rebuildEventsPerSecond: number;
   /** posting a bundle through a 100 ms round trip */
   farGatewayMiBps: number;
@@ -46,6 +48,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     statusQueryRatio: 0.6,
     largeUploadRatio: 0.9,
     peakRssMiB: 300,
+    readBackRatio: 0.7,
     rebuildEventsPerSecond: 40_000,
     farGatewayMiBps: 20,
     startupSeconds: 5,
@@ -55,6 +58,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     statusQueryRatio: 0.2,
     largeUploadRatio: 0.4,
     peakRssMiB: 300,
+    readBackRatio: 0.15,
     rebuildEventsPerSecond: 10_000,
     farGatewayMiBps: 5,
     startupSeconds: 5,
@@ -279,6 +283,24 @@ export const suite: Benchmark[] = [
     // the largest item the service accepts by default (MAX_DATA_ITEM_SIZE), for its peak RSS
     args: ({ quick }) => ['--size', String(quick ? 128 * MiB : 2 * GiB)],
     rows: (j, targets) => largeUploadRows(j, targets, false, true),
+  },
+  {
+    name: 'read-back',
+    script: 'read-back.ts',
+    args: () => [],
+    env: ({ quick }): Record<string, string> => (quick ? { BENCH_MIB: '64', BENCH_ROUNDS: '2' } : {}),
+    rows: (j, targets) => [
+      {
+        benchmark: 'read-back',
+        figure: `${sizeLabel(num(j, 'sizeBytes'))} item read back through GET /:id`,
+        value: num(j, 'readBackMiBps'),
+        unit: 'MiB/s',
+        baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'bare file read of the same bytes' },
+        ratio: num(j, 'ratio'),
+        target: atLeast(num(j, 'ratio'), targets.readBackRatio, `ratio >= ${targets.readBackRatio}`),
+        notes: `a bare node:http server streaming the same bytes: ${withUnit(num(j, 'bareHttpMiBps'), 'MiB/s')}; service peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
+      },
+    ],
   },
   {
     name: 'rebuild',

@@ -211,3 +211,17 @@ export const ApprovalsBody = TokenBalanceBody.pick({ givenApprovals: true, recei
   id: 'Approvals',
   description: 'the approvals an address gave and those in force that it received',
 });
+
+export const TxHeaderBody = z
+  .object({
+    id: z.string().meta({ description: 'the data item id' }),
+    signatureType: z.int().meta({ description: '1 to 7, as ANS-104 numbers them' }),
+    signature: z.string().meta({ description: 'base64url of the raw signature' }),
+    owner: z.string().meta({ description: "base64url of the owner's public key" }),
+    ownerAddress: z.string().meta({ description: "the owner's native address (the account key of CONTRACT.md section 5)" }),
+    target: z.string().optional().meta({ description: 'base64url, when present' }),
+    anchor: z.string().optional().meta({ description: 'base64url, when present' }),
+    tags: z.array(z.object({ name: z.string(), value: z.string() })),
+    ...PayloadFacts,
+  })
+  .meta({ id: 'TxHeader', description: "the signed item's ANS-104 header fields and sizes" });

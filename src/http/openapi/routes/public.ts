@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
 import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
-import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
+import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxHeaderBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
 
 /** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
 
@@ -154,3 +154,72 @@ export const priceRoute = defineRoute({
   errors: ['INVALID_TOKEN', 'INVALID_REQUEST'],
 });
 
+
+// Reading an item back (CONTRACT.md section 7): its payload from its receipt on, for nested items
+// from their root item's bytes. GET also answers HEAD (headers only), as Express does.
+const immutable = { schema: z.literal('public, max-age=31536000, immutable'), description: 'the bytes of an id never change' };
+const itemData = {
+  method: 'get',
+  tag: 'items',
+  params: { id: dataItemIdParam },
+  headers: {
+    range: { schema: z.string(), description: 'one range `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206; several ranges are answered with the whole payload (200)' },
+    'if-none-match': { schema: z.string(), description: 'the ETag (or `*`): 304' },
+  } satisfies Record<string, NamedValue>,
+  responses: {
+    200: {
+      description: "the item's payload (the bytes after its ANS-104 header), streamed",
+      content: { contentType: '*/*' },
+      headers: {
+        'content-type': { schema: z.string(), description: 'its Content-Type tag as recorded, else application/octet-stream' },
+        'content-length': { schema: z.string(), description: 'payload bytes' },
+        etag: { schema: z.string(), description: 'the item id, quoted' },
+        'cache-control': immutable,
+        'accept-ranges': { schema: z.literal('bytes'), description: 'ranges are served' },
+      },
+    },
+    206: {
+      description: 'the one range asked for',
+      content: { contentType: '*/*' },
+      headers: { 'content-range': { schema: z.string(), description: '`bytes a-b/size`' } },
+    },
+    304: { description: 'If-None-Match names the ETag: no body' },
+    416: {
+      description: 'the range starts past the payload (or is empty): no body',
+      reason: 'Range Not Satisfiable',
+      headers: { 'content-range': { schema: z.string(), description: '`bytes */size`' } },
+    },
+  },
+  errors: ['TX_NOT_FOUND'],
+} as const;
+
+export const txDataRoute = defineRoute({
+  ...itemData,
+  operationId: 'getTxData',
+  path: '/tx/:id/data',
+  summary: 'Payload of a data item',
+  description: "The item's payload, from its receipt on; a nested item's from its root item's bytes. Another id shape is `TX doesn't exist`.",
+});
+
+export const rootDataRoute = defineRoute({
+  ...itemData,
+  operationId: 'getData',
+  path: '/:id',
+  summary: 'Payload of a data item, at its id',
+  description:
+    'As `GET /tx/{id}/data`, at the path a gateway serves it: a browser loads an uploaded page or image by id. Only a 43-character id is this route: other paths are other routes (or `Not Found`).',
+});
+
+export const txHeaderRoute = defineRoute({
+  operationId: 'getTxHeader',
+  method: 'get',
+  path: '/tx/:id',
+  tag: 'items',
+  summary: 'Header of a data item',
+  description: "The item's signed header fields and sizes, read from its first bytes, from its receipt on.",
+  params: { id: dataItemIdParam },
+  responses: {
+    200: { description: 'the header', content: json(TxHeaderBody), headers: { 'cache-control': immutable } },
+  },
+  errors: ['TX_NOT_FOUND'],
+});

@@ -1,0 +1,62 @@
+import type { NextFunction, Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { TxNotFound } from '../domain/errors.js';
+import { DataItemId } from '../domain/ids.js';
+import type { ItemDataQueries } from '../queries/itemData.js';
+import { noneMatchHits, rangeOf } from './byteRange.js';
+
+/** an id names the same bytes forever */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * Answers a payload read (`GET`/`HEAD` of `/:id` and `/tx/:id/data`): headers from the read model,
+ * bytes streamed from the blob store as the client takes them (never the whole item in memory: up
+ * to 2 GiB). A client that goes away destroys the response, and `pipeline` then closes the read.
+ */
+export async function sendPayload(queries: ItemDataQueries, id: DataItemId, req: Request, res: Response): Promise<void> {
+  const place = await queries.itemPlace(id);
+  if (!place) throw new TxNotFound(id);
+  const size = place.payloadContentLength;
+  const etag = `"${id}"`;
+  res.set({ ETag: etag, 'Cache-Control': IMMUTABLE, 'Accept-Ranges': 'bytes' });
+  if (noneMatchHits(req.get('if-none-match'), etag)) {
+    res.status(304).end();
+    return;
+  }
+  // If-Range with another validator: the client's copy is not this one, it gets the whole payload
+  const ifRange = req.get('if-range');
+  const answer = rangeOf(ifRange === undefined || ifRange === etag ? req.get('range') : undefined, size);
+  if (answer.kind === 'unsatisfiable') {
+    res.status(416).set('Content-Range', `bytes */${size}`).end();
+    return;
+  }
+  const range = answer.kind === 'range' ? answer.range : undefined;
+  const length = range ? range.end - range.start + 1 : size;
+  // opened before the status is set: a blob gone meanwhile is still a clean 404
+  const bytes = req.method === 'HEAD' || length === 0 ? undefined : await queries.readPayload(place, range);
+  if (req.method !== 'HEAD' && length > 0 && !bytes) throw new TxNotFound(id);
+  res.status(range ? 206 : 200);
+  // as recorded: res.set would add a charset to text types
+  res.setHeader('Content-Type', place.payloadContentType);
+  res.setHeader('Content-Length', String(length));
+  if (range) res.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+  if (!bytes) {
+    res.end();
+    return;
+  }
+  try {
+    await pipeline(bytes, res);
+  } catch (error) {
+    // the status line is sent: a failure now (the client left, the store failed) can only cut the body
+    if (!res.headersSent) throw error;
+    res.destroy();
+  }
+}
+
+/**
+ * In front of `/:id`: it is only for ids, any other single segment (`/dashboard`, `/openapi.json`...)
+ * is left to the routers after this one (and ends as `Not Found` when none serves it).
+ */
+export function onlyIds(req: Request, _res: Response, next: NextFunction): void {
+  next(DataItemId.safeParse(req.params['id']).success ? undefined : 'router');
+}

@@ -1,0 +1,88 @@
+import type { Readable } from 'node:stream';
+import { itemBlobKey, type DataItemId } from '../domain/ids.js';
+import { BlobNotFound, type BlobStore, type ByteRange } from '../ports/blobStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { headerOf, MAX_HEADER_BYTES } from '../verify/headerOf.js';
+import type { VerifiedHeader } from '../verify/types.js';
+import { collectionOf } from '../../projections/definition.js';
+import { txStatusProjection, type TxStatusDocument } from '../../projections/txStatus.js';
+import { nestedOffsetsProjection, type NestedOffsetsDocument } from '../../projections/nestedOffsets.js';
+
+/**
+ * Where an accepted item's bytes are in the blob store: its own blob from its receipt on, or, for an
+ * item nested in an uploaded bundle, its root item's blob at its offset there (the nested index).
+ */
+export interface ItemPlace {
+  blobKey: string;
+  /** the item's first byte in that blob */
+  itemStart: number;
+  rawContentLength: number;
+  payloadDataStart: number;
+  payloadContentLength: number;
+  /** its Content-Type tag as recorded at acceptance (application/octet-stream when none) */
+  payloadContentType: string;
+}
+
+export interface ItemDataQueries {
+  /** undefined for an id never accepted (nor indexed as nested), and for an item whose stored bytes are damaged */
+  itemPlace(id: DataItemId): Promise<ItemPlace | undefined>;
+  /**
+   * A stream of the payload's bytes `range` (inclusive, relative to the payload; the whole payload
+   * without one), read from the blob store as it is consumed; undefined when the blob is gone.
+   */
+  readPayload(place: ItemPlace, range?: ByteRange): Promise<Readable | undefined>;
+  /** the item's ANS-104 header, read from its first bytes; undefined when the blob is gone */
+  header(place: ItemPlace): Promise<VerifiedHeader | undefined>;
+}
+
+export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: Pick<BlobStore, 'read'> }): ItemDataQueries {
+  const { readStore, blobStore } = deps;
+  const statusOf = async (id: string) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc;
+
+  const readBlob = async (key: string, range: ByteRange): Promise<Readable | undefined> => {
+    try {
+      return await blobStore.read(key, range);
+    } catch (error) {
+      if (BlobNotFound.is(error)) return undefined;
+      throw error;
+    }
+  };
+
+  return {
+    async itemPlace(id) {
+      const own = await statusOf(id);
+      if (own) {
+        if (own.damaged) return undefined;
+        const { rawContentLength, payloadDataStart, payloadContentLength, payloadContentType } = own;
+        return { blobKey: itemBlobKey(id), itemStart: 0, rawContentLength, payloadDataStart, payloadContentLength, payloadContentType };
+      }
+      const nested = (await readStore.get<NestedOffsetsDocument>(collectionOf(nestedOffsetsProjection), id))?.doc;
+      if (!nested) return undefined;
+      const root = await statusOf(nested.rootId);
+      if (!root || root.damaged) return undefined;
+      return {
+        blobKey: itemBlobKey(nested.rootId),
+        itemStart: nested.offsetInRootItem,
+        rawContentLength: nested.rawContentLength,
+        payloadDataStart: nested.payloadDataStart,
+        payloadContentLength: nested.rawContentLength - nested.payloadDataStart,
+        payloadContentType: nested.payloadContentType,
+      };
+    },
+
+    async readPayload(place, range) {
+      const first = place.itemStart + place.payloadDataStart;
+      const { start, end } = range ?? { start: 0, end: place.payloadContentLength - 1 };
+      return readBlob(place.blobKey, { start: first + start, end: first + end });
+    },
+
+    async header(place) {
+      const end = place.itemStart + Math.min(place.rawContentLength, MAX_HEADER_BYTES) - 1;
+      const stream = await readBlob(place.blobKey, { start: place.itemStart, end });
+      if (!stream) return undefined;
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return headerOf(Buffer.concat(chunks));
+    },
+  };
+}
