@@ -163,7 +163,7 @@ describe('posting chunks several at a time', () => {
     changed[100]! ^= 1;
     await blobs.store.put(entries[2]!.blobKey, once(changed));
     const bad = tree.chunks.findIndex((c) => c.minByteRange <= layout.items[2]!.offset + 100 && layout.items[2]!.offset + 100 < c.maxByteRange);
-    // the bad chunk's last byte read back (the chunk then checked, in the same turn): a post past the
+    // the bad chunk's last blob read and closed (the chunk then checked, in the same turn): a post past the
     // bad chunk finishes only after that (the chunk spans two blobs: the changed one is read first)
     const last = tree.chunk(bad).maxByteRange - 1;
     const lastItem = layout.items.find((item) => item.offset <= last && last < item.offset + item.size)!;
@@ -173,7 +173,7 @@ describe('posting chunks several at a time', () => {
       read: {
         value: async (key: string, range?: ByteRange) => {
           const stream = await blobs.store.read(key, range);
-          if (key === lastItem.blobKey && range && range.start <= lastInBlob && lastInBlob <= range.end) stream.once('end', () => setImmediate(badRead.resolve));
+          if (key === lastItem.blobKey && range && range.start <= lastInBlob && lastInBlob <= range.end) stream.once('close', () => setImmediate(badRead.resolve));
           return stream;
         },
       },
