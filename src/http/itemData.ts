@@ -8,6 +8,11 @@ import { noneMatchHits, rangeOf } from './byteRange.js';
 /** an id names the same bytes forever */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** what an HTTP header value may hold (Node refuses anything else): tab, visible ASCII and space, obs-text */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** the Content-Type tag as recorded, unless no header can carry it (a control character, a character past U+00FF) */
+const contentTypeOf = (recorded: string): string => (HEADER_VALUE.test(recorded) ? recorded : 'application/octet-stream');
+
 /**
  * Answers a payload read (`GET`/`HEAD` of `/:id` and `/tx/:id/data`): headers from the read model,
  * bytes streamed from the blob store as the client takes them (never the whole item in memory: up
@@ -37,7 +42,7 @@ export async function sendPayload(queries: ItemDataQueries, id: DataItemId, req:
   if (req.method !== 'HEAD' && length > 0 && !bytes) throw new TxNotFound(id);
   res.status(range ? 206 : 200);
   // as recorded: res.set would add a charset to text types
-  res.setHeader('Content-Type', place.payloadContentType);
+  res.setHeader('Content-Type', contentTypeOf(place.payloadContentType));
   res.setHeader('Content-Length', String(length));
   if (range) res.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   if (!bytes) {

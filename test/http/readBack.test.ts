@@ -134,6 +134,18 @@ describe('reading an item back (GET /:id, GET /tx/:id/data, GET /tx/:id)', funct
     expect(await res.text()).to.equal('<h1>hi</h1>');
   });
 
+  it('answers application/octet-stream for a Content-Type tag no HTTP header can carry, and the bytes all the same', async () => {
+    for (const value of ['text/html\r\nX-Injected: 1', 'text/plain; name="\u2603"']) {
+      const item = await signedItem(signers.arweave(), `payload for ${value.length}`, [{ name: 'Content-Type', value }]);
+      await upload(service, item);
+      const res = await fetch(`${service.url}/${item.id}`);
+      expect(res.status, value).to.equal(200);
+      expect(res.headers.get('content-type'), value).to.equal('application/octet-stream');
+      expect(res.headers.get('x-injected')).to.equal(null);
+      expect(await res.text()).to.equal(`payload for ${value.length}`);
+    }
+  });
+
   it("serves an item nested in an uploaded bundle from its parent's bytes", async () => {
     const inner = await signedItem(signers.arweave(), 'nested payload', [{ name: 'Content-Type', value: 'text/plain' }]);
     const other = await signedItem(signers.ethereum(), randomBytes(300));
