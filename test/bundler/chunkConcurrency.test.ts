@@ -1,10 +1,8 @@
-import { rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { generateTransactionChunks } from 'arweave/node/lib/merkle.js';
-import { startArlocal, type Arlocal } from '../support/arlocal.js';
-import { startChunkGateway, type ChunkGateway } from './chunkGateway.js';
-import { BLOCKS_TO_PERMANENT, bundleState, expectOffsetsInBundle, plansOf, startBundlerNode, statusesOf, uploadItems, type BundlerNode } from './harness.js';
+import { startChunkGateway } from './chunkGateway.js';
+import { BLOCKS_TO_PERMANENT, bundleState, expectOffsetsInBundle, plansOf, bundlerNodesBehind, statusesOf, uploadItems, type BundlerNode } from './harness.js';
 
 /**
  * The bundler posting a bundle's chunks BUNDLE_CHUNK_CONCURRENCY at a time, to arlocal behind a
@@ -13,31 +11,13 @@ import { BLOCKS_TO_PERMANENT, bundleState, expectOffsetsInBundle, plansOf, start
 describe('bundler posting chunks several at a time', function () {
   this.timeout(120_000);
   const CONCURRENCY = 4;
-  let arlocal: Arlocal;
-  let gateway: ChunkGateway;
+  const suite = bundlerNodesBehind(startChunkGateway);
   let node: BundlerNode | undefined;
-
-  before(async () => {
-    arlocal = await startArlocal();
-  });
-  beforeEach(async () => {
-    gateway = await startChunkGateway(arlocal.url);
-  });
-  afterEach(async () => {
-    await gateway.close();
-    if (!node) return;
-    await node.stop();
-    await rm(node.dataDir, { recursive: true, force: true });
-    node = undefined;
-  });
-  after(async () => {
-    await arlocal?.stop();
-  });
 
   async function start(): Promise<BundlerNode> {
     // a chunk's answer may be held until the others arrive: the bundler's gateway waits 30 s, not 600 ms
-    node = await startBundlerNode({ heightUrl: arlocal.url, gatewayUrl: gateway.url, timeoutMs: 30_000, env: { BUNDLE_CHUNK_CONCURRENCY: String(CONCURRENCY) } });
-    await arlocal.mint(node.service.walletAddress, '100000000000000000');
+    node = await suite.start({ timeoutMs: 30_000, env: { BUNDLE_CHUNK_CONCURRENCY: String(CONCURRENCY) } });
+    await suite.arlocal.mint(node.service.walletAddress, '100000000000000000');
     return node;
   }
 
@@ -47,52 +27,52 @@ describe('bundler posting chunks several at a time', function () {
 
   /** the bundle mined, every item FINALIZED in it, its data as arlocal serves it chunked as `offsets` say */
   async function expectPermanent(items: readonly DataItem[], planId: string): Promise<void> {
-    await gateway.forwarded();
-    await arlocal.mine(BLOCKS_TO_PERMANENT);
+    await suite.gateway.forwarded();
+    await suite.arlocal.mine(BLOCKS_TO_PERMANENT);
     await node!.pass();
     const bundle = await bundleState(node!.service, planId);
     expect(bundle?.status, node!.logs.join('\n')).to.equal('permanent');
     for (const status of await statusesOf(node!.service, items)) expect(status).to.deep.equal({ status: 'FINALIZED', info: 'permanent', bundleId: bundle!.txId });
-    await expectOffsetsInBundle(node!.service, arlocal, items, bundle!.txId!);
+    await expectOffsetsInBundle(node!.service, suite.arlocal, items, bundle!.txId!);
     // every chunk taken once, at the offset and under the data root arweave-js computes from the bundle's bytes
-    const reference = await generateTransactionChunks(await arlocal.data(bundle!.txId!));
+    const reference = await generateTransactionChunks(await suite.arlocal.data(bundle!.txId!));
     const expected = reference.chunks.map((c, index) => ({ index, offset: c.maxByteRange - 1, dataRoot: bundle!.dataRoot }));
     expect(Buffer.from(reference.data_root).toString('base64url')).to.equal(bundle!.dataRoot);
-    expect([...gateway.taken].sort((a, b) => a.offset - b.offset)).to.deep.equal(expected);
+    expect([...suite.gateway.taken].sort((a, b) => a.offset - b.offset)).to.deep.equal(expected);
   }
 
   it(`has ${CONCURRENCY} chunk posts in flight at once, never more, and the gateway takes each chunk once, in whatever order, with a valid proof`, async () => {
     const { service } = await start();
     const items = await uploadItems(service, SIZES);
-    gateway.holdUntil(CONCURRENCY);
+    suite.gateway.holdUntil(CONCURRENCY);
     await node!.pass();
     const [planId] = await plansOf(service, items[0]!.id);
     expect((await bundleState(service, planId!))?.status, node!.logs.join('\n')).to.equal('seeded');
-    expect(gateway.mostInFlight()).to.equal(CONCURRENCY);
-    expect(gateway.posts.map((p) => p.status)).to.deep.equal(CHUNKS.map(() => 200));
+    expect(suite.gateway.mostInFlight()).to.equal(CONCURRENCY);
+    expect(suite.gateway.posts.map((p) => p.status)).to.deep.equal(CHUNKS.map(() => 200));
     // 14 chunks: three rounds of four, then the last two together
-    expect(gateway.posts.map((p) => p.inFlight)).to.deep.equal([...CHUNKS.slice(0, 12).map(() => CONCURRENCY), 2, 2]);
+    expect(suite.gateway.posts.map((p) => p.inFlight)).to.deep.equal([...CHUNKS.slice(0, 12).map(() => CONCURRENCY), 2, 2]);
     await expectPermanent(items, planId!);
   });
 
   it('after a chunk fails with others in flight, the next pass posts exactly the chunks not taken, and the bundle becomes permanent', async () => {
     const { service } = await start();
     const items = await uploadItems(service, SIZES);
-    gateway.holdUntil(CONCURRENCY);
-    gateway.failOnce(5);
+    suite.gateway.holdUntil(CONCURRENCY);
+    suite.gateway.failOnce(5);
     await node!.pass();
     const [planId] = await plansOf(service, items[0]!.id);
     expect((await bundleState(service, planId!))?.status).to.equal('posted');
     // chunk 5 failed while three others were in flight beside it
-    expect(gateway.posts.find((p) => p.status === 500)).to.deep.equal({ index: 5, status: 500, inFlight: CONCURRENCY });
-    const takenFirst = gateway.taken.map((t) => t.index);
+    expect(suite.gateway.posts.find((p) => p.status === 500)).to.deep.equal({ index: 5, status: 500, inFlight: CONCURRENCY });
+    const takenFirst = suite.gateway.taken.map((t) => t.index);
     expect(takenFirst).to.include.members([0, 1, 2, 3]);
     expect(takenFirst).to.not.include(5);
-    const firstPosts = gateway.posts.length;
+    const firstPosts = suite.gateway.posts.length;
 
     await node!.pass();
     expect((await bundleState(service, planId!))?.status, node!.logs.join('\n')).to.equal('seeded');
-    const resent = gateway.posts.slice(firstPosts).map((p) => p.index);
+    const resent = suite.gateway.posts.slice(firstPosts).map((p) => p.index);
     expect(resent.sort((a, b) => a - b)).to.deep.equal(CHUNKS.filter((i) => !takenFirst.includes(i)));
     await expectPermanent(items, planId!);
   });

@@ -206,14 +206,23 @@ export const expectOffsetsInBundle = (service: RunningService, arlocal: Arlocal,
  * stopped and its data directory removed after the test. `start` makes a node on them.
  */
 export function bundlerNodesOnArlocal(slowMs: number) {
+  return bundlerNodesBehind((arlocalUrl) => startFaultyGateway(arlocalUrl, { slowMs }));
+}
+
+/**
+ * The hooks of a suite of bundler nodes behind a gateway of the test's (started fresh for each test
+ * in front of the suite's one arlocal, closed after it): every node a test started is stopped and its
+ * data directory removed after the test. `start` makes a node on them.
+ */
+export function bundlerNodesBehind<G extends { url: string; close(): Promise<void> }>(startGateway: (arlocalUrl: string) => Promise<G>) {
   let arlocal: Arlocal | undefined;
-  let gateway: FaultyGateway | undefined;
+  let gateway: G | undefined;
   const nodes: BundlerNode[] = [];
   before(async () => {
     arlocal = await startArlocal();
   });
   beforeEach(async () => {
-    gateway = await startFaultyGateway(arlocal!.url, { slowMs });
+    gateway = await startGateway(arlocal!.url);
   });
   afterEach(async () => {
     for (const node of nodes.splice(0)) {
@@ -229,10 +238,10 @@ export function bundlerNodesOnArlocal(slowMs: number) {
     get arlocal(): Arlocal {
       return arlocal!;
     },
-    get gateway(): FaultyGateway {
+    get gateway(): G {
       return gateway!;
     },
-    /** a node whose receipts take their block height from arlocal itself and whose bundler goes through the proxy */
+    /** a node whose receipts take their block height from arlocal itself and whose bundler goes through the gateway */
     async start(options: Partial<NodeOptions> = {}): Promise<BundlerNode> {
       const node = await startBundlerNode({ heightUrl: arlocal!.url, gatewayUrl: gateway!.url, ...options });
       nodes.push(node);
