@@ -10,10 +10,35 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** node:util parseArgs, strict, with its complaints (unknown option, missing value) as usage errors. */
+/**
+ * An ANS-104 id or an Arweave address: 43 base64url characters, which may begin with "-" (one id in 64
+ * does). Such an argument is a positional one, never an option: `npm run history -- -Mx…` names an item.
+ */
+const idShaped = /^-[A-Za-z0-9_-]{42}$/;
+
+/**
+ * node:util parseArgs, strict, with its complaints (unknown option, missing value) as usage errors. An
+ * argument shaped like an id is positional even when it begins with "-", unless it is an option's value.
+ */
 export function parseCliArgs<O extends Options>(args: string[], options: O) {
+  const all = { ...options, help: { type: 'boolean' as const, short: 'h' } };
+  const takesValue = (arg: string | undefined) =>
+    arg !== undefined && Object.entries(all).some(([name, o]) => o.type === 'string' && (arg === `--${name}` || (o.short !== undefined && arg === `-${o.short}`)));
+  const end = args.indexOf('--');
+  const kept: { arg: string; i: number }[] = [];
+  const dashedIds: { value: string; i: number }[] = [];
+  args.forEach((arg, i) => {
+    if ((end === -1 || i < end) && idShaped.test(arg)) {
+      // node:util calls a value that begins with "-" ambiguous; written as --name=value it is not
+      if (takesValue(args[i - 1])) kept[kept.length - 1]!.arg += `=${arg}`;
+      else dashedIds.push({ value: arg, i });
+    } else kept.push({ arg, i });
+  });
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: kept.map((k) => k.arg), options: all, allowPositionals: true, strict: true, tokens: true });
+    const positionalAt = parsed.tokens.flatMap((t) => (t.kind === 'positional' ? [{ i: kept[t.index]!.i, value: t.value }] : []));
+    const positionals = [...positionalAt, ...dashedIds].sort((a, b) => a.i - b.i).map((p) => p.value);
+    return { values: parsed.values, positionals };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
