@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -41,6 +42,7 @@ import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createWalletFunds } from './app/bundler/funds.js';
 import { createReconciler } from './app/reconciler.js';
 import { createApp, type AppOptions } from './http/app.js';
+import { withFastStatus } from './http/fastStatus.js';
 import { createQueries } from './queries/index.js';
 import { listen } from './http/listen.js';
 import { createReadiness } from './http/health.js';
@@ -71,6 +73,8 @@ export interface RunningService {
   /** 0 and '' (url) for the roles that serve no HTTP (projector, bundler) */
   port: number;
   server: Server | undefined;
+  /** the Express app behind the server (which serves the status query ahead of it: fastStatus.ts) */
+  app: Express | undefined;
   eventStore: EventStore;
   readStore: ReadStore;
   blobStore: BlobStore;
@@ -329,6 +333,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   });
   // command handlers at work: the stores close only once they have settled (see stop)
   const inFlight = createInFlight();
+  const queryParts = roles.queries ? queryHandlers() : undefined;
   const app = createApp({
     observe: { log, metrics },
     ops: { readiness, metrics },
@@ -337,7 +342,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ...(roles.commands ? { blockHeightFresh: () => blockHeight.current() !== undefined } : {}),
     log: (message, error, fields) => log.error(message, error, fields),
     ...(roles.commands ? commandHandlers() : {}),
-    ...(roles.queries ? queryHandlers() : {}),
+    ...queryParts,
   });
 
   function commandHandlers(): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands'> {
@@ -379,7 +384,9 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     });
   }
 
-  const http = roles.http ? await listen(app, config.port, config.host, config.abuse) : undefined;
+  // the status query, polled by clients, is served ahead of Express's routing (fastStatus.ts)
+  const served = queryParts?.queries ? withFastStatus(app, { txStatus: queryParts.queries.txStatus, observe: { log, metrics } }) : app;
+  const http = roles.http ? await listen(served, config.port, config.host, config.abuse) : undefined;
   const connections = http ? trackConnections(http.server) : undefined;
   const port = http?.port ?? 0;
   log.info('service started', { role: config.role, port, dataDir: config.dataDir, eventStore: config.eventStore, wallet: wallet.address });
@@ -388,6 +395,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     url: http?.url ?? '',
     port,
     server: http?.server,
+    app: http ? app : undefined,
     eventStore,
     readStore,
     blobStore,

@@ -24,7 +24,10 @@ export interface ServiceProcess {
 
 /** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...SERVICE_COMMAND], {
+  // SERVICE_CPU_PROF_DIR: where the service writes a CPU profile at its exit (node refuses --cpu-prof
+  // in NODE_OPTIONS), to see where a benchmark's time goes
+  const profile = process.env.SERVICE_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, ...SERVICE_COMMAND], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,15 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+
+/** the CORS headers of every answer (before any other header but the request id) */
+export function corsHeaders(req: IncomingMessage, res: ServerResponse): void {
+  const origin = req.headers.origin;
+  res.setHeader('Access-Control-Allow-Origin', origin ?? '*');
+  // a browser client can read the request id it may quote to an operator (it is the events' correlation id)
+  res.setHeader('Access-Control-Expose-Headers', 'x-request-id');
+  if (origin) {
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.appendHeader('Vary', 'Origin');
+  }
+}
 
 /** Any origin, credentials allowed (CONTRACT.md section 1); preflight answers 204. */
 export const cors: RequestHandler = (req, res, next) => {
-  const origin = req.headers.origin;
-  res.set('Access-Control-Allow-Origin', origin ?? '*');
-  // a browser client can read the request id it may quote to an operator (it is the events' correlation id)
-  res.set('Access-Control-Expose-Headers', 'x-request-id');
-  if (origin) {
-    res.set('Access-Control-Allow-Credentials', 'true');
-    res.append('Vary', 'Origin');
-  }
+  corsHeaders(req, res);
   if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
     res.set('Access-Control-Allow-Methods', 'GET,POST,PUT,DELETE,OPTIONS');
     res.set('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? '*');

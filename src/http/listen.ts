@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 import { answerClientError } from './clientError.js';
 import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { deferContinueOnUploads } from './expectContinue.js';
@@ -25,7 +24,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 
 /** Serves the app on `host:port` (0: any free port); resolves once listening, with the URL to reach it. */
 export async function listen(
-  app: Express,
+  app: RequestListener,
   port: number,
   host: string,
   limits: ServerLimits = DEFAULT_SERVER_LIMITS,

@@ -22,7 +22,8 @@ import {
   uploadCostRoute,
 } from './openapi/routes/public.js';
 
-const statusBody = (doc: TxStatusDocument) => ({
+/** the status answer's body (also served ahead of the router: fastStatus.ts) */
+export const statusBody = (doc: TxStatusDocument) => ({
   status: doc.status,
   info: doc.info,
   winc: doc.winc,
@@ -33,6 +34,9 @@ const statusBody = (doc: TxStatusDocument) => ({
   payloadDataStart: doc.payloadDataStart,
   payloadContentLength: doc.payloadContentLength,
 });
+
+/** a permanent item's status changes no more */
+export const statusCacheControl = (doc: TxStatusDocument) => `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`;
 
 export function queriesRouter(handlers: QueryHandlers): Router {
   const router = Router();
@@ -45,7 +49,7 @@ export function queriesRouter(handlers: QueryHandlers): Router {
     const { id } = parseParams(txStatusRoute, req);
     const doc = await handlers.txStatus(id);
     if (!doc) throw new TxNotFound(id);
-    res.set('Cache-Control', `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`);
+    res.set('Cache-Control', statusCacheControl(doc));
     res.json(statusBody(doc));
   });
   // Balances are public, like on-chain balances: no token needed.

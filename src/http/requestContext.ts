@@ -12,11 +12,13 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export function requestIdOf(req: Request): string {
   const locals = req.res?.locals;
   if (typeof locals?.requestId === 'string') return locals.requestId;
-  const given = req.get('x-request-id');
-  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const requestId = requestIdFrom(req.get('x-request-id'));
   if (locals) locals.requestId = requestId;
   return requestId;
 }
+
+/** the caller's `x-request-id` header value when well-formed, else a new uuid */
+export const requestIdFrom = (given: string | undefined): string => (given && REQUEST_ID.test(given) ? given : randomUUID());
 
 /** The request id becomes the events' correlation id. */
 export function requestContextOf(req: Request): RequestContext {

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -76,30 +77,55 @@ function meterBody(req: Request): { bytes: number } {
  */
 export function requestLog(log: Logger, metrics: Pick<Metrics, 'http'>): RequestHandler {
   return (req: Request, res: Response, next) => {
-    const start = process.hrtime.bigint();
     const requestId = requestIdOf(req);
     res.set('x-request-id', requestId);
     const body = meterBody(req);
-    const socket = req.socket;
-    const writtenBefore = socket.bytesWritten;
-    res.once('close', () => {
-      const seconds = secondsSince(start);
+    observeRequest(log, metrics, req, res, { requestId, bytesIn: () => body.bytes, describe: () => {
       const route = routeOf(req);
-      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      metrics.http(req.method, route, status, seconds);
-      const fields = {
-        requestId,
-        method: req.method,
-        route,
-        ...subjectOf(req, res, route),
-        status: res.writableFinished ? res.statusCode : 'aborted',
-        durationMs: Math.round(seconds * 1e6) / 1e3,
-        bytesIn: body.bytes,
-        bytesOut: socket.bytesWritten - writtenBefore,
-      };
-      if (QUIET.has(route) && res.statusCode < 500) log.debug('request', fields);
-      else log.info('request', fields);
-    });
+      return { route, subject: subjectOf(req, res, route) };
+    } });
     next();
   };
+}
+
+/** what a request log line needs of the request beyond node's own request and response */
+export interface ObservedRequest {
+  requestId: string;
+  bytesIn(): number;
+  /** read once the response is over: the route pattern and what the request was about */
+  describe(): { route: string; subject: RequestSubject };
+}
+
+/**
+ * The log line and metrics sample of `requestLog`, for a request whichever way it is served (through
+ * Express, or by a route served ahead of it: fastStatus.ts).
+ */
+export function observeRequest(
+  log: Logger,
+  metrics: Pick<Metrics, 'http'>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  observed: ObservedRequest,
+): void {
+  const start = process.hrtime.bigint();
+  const socket = req.socket;
+  const writtenBefore = socket.bytesWritten;
+  res.once('close', () => {
+    const seconds = secondsSince(start);
+    const { route, subject } = observed.describe();
+    const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+    metrics.http(req.method ?? '', route, status, seconds);
+    const fields = {
+      requestId: observed.requestId,
+      method: req.method,
+      route,
+      ...subject,
+      status: res.writableFinished ? res.statusCode : 'aborted',
+      durationMs: Math.round(seconds * 1e6) / 1e3,
+      bytesIn: observed.bytesIn(),
+      bytesOut: socket.bytesWritten - writtenBefore,
+    };
+    if (QUIET.has(route) && res.statusCode < 500) log.debug('request', fields);
+    else log.info('request', fields);
+  });
 }

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { RequestListener } from 'node:http';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { resolvePointer } from './jsonSchema.js';
@@ -49,7 +48,7 @@ const operationsOf = (doc: Doc) =>
 
 /** `METHOD path` of every route the running service's Express app has, and of every documented operation */
 async function servedAndDocumented(service: TestService) {
-  const app = service.server!.listeners('request')[0] as RequestListener & { router: { stack: Layer[] } };
+  const app = service.app as unknown as { router: { stack: Layer[] } };
   const served = [...new Set(servedRoutes(app.router.stack))].sort();
   const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as Doc;
   const documented = operationsOf(doc)

@@ -52,7 +52,11 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
   `);
   onOpen?.(db);
 
-  const getOne = db.prepare('SELECT position, doc FROM documents WHERE collection = ? AND id = ?').safeIntegers(true);
+  // one statement reads the collection's name and its document in one snapshot, without the cost of a
+  // transaction around two (a third of a status query's time in the read store)
+  const getOne = db
+    .prepare('SELECT position, doc FROM documents WHERE collection = coalesce((SELECT physical FROM collection_names WHERE name = ?), ?) AND id = ?')
+    .safeIntegers(true);
   const upsert = db.prepare(
     `INSERT INTO documents (collection, id, position, doc) VALUES (?, ?, ?, ?)
      ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
@@ -101,7 +105,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
 
   // a transaction, so the name and the documents are read in one snapshot
   const read = <A extends unknown[], R>(fn: (...args: A) => R) => db.transaction(fn);
-  const readOne = read((collection: string, id: string) => getOne.get(physicalOf(collection), id) as { position: bigint; doc: string } | undefined);
+  const readOne = (collection: string, id: string) => getOne.get(collection, collection, id) as { position: bigint; doc: string } | undefined;
   const readScan = read((collection: string, afterId: string, limit: number) => scan.all(physicalOf(collection), afterId, limit) as Row[]);
   const readMany = read((collection: string, ids: readonly string[]) => {
     const physical = physicalOf(collection);
