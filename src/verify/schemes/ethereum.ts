@@ -1,6 +1,6 @@
 import { EthereumSigner, SIG_CONFIG, SignatureConfig, TypedEthereumSigner } from 'arbundles';
 import { hashMessage } from '@ethersproject/hash';
-import { recoverPublicKey } from '@ethersproject/signing-key';
+import secp256k1 from 'secp256k1';
 import { addressOfPublicKey, isAcceptedAddress, toChecksumAddress } from '../ethereumAddress.js';
 import { settles, type SignatureScheme } from './scheme.js';
 
@@ -31,7 +31,12 @@ function ecdsaShapeProblem(signature: Buffer): string | undefined {
 
 async function verifyPersonalSign(owner: Buffer, message: Buffer, signature: Buffer): Promise<boolean> {
   if (!(await settles(() => EthereumSigner.verify(owner, message, signature)))) return false;
-  return settles(() => recoverPublicKey(hashMessage(message), signature) === `0x${owner.toString('hex')}`);
+  // v must recover the owner's key. libsecp256k1's recovery (native, the library arbundles verifies
+  // with) rather than ethers' in pure JavaScript: about a fifth of the time (1 in 3 items of a mixed load)
+  return settles(() => {
+    const digest = Buffer.from(hashMessage(message).slice(2), 'hex');
+    return Buffer.from(secp256k1.ecdsaRecover(signature.subarray(0, 64), signature[64]! - 27, digest, false)).equals(owner);
+  });
 }
 
 export const ethereumScheme: SignatureScheme = {
