@@ -38,7 +38,8 @@ export interface AcceptDeps {
    */
   indexNested?: (rootId: string, metadata: Omit<EventMetadata, 'schemaVersion'>) => unknown;
   log?: (message: string, fields?: Record<string, unknown>) => void;
-  now?: () => number;
+  /** the service's clock (the composition root's): receipts' timestamps, payments, the reservation's deadline */
+  now: () => number;
   /**
    * the reconciler releases a reservation left open this long when its item is not accepted: an
    * acceptance that comes later than half of it gives up (503, the reservation released) rather
@@ -91,7 +92,7 @@ export async function acceptDataItem(
 ): Promise<AcceptOutcome> {
   const { verified } = received;
   const id = verified.id as DataItemId;
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
     await keepIfRepair(received, existing, input, deps);
@@ -198,7 +199,7 @@ async function appendAcceptance(
   // racing upload of the same item writes identical bytes here.
   await commit(blobKey);
   const winc = (payment?.winc ?? 0n).toString();
-  const timestamp = (deps.now ?? Date.now)();
+  const timestamp = deps.now();
   const receipt = await issueReceipt(
     { signer: deps.signer, publicModulus: deps.receiptSettings.publicModulus },
     {
@@ -234,7 +235,7 @@ async function appendAcceptance(
     },
   };
   const tooLate = async () => {
-    if (acceptBy !== undefined && (deps.now ?? Date.now)() > acceptBy) {
+    if (acceptBy !== undefined && deps.now() > acceptBy) {
       throw new ServiceUnavailable(`accepting ${id} took too long after its reservation; the reconciler may release it`);
     }
   };

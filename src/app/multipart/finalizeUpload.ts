@@ -16,7 +16,7 @@ import type { MultipartDeps } from './deps.js';
  */
 export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx: RequestContext): Promise<UploadState> {
   const meta = metadataOf(ctx);
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const upload = await deps.uploads.read(uploadId);
   if (upload?.status !== 'VALIDATING' && upload?.status !== 'FINALIZING') return upload;
 

@@ -24,7 +24,7 @@ export interface RecordNestedDeps {
   limits?: NestedLimits;
   /** entries looked at under a free item (winc 0), all depths together */
   freeMaxItems?: number;
-  now?: () => number;
+  now: () => number;
 }
 
 /** What one indexing run recorded. */
@@ -72,7 +72,7 @@ export async function indexNestedItems(
       ? { ...(deps.limits ?? DEFAULT_NESTED_LIMITS), maxItems: deps.freeMaxItems ?? DEFAULT_FREE_MAX_ITEMS, scope: 'a free item' }
       : (deps.limits ?? DEFAULT_NESTED_LIMITS);
   const root = { id: rootId, blobKey: accepted.blobKey, rawContentLength: accepted.rawContentLength, payloadDataStart: accepted.payloadDataStart };
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const outcome: IndexOutcome = { appended: 0, items: 0, unindexed: 0 };
   // what every part costs besides its findings: its event without any (both lists present)
   const empty = nestedPartEvent(rootId, [], now(), true);
