@@ -50,9 +50,7 @@ function admitNewUpload(deps: MultipartDeps, uploadId: string, ctx: RequestConte
 }
 
 const finalized = (u: Upload): FinalizeOutcome | undefined =>
-  u.status === 'FINALIZED' && u.receipt && u.dataItemId
-    ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true }
-    : undefined;
+  u.status === 'FINALIZED' ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true } : undefined;
 
 /**
  * Sync: records the request, runs the finalization and answers with its end (the status says what
