@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunk } from '../support/multipart.js';
-import { LayeredBlobStore } from '../../src/adapters/mongo/layeredBlobStore.js';
+import { LayeredBlobStore } from '../../src/adapters/layered/layeredBlobStore.js';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { runAudit } from '../../src/audit/audit.js';
