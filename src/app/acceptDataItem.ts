@@ -181,8 +181,8 @@ async function keepIfRepair(
 
 /**
  * Makes the bytes durable under `items/<id>`, signs the receipt and has the item's decider append
- * `DataItemAccepted` creating the item's stream. The "no stream" expectation is what makes racing duplicates safe:
- * exactly one append wins; the others get WrongExpectedRevision.
+ * `DataItemAccepted` creating the item's stream. The "no stream" expectation is what makes racing
+ * duplicates safe: exactly one append wins; the others get WrongExpectedRevision.
  */
 async function appendAcceptance(
   { verified, sha256, commit }: ReceivedDataItem,
