@@ -53,6 +53,7 @@ await runCli(USAGE, async () => {
         readStore: readStore!,
         blobStore: blobStore!,
         servicePublicModulus,
+        now: Date.now,
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(blobGraceMs !== undefined ? { blobGraceMs } : {}),
       },

@@ -108,6 +108,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
   const instanceId = `${process.pid}-${randomUUID()}`;
+  // the service's clock: every command, lease and query below takes its time from here, and only here
+  const now = Date.now;
   const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config));
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
   const readStore = stores.readStore ?? (await openReadStoreFromConfig(config));
@@ -157,7 +159,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     readStore,
     projections: allProjections,
     // renewed every second: a runner that died is replaced within about five seconds
-    holdLease: () => readStore.tryLease('projector', instanceId, 5_000, Date.now()),
+    holdLease: () => readStore.tryLease('projector', instanceId, 5_000, now()),
     leaseRenewMs: 1_000,
     log: (message, error) => log.error(message, error),
   });
@@ -180,7 +182,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accounts,
     reservationTimeoutMs: config.reservationTimeoutMs,
     intervalMs: config.reconcileIntervalMs,
-    holdLease: () => readStore.tryLease('reconciler', instanceId, 3 * config.reconcileIntervalMs, Date.now()),
+    holdLease: () => readStore.tryLease('reconciler', instanceId, 3 * config.reconcileIntervalMs, now()),
+    now,
     log: (message, error) => log.error(message, error),
   });
   if (roles.commands) reconciler.start();
@@ -194,7 +197,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   // items nested in accepted bundle items are indexed here, after the upload has answered
   const nestedIndex = createNestedIndexQueue({
     index: async (rootId, metadata, signal) => {
-      const outcome = await indexNestedItems({ eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems }, rootId, metadata, signal);
+      const outcome = await indexNestedItems({ eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems, now }, rootId, metadata, signal);
       if (outcome?.unindexed) log.warn('nested items not indexed', { rootId, items: outcome.items, unindexed: outcome.unindexed });
     },
     concurrency: NESTED_INDEX_CONCURRENCY,
@@ -218,6 +221,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     },
     reservationTimeoutMs: config.reservationTimeoutMs,
     ...(awaitProjection ? { awaitProjection } : {}),
+    now,
   };
 
   // the free-disk floor of DATA_DIR, shared by every upload path of this process
@@ -249,6 +253,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     observeVerify: (seconds) => metrics.verified('stored', seconds),
     ...(awaitProjection ? { awaitProjection } : {}),
     hasher,
+    now,
   };
   const finalizer = createFinalizer({
     deps: multipart,
@@ -265,7 +270,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
           // queued, not awaited: a large index must not hold up the next pass
           await recoverNestedIndexes(
             { readStore, index: async (rootId) => nestedIndex.enqueue(rootId, { correlationId: 'nested-index-recovery' }) },
-            { now: Date.now(), graceMs: NESTED_INDEX_GRACE_MS },
+            { now: now(), graceMs: NESTED_INDEX_GRACE_MS },
           );
         },
         (message, error) => log.error(message, error),
@@ -280,6 +285,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     gateway: bundlerGateway,
     address: wallet.address,
     refreshMs: config.bundler.walletBalanceRefreshMs,
+    now,
     warn: (message, fields) => log.warn(message, fields),
     log: warningsTo(log),
   });
@@ -293,11 +299,12 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     bundles: new BundleRepository(eventStore),
     settings: config.bundler,
     // renewed each pass and every second during one: a bundler that died is replaced within seconds
-    holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(5_000, 2 * config.bundler.intervalMs), Date.now()),
-    fence: new LeaseFence(eventStore, instanceId),
+    holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(5_000, 2 * config.bundler.intervalMs), now()),
+    fence: new LeaseFence(eventStore, instanceId, now),
     // planning must see its own plans in the queue read model: waited for here or across processes
     awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),
+    now,
   });
   if (bundlerRuns) {
     funds.start();
@@ -361,7 +368,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
         ),
       },
       ...(config.adminToken && blocklist
-        ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}) } }
+        ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
         : {}),
       multipartCommands: {
         create: inFlight.track((input) => createUpload(multipart, input)),
@@ -381,6 +388,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       pricing,
       blockHeight: blockHeight.health,
       ...(bundlerRuns ? { funds: funds.snapshot } : {}),
+      now,
     });
   }
 
@@ -430,7 +438,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       // handed back at once (expired now), so a successor need not wait them out
       // a read store that is down must not keep the event store from being flushed and closed
       for (const lease of ['projector', 'bundler', 'reconciler']) {
-        await readStore.tryLease(lease, instanceId, 0, Date.now()).catch((error: unknown) => log.warn('lease not handed back', { lease, error: String(error) }));
+        await readStore.tryLease(lease, instanceId, 0, now()).catch((error: unknown) => log.warn('lease not handed back', { lease, error: String(error) }));
       }
       blockHeight.stop();
       await signer.close();

@@ -1,10 +1,10 @@
 import { AppendOutcomeUnknown, WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
-import { dataItemStream, itemBlobKey, newEventId, type DataItemId } from '../domain/ids.js';
-import { decide, evolve, initialState, type DataItemState } from '../domain/dataItem/decider.js';
+import { dataItemStream, itemBlobKey, type DataItemId } from '../domain/ids.js';
+import { evolve, initialState, type AcceptDataItem, type DataItemState } from '../domain/dataItem/decider.js';
 import { isDataItemEvent } from '../domain/dataItem/events.js';
-import { fromRecorded, toNewEvent } from '../domain/events.js';
+import { fromRecorded } from '../domain/events.js';
 import type { Receipt } from '../domain/receipt.js';
 import { issueReceipt } from '../receipts/buildReceipt.js';
 import type { ReceiptSigner } from '../receipts/receiptSigner.js';
@@ -19,6 +19,7 @@ import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
 import { findAcceptance } from './unknownAcceptance.js';
+import { DataItemRepository } from './dataItems.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -37,7 +38,8 @@ export interface AcceptDeps {
    */
   indexNested?: (rootId: string, metadata: Omit<EventMetadata, 'schemaVersion'>) => unknown;
   log?: (message: string, fields?: Record<string, unknown>) => void;
-  now?: () => number;
+  /** the service's clock (the composition root's): receipts' timestamps, payments, the reservation's deadline */
+  now: () => number;
   /**
    * the reconciler releases a reservation left open this long when its item is not accepted: an
    * acceptance that comes later than half of it gives up (503, the reservation released) rather
@@ -90,7 +92,7 @@ export async function acceptDataItem(
 ): Promise<AcceptOutcome> {
   const { verified } = received;
   const id = verified.id as DataItemId;
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const existing = await loadDataItem(deps.eventStore, id);
   if (existing.status === 'accepted') {
     await keepIfRepair(received, existing, input, deps);
@@ -178,9 +180,9 @@ async function keepIfRepair(
 }
 
 /**
- * Makes the bytes durable under `items/<id>`, signs the receipt and appends `DataItemAccepted`
- * creating the item's stream. The "no stream" expectation is what makes racing duplicates safe:
- * exactly one append wins; the others get WrongExpectedRevision.
+ * Makes the bytes durable under `items/<id>`, signs the receipt and has the item's decider append
+ * `DataItemAccepted` creating the item's stream. The "no stream" expectation is what makes racing
+ * duplicates safe: exactly one append wins; the others get WrongExpectedRevision.
  */
 async function appendAcceptance(
   { verified, sha256, commit }: ReceivedDataItem,
@@ -197,7 +199,7 @@ async function appendAcceptance(
   // racing upload of the same item writes identical bytes here.
   await commit(blobKey);
   const winc = (payment?.winc ?? 0n).toString();
-  const timestamp = (deps.now ?? Date.now)();
+  const timestamp = deps.now();
   const receipt = await issueReceipt(
     { signer: deps.signer, publicModulus: deps.receiptSettings.publicModulus },
     {
@@ -210,37 +212,38 @@ async function appendAcceptance(
       winc,
     },
   );
-  const decision = decide(
-    {
-      type: 'AcceptDataItem',
-      data: {
-        id,
-        signatureType: verified.signatureType,
-        owner: verified.owner,
-        nativeAddress: verified.nativeAddress,
-        token: input.token,
-        rawContentLength: verified.rawContentLength,
-        payloadDataStart: verified.payloadDataStart,
-        payloadContentType: verified.contentType,
-        blobKey,
-        sha256,
-        winc,
-        ...(payment ? { payer: payment.payer, reservationId: payment.reservationId } : {}),
-        timestamp,
-        deadlineHeight,
-        receipt,
-        ...(input.uploadId ? { uploadId: input.uploadId } : {}),
-        ...(isBundle(verified.tags) ? { nestedBundle: true as const } : {}),
-      },
+  const command: AcceptDataItem = {
+    type: 'AcceptDataItem',
+    data: {
+      id,
+      signatureType: verified.signatureType,
+      owner: verified.owner,
+      nativeAddress: verified.nativeAddress,
+      token: input.token,
+      rawContentLength: verified.rawContentLength,
+      payloadDataStart: verified.payloadDataStart,
+      payloadContentType: verified.contentType,
+      blobKey,
+      sha256,
+      winc,
+      ...(payment ? { payer: payment.payer, reservationId: payment.reservationId } : {}),
+      timestamp,
+      deadlineHeight,
+      receipt,
+      ...(input.uploadId ? { uploadId: input.uploadId } : {}),
+      ...(isBundle(verified.tags) ? { nestedBundle: true as const } : {}),
     },
-    initialState,
-  );
-  // A random event id: two racing first acceptances carry different receipts and must conflict,
-  // not be deduplicated into one silent success.
-  const events = decision.events.map((e) => toNewEvent(e, newEventId(), metadataOf(input.ctx)));
-  if (acceptBy !== undefined && (deps.now ?? Date.now)() > acceptBy) {
-    throw new ServiceUnavailable(`accepting ${id} took too long after its reservation; the reconciler may release it`);
-  }
-  const { position } = await deps.eventStore.append(dataItemStream(id), events, 'no_stream');
+  };
+  const tooLate = async () => {
+    if (acceptBy !== undefined && deps.now() > acceptBy) {
+      throw new ServiceUnavailable(`accepting ${id} took too long after its reservation; the reconciler may release it`);
+    }
+  };
+  // The stream was read at the start and found absent: created without a second read. Its event
+  // id is random: two racing first acceptances carry different receipts and must conflict, not be
+  // deduplicated into one silent success.
+  const { position } = await new DataItemRepository(deps.eventStore).create(command, metadataOf(input.ctx), tooLate);
+  // a decision on the initial state always appends
+  if (position === undefined) throw new Error(`the acceptance of ${id} decided nothing on a new stream`);
   return { position, receipt };
 }

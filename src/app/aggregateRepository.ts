@@ -13,6 +13,12 @@ export interface Decider<S, C, E extends DomainEvent> {
   /** the aggregate a command is for (its stream key) */
   keyOf(command: C): string;
   stream(key: string): StreamName;
+  /**
+   * the id of an event decided on `state`, when a retried or racing append of the same decision
+   * must be stored once (the store deduplicates an event id appended again at the same revision);
+   * undefined for a random one
+   */
+  eventId?(event: E, state: S): string | undefined;
 }
 
 interface Cached<S> {
@@ -64,16 +70,7 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
         if (events.length === 0) return { events, state: current.state };
         await beforeAppend?.();
         try {
-          const { position } = await this.eventStore.append(
-            this.decider.stream(key),
-            // random event ids: a decider makes a repeated command decide nothing, and a derived id
-            // appended again at a later revision is refused by the stores as a conflict, not deduplicated
-            events.map((e) => toNewEvent(e, newEventId(), metadata)),
-            current.revision < 0n ? 'no_stream' : current.revision,
-          );
-          const state = events.reduce(this.decider.evolve, current.state);
-          this.remember(key, { state, revision: current.revision + BigInt(events.length) });
-          return { events, state, position };
+          return await this.append(key, current, events, metadata);
         } catch (error) {
           if (!WrongExpectedRevision.is(error)) throw error;
           // another process wrote first: the next refresh reads what it wrote
@@ -81,6 +78,39 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
       }
       throw new ServiceUnavailable(`${this.decider.stream(key)} kept changing under ${attempts} attempts`);
     });
+  }
+
+  /**
+   * decides `command` on the initial state and appends what it decided creating the stream
+   * ("no stream"), without reading the stream first: for a caller that has just read it and found
+   * none, on a hot path where a second read per command would cost (the acceptance of an upload).
+   * A stream created meanwhile fails the append with WrongExpectedRevision, not retried: what a
+   * lost race means is the caller's to say. `beforeAppend` as in `execute`.
+   */
+  create(command: C, metadata: Omit<EventMetadata, 'schemaVersion'>, beforeAppend?: () => Promise<void>): Promise<CommandResult<S, E>> {
+    const key = this.decider.keyOf(command);
+    return this.lock.run(key, async () => {
+      const fresh: Cached<S> = { state: this.decider.initialState, revision: -1n };
+      const events = this.decider.decide(command, fresh.state);
+      if (events.length === 0) return { events, state: fresh.state };
+      await beforeAppend?.();
+      return this.append(key, fresh, events, metadata);
+    });
+  }
+
+  /** appends `events` decided on `current`, expecting its revision, and caches what they fold to */
+  private async append(key: string, current: Cached<S>, events: E[], metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<CommandResult<S, E>> {
+    const { position } = await this.eventStore.append(
+      this.decider.stream(key),
+      // random event ids unless the decider derives them: a decider makes a repeated command decide
+      // nothing, and a derived id appended again at a later revision is refused by the stores as a
+      // conflict, not deduplicated
+      events.map((e) => toNewEvent(e, this.decider.eventId?.(e, current.state) ?? newEventId(), metadata)),
+      current.revision < 0n ? 'no_stream' : current.revision,
+    );
+    const state = events.reduce(this.decider.evolve, current.state);
+    this.remember(key, { state, revision: current.revision + BigInt(events.length) });
+    return { events, state, position };
   }
 
   private async refresh(key: string): Promise<Cached<S>> {

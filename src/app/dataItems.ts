@@ -3,14 +3,14 @@ import { decide, evolve, initialState, type DataItemCommand, type DataItemState 
 import { isDataItemEvent, type DataItemEvent } from '../domain/dataItem/events.js';
 import { dataItemStream, type DataItemId } from '../domain/ids.js';
 import { AggregateRepository } from './aggregateRepository.js';
+import { nestedPartId } from './nested/eventIds.js';
 
 /**
- * Data items by id, for the commands on an item already accepted (its damage found, its repair);
- * see AggregateRepository for locking and retries. The acceptance itself creates the stream with
- * "no stream" in acceptDataItem.
+ * Data items by id; see AggregateRepository for locking and retries. The acceptance creates the
+ * stream without reading it again (`create`: the upload read it and found none).
  */
 export class DataItemRepository extends AggregateRepository<DataItemState, DataItemCommand, DataItemEvent> {
-  constructor(eventStore: EventStore) {
+  constructor(eventStore: EventStore, options: { maxRetries?: number } = {}) {
     super(
       eventStore,
       {
@@ -20,9 +20,15 @@ export class DataItemRepository extends AggregateRepository<DataItemState, DataI
         isEvent: isDataItemEvent,
         keyOf: (command) => command.data.id,
         stream: (id) => dataItemStream(id as DataItemId),
+        // a part of a nested index is named by the findings it holds, so the store keeps a retried
+        // append once and never takes two different parts for one; the others are random
+        eventId: (event, state) =>
+          event.type === 'NestedItemsIndexed' && state.status === 'accepted'
+            ? nestedPartId(event.data.id, state.nested?.findings ?? 0, event.data.items.length + (event.data.unindexed?.length ?? 0), event.data.more === true)
+            : undefined,
       },
       // items are many and rarely commanded twice: a small cache
-      { maxCached: 1000 },
+      { maxCached: 1000, ...options },
     );
   }
 }

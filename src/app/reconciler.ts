@@ -15,7 +15,7 @@ export interface ReconcilerOptions {
   intervalMs: number;
   /** one active reconciler across processes (absent: always active) */
   holdLease?: () => Promise<boolean>;
-  now?: () => number;
+  now: () => number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -25,7 +25,7 @@ export interface ReconcilerOptions {
  * open-reservations read model to find candidates and decides from the streams themselves.
  */
 export function createReconciler(options: ReconcilerOptions) {
-  const { eventStore, readStore, accounts, reservationTimeoutMs, intervalMs, now = Date.now, log = () => {} } = options;
+  const { eventStore, readStore, accounts, reservationTimeoutMs, intervalMs, now, log = () => {} } = options;
   const meta = { correlationId: 'reconciler' };
 
   async function runOnce(): Promise<{ settled: number; released: number }> {

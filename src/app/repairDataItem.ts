@@ -9,7 +9,7 @@ type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 export interface RepairDeps {
   eventStore: EventStore;
   awaitProjection?: (position: bigint) => Promise<unknown>;
-  now?: () => number;
+  now: () => number;
 }
 
 /**
@@ -33,7 +33,7 @@ export async function repairIfDamaged(
     sha256,
     size: verified.rawContentLength,
     ...(input.uploadId !== undefined ? { uploadId: input.uploadId } : {}),
-    now: (deps.now ?? Date.now)(),
+    now: deps.now(),
   };
   const { position } = await new DataItemRepository(deps.eventStore).execute({ type: 'RecordRepair', data }, metadataOf(input.ctx));
   if (position !== undefined) await deps.awaitProjection?.(position);

@@ -29,7 +29,7 @@ export function createSingleUploadHandler(
       ensureNotBlocked(deps.blocklist, { owner: header.nativeAddress });
       if (contentLength === undefined) return;
       const winc = await deps.pricing.priceOf(contentLength);
-      const now = (deps.now ?? Date.now)();
+      const now = deps.now();
       if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
         // a re-sent item, or one whose other upload holds the credits now: answered 202 once accepted
         const loadItem = () => loadDataItem(deps.eventStore, header.id as DataItemId);

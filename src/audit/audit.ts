@@ -21,7 +21,7 @@ export interface AuditStores {
   blobStore: Pick<BlobStore, 'read' | 'list'>;
   /** blobs changed more recently are not judged by the orphan check (default one hour): they may be in flight */
   blobGraceMs?: number;
-  now?: () => number;
+  now: () => number;
   /** the service wallet's modulus; without it the receipts' signer is not compared with it */
   servicePublicModulus?: string | undefined;
   /** blobs checked at once */
@@ -74,7 +74,7 @@ export async function runAudit(stores: AuditStores, onFinding: (finding: Finding
   const head = await stores.eventStore.headPosition();
   await fanOut(eventsUpTo(stores.eventStore, head, sink), checks.map((check) => (events: AsyncIterable<AuditEvent>) => check(events, sink)));
   const blobGraceMs = stores.blobGraceMs ?? DEFAULT_BLOB_GRACE_MS;
-  await checkOrphanBlobs({ ...stores, graceMs: blobGraceMs, now: (stores.now ?? Date.now)() }, sink);
+  await checkOrphanBlobs({ ...stores, graceMs: blobGraceMs, now: stores.now() }, sink);
   return { head, checked, findings, receiptKeyChecked: stores.servicePublicModulus !== undefined, blobGraceMs };
 }
 

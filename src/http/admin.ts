@@ -35,7 +35,7 @@ export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   eventStore: EventStore;
   /** the block list this process checks uploads against: a change made here applies at once */
   blocklist: Pick<Blocklist, 'execute' | 'list' | 'refresh'>;
-  now?: () => number;
+  now: () => number;
   /**
    * Single-process mode: answer after the in-process projector has passed the command's events (a
    * bounded wait), so the public balance query right after an admin command sees it.
@@ -66,10 +66,10 @@ const bodyErrorsAreInvalidRequests: ErrorRequestHandler = (error, _req, _res, ne
  */
 export function adminRouter(deps: AdminDeps): Router {
   const router = Router();
-  const operations = createAccountOperations({ ...deps, now: deps.now ?? Date.now });
+  const operations = createAccountOperations(deps);
   const requeue = createRequeue({
     eventStore: deps.eventStore,
-    now: deps.now ?? Date.now,
+    now: deps.now,
     ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
   });
   const settled = async (outcome: OperatorOutcome) => {
@@ -129,7 +129,7 @@ export function adminRouter(deps: AdminDeps): Router {
     serve(router, route, async (req, res) => {
       const { address } = parseParams(route, req);
       const { by, reason } = parseOrInvalid(BlockBody, req.body);
-      const now = (deps.now ?? Date.now)();
+      const now = deps.now();
       const result = await deps.blocklist.execute({ type, data: { address, by, reason, now } }, adminMetadata(req));
       res.json(blockAnswerBody(address, result));
     });

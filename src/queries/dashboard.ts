@@ -104,7 +104,7 @@ export interface DashboardDeps {
   funds?: () => FundsSnapshot;
   /** the block height source's snapshot */
   blockHeight?: () => BlockHeightHealth;
-  now?: () => number;
+  now: () => number;
 }
 
 /** a plan's steps whose events name no item: the item page takes them from bundle-history */
@@ -112,7 +112,7 @@ const BUNDLE_ONLY: ReadonlySet<string> = new Set(['BundleAwaitingFunds', 'Bundle
 
 /** Reads the dashboard's JSON from the read models; never from the event store (but for its head position). */
 export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
-  const { eventStore, readStore, info, offsets, now = Date.now } = deps;
+  const { eventStore, readStore, info, offsets, now } = deps;
   const get = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
 
   return {

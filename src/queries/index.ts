@@ -38,6 +38,8 @@ export interface QueryDeps {
   blockHeight?: () => BlockHeightHealth;
   /** the bundler's snapshot of the service wallet, where this process bundles */
   funds?: () => FundsSnapshot;
+  /** the service's clock */
+  now: () => number;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface QueryDeps {
 export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multipartQueries: MultipartQueryHandlers; dashboard: DashboardQueries } {
   const { readStore } = deps;
   const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
-  const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs });
+  const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs, now: deps.now });
   return {
     multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
     queries: {
@@ -56,7 +58,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       price: (bytes) => deps.pricing.priceOf(bytes),
-      receivedApprovals: createReceivedApprovalsQuery({ readStore }),
+      receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
     },
     dashboard: createDashboardQueries({
@@ -64,6 +66,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       readStore,
       info: deps.info,
       offsets: txOffsets,
+      now: deps.now,
       ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
       ...(deps.funds ? { funds: deps.funds } : {}),
     }),

@@ -18,8 +18,8 @@ export interface ReceivedApproval {
  * `received-approvals` index, the amounts from each payer's own account document (the one the
  * upload path's decisions are replayed into), so an approval spent, revoked or expired reads as such.
  */
-export function createReceivedApprovalsQuery(deps: { readStore: ReadStore; now?: () => number }) {
-  const now = deps.now ?? Date.now;
+export function createReceivedApprovalsQuery(deps: { readStore: ReadStore; now: () => number }) {
+  const { now } = deps;
   return async (address: string): Promise<ReceivedApproval[]> => {
     const index = await deps.readStore.get<ReceivedApprovalsDocument>(collectionOf(receivedApprovalsProjection), address);
     if (!index) return [];

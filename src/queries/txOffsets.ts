@@ -53,9 +53,9 @@ export function nestedOffsetsOf(
 export function createTxOffsetsQuery(deps: {
   readStore: ReadStore;
   retentionMs: number;
-  now?: () => number;
+  now: () => number;
 }): (id: DataItemId) => Promise<TxOffsets | undefined> {
-  const { readStore, retentionMs, now = Date.now } = deps;
+  const { readStore, retentionMs, now } = deps;
   const statusOf = async (id: string) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc;
   return async (id) => {
     const own = await statusOf(id);

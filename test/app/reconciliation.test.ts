@@ -99,6 +99,7 @@ describe('reservations that outlive a crash', function () {
         blockHeight: { current: () => 1 },
         signer: failingSigner,
         receiptSettings: { dataCaches: [], fastFinalityIndexes: [], publicModulus: 'n', deadlineHeightOffset: 200 },
+        now: Date.now,
       });
     } catch (error) {
       failure = error;

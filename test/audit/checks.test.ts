@@ -264,7 +264,7 @@ describe('audit checks', () => {
       };
       const readStore = { getMany: async () => new Map(), scan: async () => [], getCheckpoint: async () => undefined };
       const findings: Finding[] = [];
-      const summary = await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} } }, (f) => findings.push(f));
+      const summary = await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} }, now: Date.now }, (f) => findings.push(f));
       expect(findings.map(({ kind, id }) => ({ kind, id }))).to.deep.equal([{ kind: 'event-invalid', id: 'account-someone@3' }]);
       expect(findings[0]!.detail).to.match(/^AccountCredited: /);
       expect(summary.checked.events).to.equal(1);
@@ -291,7 +291,7 @@ describe('audit checks', () => {
       };
       const readStore = { getMany: async () => new Map(), scan: async () => [], getCheckpoint: async () => undefined };
       const findings: Finding[] = [];
-      await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} } }, (f) => findings.push(f));
+      await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} }, now: Date.now }, (f) => findings.push(f));
       expect(findings.map(({ kind, id }) => ({ kind, id }))).to.deep.equal([{ kind: 'event-invalid', id: 'blocklist@1' }]);
     });
   });

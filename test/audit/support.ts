@@ -61,7 +61,7 @@ export async function auditOf(
   const findings: Finding[] = [];
   const servicePublicModulus = wallet ? await readServicePublicModulus({ walletFile: SERVICE_WALLET_FILE, dataDir: service.dataDir }) : undefined;
   const summary = await runAudit(
-    { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, servicePublicModulus, blobGraceMs },
+    { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, servicePublicModulus, blobGraceMs, now: Date.now },
     (f) => findings.push(f),
   );
   findings.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));

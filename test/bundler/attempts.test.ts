@@ -57,6 +57,7 @@ describe('bundle attempts: what counts', function () {
       address: 'W'.repeat(43),
       refreshMs: 60_000,
       warn: (message) => warnings.push(message),
+      now: Date.now,
     });
     bundler = createBundler({ ...node.deps, gateway: gateway.calls, funds });
     return {

@@ -92,11 +92,11 @@ describe('bundler lease fencing', function () {
     // each instance's clock: the first's stays at 0 (paused), the second's is past the first's lease
     const lease = (holder: string, now: number) => () => readStore.tryLease('bundler', holder, 5_000, now);
     const pausing = new PausingBundles(eventStore, 'Plan');
-    const first = createBundler({ ...node.deps, bundles: pausing, holdLease: lease('first', 0), fence: new LeaseFence(eventStore, 'first') });
+    const first = createBundler({ ...node.deps, bundles: pausing, holdLease: lease('first', 0), fence: new LeaseFence(eventStore, 'first', Date.now) });
     const firstPass = first.runOnce();
     await pausing.gate.reached;
 
-    const second = createBundler({ ...node.deps, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second') });
+    const second = createBundler({ ...node.deps, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second', Date.now) });
     await second.runOnce();
     const [planned] = ofType(await bundleEvents(node.service), 'BundlePlanned');
     expect(planned!.data.fence).to.equal(1);
@@ -151,11 +151,11 @@ describe('bundler lease fencing', function () {
     });
     const secondGateway = gatewayAnswering(async () => ({ status: 'confirmed', blockHeight: 1_090, confirmations: 1 }));
     const lease = (holder: string, now: number) => () => readStore.tryLease('bundler', holder, 5_000, now);
-    const first = createBundler({ ...node.deps, gateway: firstGateway, holdLease: lease('first', 0), fence: new LeaseFence(eventStore, 'first') });
+    const first = createBundler({ ...node.deps, gateway: firstGateway, holdLease: lease('first', 0), fence: new LeaseFence(eventStore, 'first', Date.now) });
     const firstPass = first.runOnce();
     await asked.reached;
 
-    const second = createBundler({ ...node.deps, gateway: secondGateway, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second') });
+    const second = createBundler({ ...node.deps, gateway: secondGateway, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second', Date.now) });
     await second.runOnce();
     asked.open();
     await firstPass;
@@ -176,7 +176,7 @@ describe('bundler lease fencing', function () {
     const [item] = await uploadItems(node.service, [1_000]);
     const { eventStore } = node.service;
     const planId = 'plan-fenced';
-    const firstFence = new LeaseFence(eventStore, 'first');
+    const firstFence = new LeaseFence(eventStore, 'first', Date.now);
     expect(await firstFence.take()).to.equal(true);
     const paused = pausingAppendTo(eventStore, bundleStream(planId));
     const first = firstFence.fenced(new BundleRepository(paused.store));
@@ -190,7 +190,7 @@ describe('bundler lease fencing', function () {
     const drop = firstAgain.execute({ type: 'Drop', data: { planId, reason: 'not seen 51 blocks after its anchor', now: 2 } }, { correlationId: 'first' });
     await pausedDrop.gate.reached;
 
-    const secondFence = new LeaseFence(eventStore, 'second');
+    const secondFence = new LeaseFence(eventStore, 'second', Date.now);
     expect(await secondFence.take()).to.equal(true);
     const second = secondFence.fenced(new BundleRepository(eventStore));
     const tx = { id: 't'.repeat(43) };
@@ -221,9 +221,9 @@ describe('bundler lease fencing', function () {
     await node.service.projections.waitFor(position!, 10_000);
     const damagedPlan = await earlier.execute({ type: 'Plan', data: { planId: 'plan-damaged', items: [{ id: damaged!.id, size: 2_000, offset: 96 }], headerSize: 96, totalSize: 2_096, now: 3 } }, meta);
 
-    const firstFence = new LeaseFence(eventStore, 'first');
+    const firstFence = new LeaseFence(eventStore, 'first', Date.now);
     expect(await firstFence.take()).to.equal(true);
-    const secondFence = new LeaseFence(eventStore, 'second');
+    const secondFence = new LeaseFence(eventStore, 'second', Date.now);
     expect(await secondFence.take()).to.equal(true);
     const settings = { ...node.deps.settings, maxAttempts: 1 };
     const types = async (id: string) => (await streamEvents(node, dataItemStream(id as DataItemId))).map((e) => e.type);

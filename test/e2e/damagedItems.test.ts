@@ -77,7 +77,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
   async function auditFindings(node: BundlerNode): Promise<{ kind: string; id: string }[]> {
     const findings: Finding[] = [];
     const { eventStore, readStore, blobStore } = node.service;
-    await runAudit({ eventStore, readStore, blobStore }, (f) => findings.push(f));
+    await runAudit({ eventStore, readStore, blobStore, now: Date.now }, (f) => findings.push(f));
     return sorted(findings.map(({ kind, id }) => ({ kind, id })));
   }
   const sorted = (findings: { kind: string; id: string }[]) => findings.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));

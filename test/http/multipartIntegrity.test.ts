@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunk } from '../support/multipart.js';
-import { LayeredBlobStore } from '../../src/adapters/mongo/layeredBlobStore.js';
+import { LayeredBlobStore } from '../../src/adapters/layered/layeredBlobStore.js';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { runAudit } from '../../src/audit/audit.js';
@@ -118,7 +118,7 @@ for (const [name, open] of stores) {
       expect(await new DataItem(stored).isValid()).to.equal(true);
       expect((await (await fetch(`${service.url}/tx/${item.id}/status`)).json()).status).to.equal('CONFIRMED');
       const findings: unknown[] = [];
-      await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore }, (f) => findings.push(f));
+      await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, now: Date.now }, (f) => findings.push(f));
       expect(findings).to.deep.equal([]);
     }
 

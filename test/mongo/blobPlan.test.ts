@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { hiddenLayers, planRange, sizeOf, type Cut, type Layer, type Segment } from '../../src/adapters/mongo/blobPlan.js';
+import { hiddenLayers, planRange, sizeOf, type Cut, type Layer, type Segment } from '../../src/adapters/layered/blobPlan.js';
 
 const layer = (id: string, offset: number, length: number, seq: number): Layer => ({ id, offset, length, seq });
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
-import type { BlobBackend } from '../../src/adapters/mongo/blobBackend.js';
+import type { BlobBackend } from '../../src/adapters/layered/blobBackend.js';
 import { guardedBlobBackend } from '../../src/adapters/mongo/guardedBlobBackend.js';
-import { LayeredBlobStore } from '../../src/adapters/mongo/layeredBlobStore.js';
+import { LayeredBlobStore } from '../../src/adapters/layered/layeredBlobStore.js';
 import { BlobStoreUnavailable } from '../../src/ports/blobStore.js';
 import { piecesOf, rejectionOf } from '../blobStore/support.js';
 import { MemoryBlobBackend } from './memoryBlobBackend.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import type { BlobPointer } from '../../src/adapters/mongo/blobBackend.js';
-import { LayeredBlobStore } from '../../src/adapters/mongo/layeredBlobStore.js';
+import type { BlobPointer } from '../../src/adapters/layered/blobBackend.js';
+import { LayeredBlobStore } from '../../src/adapters/layered/layeredBlobStore.js';
 import { BlobNotFound, type BlobStore } from '../../src/ports/blobStore.js';
 import { blobStoreContract } from '../blobStore/contract.js';
 import { bytesOf, piecesOf, rejectionOf } from '../blobStore/support.js';

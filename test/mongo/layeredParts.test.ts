@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
-import { LayeredBlobStore } from '../../src/adapters/mongo/layeredBlobStore.js';
+import { LayeredBlobStore } from '../../src/adapters/layered/layeredBlobStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { bytesOf, piecesOf } from '../blobStore/support.js';
 import { MemoryBlobBackend } from './memoryBlobBackend.js';

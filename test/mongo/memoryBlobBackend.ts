@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { BlobBackend, BlobPointer, LayerUpload } from '../../src/adapters/mongo/blobBackend.js';
-import type { Layer } from '../../src/adapters/mongo/blobPlan.js';
+import type { BlobBackend, BlobPointer, LayerUpload } from '../../src/adapters/layered/blobBackend.js';
+import type { Layer } from '../../src/adapters/layered/blobPlan.js';
 import { underPrefix } from '../../src/adapters/mongo/blobPrefix.js';
 
 /**

@@ -42,7 +42,7 @@ describe('recovering the nested index of a bundle item left unindexed', function
     (await service.readStore.scan(collectionOf(pendingNestedIndexProjection), { limit: 100 })).map((d) => d.id);
   const caughtUp = async () => expect(await service.projections.waitFor(await service.eventStore.headPosition(), 10_000)).to.equal(true);
   const index = (eventStore: EventStore) => async (id: string) =>
-    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000 }, id, { correlationId: 'nested-index-recovery' })) !== undefined;
+    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000, now: Date.now }, id, { correlationId: 'nested-index-recovery' })) !== undefined;
   const recover = (now: number, eventStore = service.eventStore) =>
     recoverNestedIndexes({ readStore: service.readStore, index: index(eventStore) }, { now, graceMs: MINUTE });
 

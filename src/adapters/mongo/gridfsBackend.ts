@@ -1,6 +1,6 @@
 import { GridFSBucket, ObjectId, type Collection, type Db, type GridFSBucketOptions, type GridFSChunk, type MongoClient, type WriteConcernSettings } from 'mongodb';
-import type { BlobBackend, BlobPointer } from './blobBackend.js';
-import type { Cut, Layer } from './blobPlan.js';
+import type { BlobBackend, BlobPointer } from '../layered/blobBackend.js';
+import type { Cut, Layer } from '../layered/blobPlan.js';
 import { underPrefix } from './blobPrefix.js';
 import { isDuplicateKey } from './errors.js';
 import { GridFsLayerUpload } from './gridfsLayerUpload.js';

@@ -2,7 +2,7 @@ import type { MongoClient, WriteConcernSettings } from 'mongodb';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { openGridFsBackend } from './gridfsBackend.js';
 import { guardedBlobBackend } from './guardedBlobBackend.js';
-import { LayeredBlobStore } from './layeredBlobStore.js';
+import { LayeredBlobStore } from '../layered/layeredBlobStore.js';
 
 export interface GridFsBlobStoreOptions {
   client: MongoClient;
@@ -35,7 +35,7 @@ const BUCKET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The scale-out blob store: bytes in a GridFS bucket shared by every API replica. See
- * `layeredBlobStore.ts` for how immutable GridFS files carry blobs written at offsets, truncated and
+ * `../layered/layeredBlobStore.ts` for how immutable GridFS files carry blobs written at offsets, truncated and
  * moved, and `gridfsBackend.ts` for the collections; a deployment that cannot be reached or is out of
  * disk answers BlobStoreUnavailable. Creates its indexes and sweeps what a crashed
  * commit left before it answers; nothing connects before this is called.

@@ -1,6 +1,6 @@
 import { finished } from 'node:stream/promises';
 import type { GridFSBucketWriteStream } from 'mongodb';
-import type { LayerUpload } from './blobBackend.js';
+import type { LayerUpload } from '../layered/blobBackend.js';
 
 /**
  * One GridFS upload stream as a layer. GridFS stores a file as chunk documents inserted as the bytes

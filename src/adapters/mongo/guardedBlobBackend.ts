@@ -1,4 +1,4 @@
-import type { BlobBackend, LayerUpload } from './blobBackend.js';
+import type { BlobBackend, LayerUpload } from '../layered/blobBackend.js';
 import { asBlobStoreUnavailable } from './errors.js';
 
 async function guard<T>(operation: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { ServiceUnavailable } from '../../domain/errors.js';
 import type { Pricing } from '../../ports/pricing.js';
+import { createArweaveGateway } from '../gateway/arweaveGateway.js';
 import { assertByteCount, ceilDiv, chunksOf, CHUNK_SIZE } from './bytes.js';
-import { fetchPrice } from './fetchPrice.js';
 import { createLru } from './lru.js';
 import { marginBasisPoints, withMargin } from './margin.js';
 
@@ -46,6 +46,8 @@ export function createGatewayPricing({
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
 }: GatewayPricingOptions): Pricing {
   const basisPoints = marginBasisPoints(marginPercent);
+  // the gateway adapter's own price call: one reading of `GET /price/{bytes}` for the bundler and the uploads
+  const gateway = createArweaveGateway({ gatewayUrl, timeoutMs: fetchTimeoutMs, fetch: fetchFn });
   // Winston as the gateway answered, before the margin: the fallbacks scale network prices.
   const cache = createLru<number, Fetched>(maxEntries);
   const inFlight = new Map<number, Promise<bigint>>();
@@ -58,7 +60,7 @@ export function createGatewayPricing({
     if (failure && now() < failure.until) return fallBack(chunks, failure.reason, false);
     let winston: bigint;
     try {
-      winston = await fetchPrice({ gatewayUrl, bytes: chunks * CHUNK_SIZE, timeoutMs: fetchTimeoutMs, fetch: fetchFn });
+      winston = await gateway.price(chunks * CHUNK_SIZE);
     } catch (error) {
       const reason = (error as Error).message;
       failure = { until: now() + retryAfterFailureMs, reason };

@@ -63,7 +63,7 @@ async function uploadOf(deps: BundlerDeps, bundle: SignedBundle, trees: TreeCach
  * crash is harmless: the same signed transaction is posted again, chunks are idempotent.
  */
 export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: TreeCache, signal?: AbortSignal): Promise<void> {
-  const now = () => (deps.now ?? Date.now)();
+  const { now } = deps;
   const call = signal ? { signal } : {};
   const { planId } = bundle;
   const record = async (command: Parameters<BundlerDeps['bundles']['execute']>[0]) => {

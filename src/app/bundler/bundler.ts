@@ -36,7 +36,7 @@ export function createBundler(given: BundlerDeps) {
       }
     : fenced;
   const log = deps.log ?? (() => {});
-  const now = () => (deps.now ?? Date.now)();
+  const { now } = deps;
   const trees: TreeCache = new Map();
   const failures = new Map<string, { count: number; retryAt: number }>();
   // aborted by stop(): a shutdown does not wait for a 2 GiB upload to end (the step is redone later)

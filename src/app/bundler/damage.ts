@@ -20,7 +20,7 @@ export async function dropForDamage(
   damaged: readonly ItemDamage[],
   record: (command: BundleCommand) => Promise<void>,
 ): Promise<void> {
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   const items = new DataItemRepository(deps.eventStore);
   for (const { id, found, size, sha256 } of damaged) {
     const data = { id, found, ...(size !== undefined ? { size } : {}), ...(sha256 !== undefined ? { sha256 } : {}), planId: bundle.planId, now };

@@ -41,7 +41,7 @@ export interface BundlerDeps {
    * gave up waiting (bounded): the planner then skips the pass rather than plan from a stale queue
    */
   awaitProjection?: (position: bigint) => Promise<unknown>;
-  now?: () => number;
+  now: () => number;
   log?: (message: string, error?: unknown) => void;
 }
 

@@ -15,7 +15,7 @@ export async function failExhaustedItems(deps: BundlerDeps, itemIds: readonly st
   for (const [id, { doc }] of queued) {
     if (doc.planId || doc.damaged || doc.attempts < deps.settings.maxAttempts) continue;
     const reason = `${doc.attempts} bundles dropped`;
-    const { position } = await items.execute({ type: 'FailItem', data: { id, attempts: doc.attempts, reason, now: (deps.now ?? Date.now)() } }, BUNDLER, fenceCheck(deps));
+    const { position } = await items.execute({ type: 'FailItem', data: { id, attempts: doc.attempts, reason, now: deps.now() } }, BUNDLER, fenceCheck(deps));
     if (position === undefined) continue;
     await deps.awaitProjection?.(position);
     failed++;

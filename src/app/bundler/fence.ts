@@ -31,7 +31,7 @@ export class LeaseFence {
   constructor(
     private readonly eventStore: EventStore,
     private readonly holder: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   get token(): number | undefined {

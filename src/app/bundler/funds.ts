@@ -20,7 +20,7 @@ export interface WalletFundsOptions {
   address: string;
   /** how often the balance is read in the background */
   refreshMs: number;
-  now?: () => number;
+  now: () => number;
   /** a warning when bundles start waiting for funds, and when none waits any more (once per change) */
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** a background read failed */
@@ -34,7 +34,7 @@ export interface WalletFundsOptions {
  * funding. The balance is read again before a bundle is first judged short (the wallet may have
  * been funded since the last read); a bundle already waiting goes on once a later read covers it.
  */
-export function createWalletFunds({ gateway, address, refreshMs, now = Date.now, warn = () => {}, log = () => {} }: WalletFundsOptions) {
+export function createWalletFunds({ gateway, address, refreshMs, now, warn = () => {}, log = () => {} }: WalletFundsOptions) {
   let balance: bigint | undefined;
   let readAt: number | undefined;
   /**

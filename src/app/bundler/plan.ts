@@ -47,7 +47,7 @@ export async function planBundles(deps: BundlerDeps, reflect?: bigint): Promise<
     deps.log?.('bundler: read models behind the event store, planning skipped this pass');
     return [];
   }
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   const { queued, exhausted } = await waiting(deps);
   if (exhausted.length > 0) await failExhaustedItems(deps, exhausted);
   const planned: string[] = [];

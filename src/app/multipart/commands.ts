@@ -20,7 +20,7 @@ export async function createUpload(deps: MultipartDeps, input: { token: string; 
   }
   const uploadId = newUploadId();
   admitNewUpload(deps, uploadId, input.ctx);
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   let position: bigint | undefined;
   try {
     ({ position } = await deps.uploads.execute(
@@ -50,9 +50,7 @@ function admitNewUpload(deps: MultipartDeps, uploadId: string, ctx: RequestConte
 }
 
 const finalized = (u: Upload): FinalizeOutcome | undefined =>
-  u.status === 'FINALIZED' && u.receipt && u.dataItemId
-    ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true }
-    : undefined;
+  u.status === 'FINALIZED' ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true } : undefined;
 
 /**
  * Sync: records the request, runs the finalization and answers with its end (the status says what
@@ -63,7 +61,7 @@ export async function requestFinalize(
   finalizer: Finalizer,
   input: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; ctx: RequestContext },
 ): Promise<FinalizeOutcome> {
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   if (deps.blocklist) {
     // a blocked owner or payer: refused before anything is recorded (a finalized upload answers as before)
     const upload = await deps.uploads.read(input.uploadId);

@@ -40,7 +40,7 @@ export interface MultipartDeps {
   disk?: DiskSpace;
   /** single-process mode: resolves once the read models reflect `position` (bounded wait) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
-  now?: () => number;
+  now: () => number;
   /** seconds reading and verifying an assembled upload took (metrics) */
   observeVerify?: (seconds: number) => void;
   /** SHA-256 of chunks and assembled items off the request's thread (src/crypto/blobHasher.ts); absent: inline */

@@ -10,7 +10,7 @@ import type { MultipartDeps } from './deps.js';
  * for (no header chunk) has a short lifetime: its bytes are a free loan of disk.
  */
 export async function expireUploads(deps: MultipartDeps, readStore: ReadStore, lifetimes: UploadLifetimes): Promise<number> {
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   const collection = collectionOf(unfinishedUploadsProjection);
   let expired = 0;
   let afterId: string | undefined;

@@ -8,6 +8,9 @@ import { verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.
 import { assembleUpload, itemRules } from './assembleUpload.js';
 import type { MultipartDeps } from './deps.js';
 
+/** an upload whose finalization was requested and has not ended */
+type Finalizing = Extract<Upload, { status: 'VALIDATING' | 'FINALIZING' }>;
+
 /**
  * Takes an upload whose finalization was requested to its end: tiling check, the same streaming
  * verification as a single upload, then the same acceptance (price, reserve, record, settle).
@@ -16,7 +19,7 @@ import type { MultipartDeps } from './deps.js';
  */
 export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx: RequestContext): Promise<UploadState> {
   const meta = metadataOf(ctx);
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const upload = await deps.uploads.read(uploadId);
   if (upload?.status !== 'VALIDATING' && upload?.status !== 'FINALIZING') return upload;
 
@@ -61,13 +64,13 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
  * to the item's key when it is accepted. After a crash between that move and the acceptance, the bytes
  * are found under the item's own key (its id was recorded by MarkValidated) and verified there again.
  */
-async function movedBeforeCrash(deps: MultipartDeps, upload: Upload, size: number): Promise<ReceivedDataItem | undefined> {
+async function movedBeforeCrash(deps: MultipartDeps, upload: Finalizing, size: number): Promise<ReceivedDataItem | undefined> {
   const header = upload.chunks.get(0);
   if (!upload.dataItemId || !header || (await deps.blobStore.stat(header.blobKey))) return undefined;
   return verifyStoredDataItem(deps.blobStore, itemBlobKey(upload.dataItemId), size, itemRules(deps), deps.observeVerify, deps.hasher);
 }
 
-const payersOf = (upload: Upload) => upload.finalize?.paidBy ?? [];
+const payersOf = (upload: Finalizing) => upload.finalize.paidBy;
 
 /** stored by another upload or a single upload; not this upload's own acceptance found again after a crash */
 const existedBefore = (outcome: AcceptOutcome, uploadId: string) => outcome.kind === 'exists' && outcome.uploadId !== uploadId;

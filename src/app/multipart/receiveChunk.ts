@@ -88,7 +88,7 @@ export async function receiveChunk(
     const owner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
     if (owner) await ensurePayable(deps, upload, owner, end, input.paidBy);
     else if (offset === 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
-    const now = (deps.now ?? Date.now)();
+    const now = deps.now();
     const { events, position } = await deps.uploads.execute(
       {
         type: 'ReceiveChunk',
@@ -111,7 +111,7 @@ export async function receiveChunk(
 async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string, end: number, paidBy: string[]) {
   const winc = await deps.pricing.priceOf(end);
   if (winc === 0n) return;
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   if (!(await someoneCanPay(deps.accounts, { owner, paidBy, winc, now }))) {
     throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
   }

@@ -11,3 +11,7 @@ export function uuidFromName(name: string): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** the same id for the same findings of a nested index, whichever run appends them; another id for any other part */
+export const nestedPartId = (rootId: string, first: number, count: number, more: boolean) =>
+  uuidFromName(`NestedItemsIndexed/${rootId}/${first}+${count}${more ? '/more' : ''}`);

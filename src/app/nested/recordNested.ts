@@ -1,11 +1,10 @@
-import { appendSize, MAX_APPEND_BYTES, WrongExpectedRevision, type EventMetadata, type EventStore } from '../../ports/eventStore.js';
+import { appendSize, MAX_APPEND_BYTES, type EventMetadata, type EventStore } from '../../ports/eventStore.js';
 import type { BlobStore } from '../../ports/blobStore.js';
-import { dataItemStream, type DataItemId } from '../../domain/ids.js';
-import type { NestedItemsIndexed } from '../../domain/dataItem/events.js';
+import { nestedPartEvent, type NestedIndexProgress } from '../../domain/dataItem/nestedIndex.js';
 import { toNewEvent } from '../../domain/events.js';
+import { DataItemRepository } from '../dataItems.js';
 import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedLimits } from './findNested.js';
 import { uuidFromName } from './eventIds.js';
-import { readIndexProgress, type IndexProgress } from './indexProgress.js';
 
 /**
  * Bytes of one part at most, as the event store counts an append (appendSize): half of what a
@@ -25,7 +24,7 @@ export interface RecordNestedDeps {
   limits?: NestedLimits;
   /** entries looked at under a free item (winc 0), all depths together */
   freeMaxItems?: number;
-  now?: () => number;
+  now: () => number;
 }
 
 /** What one indexing run recorded. */
@@ -47,15 +46,16 @@ interface Part {
 }
 
 /**
- * Indexes the items nested in an accepted item whose payload is a bundle, and records them on its
- * stream, a part at a time as the walk finds them (each part one append of at most PART_MAX_BYTES),
- * each appended after the stream's last event (other events may come between). What its stream says
- * decides what is left to do: nothing when the index is complete, the item unknown, failed or not a
- * bundle; after a crash between parts, the walk runs again (it is deterministic) and records the
- * findings after those the written parts hold. A racing run (the recovery of another process)
- * makes an append conflict: the stream is read again and the findings it recorded are not recorded
- * twice. A part's event id names the findings it holds, so the store keeps a retried append once
- * and never takes two different parts for one. Returns undefined when there was nothing to do.
+ * Indexes the items nested in an accepted item whose payload is a bundle, and has the item's
+ * decider record them on its stream, a part at a time as the walk finds them (each part one append
+ * of at most PART_MAX_BYTES), each appended after the stream's last event (other events may come
+ * between). What its stream says decides what is left to do: nothing when the index is complete,
+ * the item unknown, failed or not a bundle; after a crash between parts, the walk runs again (it
+ * is deterministic) and records the findings after those the written parts hold. A racing run (the
+ * recovery of another process) makes an append conflict: the stream is read again and the findings
+ * it recorded are not recorded twice. A part's event id names the findings it holds (see
+ * DataItemRepository), so the store keeps a retried append once and never takes two different
+ * parts for one. Returns undefined when there was nothing to do.
  */
 export async function indexNestedItems(
   deps: RecordNestedDeps,
@@ -63,46 +63,31 @@ export async function indexNestedItems(
   metadata: Omit<EventMetadata, 'schemaVersion'>,
   signal?: AbortSignal,
 ): Promise<IndexOutcome | undefined> {
-  const stream = dataItemStream(rootId as DataItemId);
-  let progress = await readIndexProgress(deps.eventStore, stream);
-  const accepted = progress.accepted;
-  if (!accepted?.nestedBundle || done(progress)) return undefined;
+  const items = new DataItemRepository(deps.eventStore, { maxRetries: 5 });
+  const accepted = await items.read(rootId);
+  if (accepted.status !== 'accepted' || !accepted.nested || done(accepted.nested)) return undefined;
+  let progress = accepted.nested;
   const limits =
     accepted.winc === '0'
       ? { ...(deps.limits ?? DEFAULT_NESTED_LIMITS), maxItems: deps.freeMaxItems ?? DEFAULT_FREE_MAX_ITEMS, scope: 'a free item' }
       : (deps.limits ?? DEFAULT_NESTED_LIMITS);
   const root = { id: rootId, blobKey: accepted.blobKey, rawContentLength: accepted.rawContentLength, payloadDataStart: accepted.payloadDataStart };
-  const now = deps.now ?? Date.now;
+  const { now } = deps;
   const outcome: IndexOutcome = { appended: 0, items: 0, unindexed: 0 };
   // what every part costs besides its findings: its event without any (both lists present)
-  const empty = partEvent(rootId, [], now(), true);
+  const empty = nestedPartEvent(rootId, [], now(), true);
   const emptyBytes = appendSize([toNewEvent({ ...empty, data: { ...empty.data, unindexed: [] } }, uuidFromName(rootId), metadata)]);
   const newPart = (first: number): Part => ({ first, found: [], bytes: emptyBytes });
 
-  /** appends `part`; false when another run completed the index meanwhile */
+  /** records `part` (what a racing run has not recorded of it); false when another run completed the index meanwhile */
   async function record(part: Part, more: boolean): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      if (done(progress)) return false;
-      // findings another run recorded meanwhile are not recorded twice
-      if (progress.findings > part.first) {
-        part.found = part.found.slice(progress.findings - part.first);
-        part.first = progress.findings;
-      }
-      if (progress.findings < part.first) throw new Error(`the nested index of ${rootId} on its stream holds ${progress.findings} findings, ${part.first} expected`);
-      // all recorded already, and it is not the last part: nothing to add
-      if (part.found.length === 0 && more) return true;
-      const event = toNewEvent(partEvent(rootId, part.found, now(), more), partId(rootId, part, more), metadata);
-      try {
-        const { position, nextRevision } = await deps.eventStore.append(stream, [event], progress.revision);
-        progress = { ...progress, revision: nextRevision, parts: progress.parts + 1, findings: progress.findings + part.found.length, complete: !more };
-        outcome.appended++;
-        outcome.position = position;
-        return true;
-      } catch (error) {
-        if (!WrongExpectedRevision.is(error) || attempt >= 5) throw error;
-        progress = await readIndexProgress(deps.eventStore, stream);
-      }
-    }
+    const command = { type: 'RecordNestedPart' as const, data: { id: rootId, first: part.first, found: part.found, more, now: now() } };
+    const { events, state, position } = await items.execute(command, metadata);
+    if (state.status === 'accepted' && state.nested) progress = state.nested;
+    if (events.length === 0) return !done(progress);
+    outcome.appended++;
+    outcome.position = position;
+    return true;
   }
 
   let seen = 0;
@@ -127,18 +112,7 @@ export async function indexNestedItems(
   return outcome;
 }
 
-const done = (progress: IndexProgress) => progress.complete || progress.failed;
+const done = (progress: NestedIndexProgress) => progress.complete || progress.stopped;
 
 /** what a finding adds to its part's event: its JSON and a comma */
 const findingBytes = (found: Found): number => Buffer.byteLength(JSON.stringify('item' in found ? found.item : found.unindexed), 'utf8') + 1;
-
-/** the same id for the same findings, whichever run appends them; another id for any other part */
-const partId = (rootId: string, part: Part, more: boolean) =>
-  uuidFromName(`NestedItemsIndexed/${rootId}/${part.first}+${part.found.length}${more ? '/more' : ''}`);
-
-function partEvent(rootId: string, found: readonly Found[], timestamp: number, more: boolean): NestedItemsIndexed {
-  const items = found.flatMap((f) => ('item' in f ? [f.item] : []));
-  const left = found.flatMap((f) => ('unindexed' in f ? [f.unindexed] : []));
-  const unindexed = left.length > 0 ? { unindexed: left } : {};
-  return { type: 'NestedItemsIndexed', data: { id: rootId, items, ...unindexed, timestamp, verified: true, ...(more ? { more: true } : {}) } };
-}

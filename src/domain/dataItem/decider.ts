@@ -2,11 +2,13 @@ import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import { ItemDamaged, ItemNotFailed, TxNotFound } from '../errors.js';
 import type { DataItemAccepted, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
+import { afterPart, decideNestedPart, noNestedIndex, type NestedIndexProgress, type RecordNestedPart } from './nestedIndex.js';
 
 /**
  * The data item aggregate: accepted once; a second acceptance decides nothing and yields the
  * original receipt. Its stored bytes may later be found damaged, and a new upload of the same
- * bytes repairs it. Failed (out of bundle attempts), an operator may put it back in the queue.
+ * bytes repairs it. Failed (out of bundle attempts), an operator may put it back in the queue. An
+ * item whose payload is a bundle has the items nested in it indexed on its stream, a part at a time.
  */
 
 export type DataItemState =
@@ -18,6 +20,10 @@ export type DataItemState =
       sha256: string;
       rawContentLength: number;
       blobKey: string;
+      /** where its payload starts in those bytes */
+      payloadDataStart: number;
+      /** what it was charged, in winc ('0': free) */
+      winc: string;
       /** the acceptance's time */
       acceptedAt: number;
       payer?: string;
@@ -29,6 +35,8 @@ export type DataItemState =
       requeued?: { by: string; reason: string; at: number };
       /** its stored bytes were found not to be the accepted ones, and not repaired since */
       damaged?: boolean;
+      /** its payload is a bundle (the acceptance said so): how far the index of its nested items is */
+      nested?: NestedIndexProgress;
     };
 export const initialState: DataItemState = { status: 'absent' };
 
@@ -44,7 +52,8 @@ export type RecordRepair = { type: 'RecordRepair'; data: { id: string; sha256: s
 export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string; reason: string; now: number } };
 /** the bundler: the item's bundles were dropped `attempts` times, the limit; `now` when */
 export type FailItem = { type: 'FailItem'; data: { id: string; attempts: number; reason: string; now: number } };
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem;
+export type { RecordNestedPart } from './nestedIndex.js';
+export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -57,17 +66,26 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       sha256: data.sha256,
       rawContentLength: data.rawContentLength,
       blobKey: data.blobKey,
+      payloadDataStart: data.payloadDataStart,
+      winc: data.winc,
       acceptedAt: data.timestamp,
       ...(data.payer !== undefined ? { payer: data.payer } : {}),
       ...(data.reservationId !== undefined ? { reservationId: data.reservationId } : {}),
       ...(data.uploadId !== undefined ? { uploadId: data.uploadId } : {}),
+      ...(data.nestedBundle ? { nested: noNestedIndex } : {}),
     }))
-    // where nested items sit changes nothing the item decides
-    .with({ type: 'NestedItemsIndexed' }, () => state)
+    // a part of an earlier version's index may come without the acceptance's flag: counted all the same
+    .with({ type: 'NestedItemsIndexed' }, (event) =>
+      state.status === 'accepted' ? { ...state, nested: afterPart(state.nested ?? noNestedIndex, event) } : state,
+    )
     .with({ type: 'DataItemFailed' }, ({ data }) => {
       if (state.status !== 'accepted') return state;
       const { requeued: _, ...rest } = state;
-      return { ...rest, failed: { reason: data.reason, attempts: data.attempts } };
+      return {
+        ...rest,
+        failed: { reason: data.reason, attempts: data.attempts },
+        ...(rest.nested ? { nested: { ...rest.nested, stopped: true } } : {}),
+      };
     })
     .with({ type: 'DataItemRequeued' }, ({ data }) => {
       if (state.status !== 'accepted') return state;
@@ -144,4 +162,8 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
     .with({ type: 'FailItem' }, ({ data: { now, ...d } }) =>
       state.status === 'accepted' && !state.failed ? { events: [{ type: 'DataItemFailed' as const, data: { ...d, timestamp: now } }] } : { events: [] },
     )
+    // nothing for an item never accepted or whose payload is no bundle
+    .with({ type: 'RecordNestedPart' }, ({ data }) => ({
+      events: state.status === 'accepted' && state.nested ? decideNestedPart(state.nested, data) : [],
+    }))
     .exhaustive();

@@ -21,12 +21,11 @@ export interface Chunk {
 export type Chunks = PersistentMap<number, Chunk>;
 export const noChunks: Chunks = PersistentMap<number, Chunk>();
 
-export interface Upload {
+interface UploadBase {
   uploadId: string;
   token: string;
   chunkSize?: number;
   createdAt: number;
-  status: UploadStatus;
   /** time of the last status change */
   statusChangedAt: number;
   chunks: Chunks;
@@ -42,16 +41,37 @@ export interface Upload {
   owner?: string;
   /** time of the last chunk recorded, or of the creation */
   activeAt: number;
-  finalize?: { mode: 'sync' | 'async'; paidBy: string[] };
-  dataItemId?: string;
-  receipt?: Receipt;
-  /** the item had already been stored by another upload when this one was finalized */
-  existed?: boolean;
 }
 
-export type UploadState = Upload | undefined;
+/** how the finalization was asked for: answered at once or at its end, and who pays */
+export interface FinalizeRequest {
+  mode: 'sync' | 'async';
+  paidBy: string[];
+}
 
-const withStatus = (u: Upload, status: UploadStatus, at: number): Upload => ({ ...u, status, statusChangedAt: at });
+/**
+ * An upload in each state has what that state implies, so code that holds a finalizing upload has
+ * its request and its item without assertions: assembling, nothing of a finalization; validating,
+ * the request (and the item of an earlier try that ended underfunded); finalizing, the request and
+ * the item its bytes verified as; finalized, the item and its receipt; underfunded, the item;
+ * invalid and expired, whatever they had.
+ */
+export type Upload =
+  | (UploadBase & { status: 'ASSEMBLING' })
+  | (UploadBase & { status: 'VALIDATING'; finalize: FinalizeRequest; dataItemId?: string })
+  | (UploadBase & { status: 'FINALIZING'; finalize: FinalizeRequest; dataItemId: string })
+  | (UploadBase & {
+      status: 'FINALIZED';
+      finalize?: FinalizeRequest;
+      dataItemId: string;
+      receipt: Receipt;
+      /** the item had already been stored by another upload when this one was finalized */
+      existed?: boolean;
+    })
+  | (UploadBase & { status: 'UNDERFUNDED'; finalize?: FinalizeRequest; dataItemId: string })
+  | (UploadBase & { status: 'INVALID' | 'EXPIRED'; finalize?: FinalizeRequest; dataItemId?: string });
+
+export type UploadState = Upload | undefined;
 
 export const evolveUpload = (state: UploadState, event: UploadEvent): UploadState => {
   if (event.type === 'UploadCreated') {
@@ -75,19 +95,26 @@ export const evolveUpload = (state: UploadState, event: UploadEvent): UploadStat
     .returnType<Upload>()
     .with({ type: 'ChunkReceived' }, ({ data }) => withChunk(state, data))
     .with({ type: 'UploadFinalizeRequested' }, ({ data }) => ({
-      ...withStatus(state, 'VALIDATING', data.timestamp),
+      ...state,
+      status: 'VALIDATING',
+      statusChangedAt: data.timestamp,
       finalize: { mode: data.mode, paidBy: data.paidBy },
     }))
-    .with({ type: 'UploadValidated' }, ({ data }) => ({ ...withStatus(state, 'FINALIZING', data.timestamp), dataItemId: data.dataItemId }))
+    // recorded on a validating upload only (the decider): on anything else it would change nothing
+    .with({ type: 'UploadValidated' }, ({ data }) =>
+      state.status === 'VALIDATING' ? { ...state, status: 'FINALIZING', statusChangedAt: data.timestamp, dataItemId: data.dataItemId } : state,
+    )
     .with({ type: 'UploadFinalized' }, ({ data }) => ({
-      ...withStatus(state, 'FINALIZED', data.timestamp),
+      ...state,
+      status: 'FINALIZED',
+      statusChangedAt: data.timestamp,
       dataItemId: data.dataItemId,
       receipt: data.receipt,
       ...(data.existed ? { existed: true } : {}),
     }))
-    .with({ type: 'UploadInvalid' }, ({ data }) => withStatus(state, 'INVALID', data.timestamp))
-    .with({ type: 'UploadUnderfunded' }, ({ data }) => ({ ...withStatus(state, 'UNDERFUNDED', data.timestamp), dataItemId: data.dataItemId }))
-    .with({ type: 'UploadExpired' }, ({ data }) => withStatus(state, 'EXPIRED', data.timestamp))
+    .with({ type: 'UploadInvalid' }, ({ data }) => ({ ...state, status: 'INVALID', statusChangedAt: data.timestamp }))
+    .with({ type: 'UploadUnderfunded' }, ({ data }) => ({ ...state, status: 'UNDERFUNDED', statusChangedAt: data.timestamp, dataItemId: data.dataItemId }))
+    .with({ type: 'UploadExpired' }, ({ data }) => ({ ...state, status: 'EXPIRED', statusChangedAt: data.timestamp }))
     .exhaustive();
 };
 

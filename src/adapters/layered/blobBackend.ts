@@ -3,7 +3,7 @@ import type { Cut, Layer } from './blobPlan.js';
 /**
  * What the layered blob store needs from its storage, each call one or two operations that are
  * atomic on their own (single-document writes). MongoDB implements it with a pointer collection and
- * a GridFS bucket (`gridfsBackend.ts`); tests implement it in memory, so the store's logic runs
+ * a GridFS bucket (`../mongo/gridfsBackend.ts`); tests implement it in memory, so the store's logic runs
  * without a server.
  *
  * A key points at a blob (an id); the blob's bytes are its layers (immutable files). Pointing a key

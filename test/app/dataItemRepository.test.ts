@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
+import { nestedPartId } from '../../src/app/nested/eventIds.js';
+import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
+import { WrongExpectedRevision, type EventStore, type RecordedEvent } from '../../src/ports/eventStore.js';
+import { dataItemAccepted, itemId } from '../support/events.js';
+
+const id = itemId(1) as DataItemId;
+const ctx = { correlationId: 't' };
+
+describe('data item repository', () => {
+  let store: EventStore;
+  let reads: number;
+  /** the store, counting the streams read */
+  let counted: EventStore;
+  beforeEach(() => {
+    store = openSqliteEventStore({ path: ':memory:' });
+    reads = 0;
+    counted = Object.assign(Object.create(store) as EventStore, {
+      readStream: (...args: Parameters<EventStore['readStream']>) => {
+        reads++;
+        return store.readStream(...args);
+      },
+    });
+  });
+  afterEach(() => store.close());
+
+  const streamOf = async (): Promise<RecordedEvent[]> => {
+    const events: RecordedEvent[] = [];
+    for await (const e of store.readStream(dataItemStream(id))) events.push(e);
+    return events;
+  };
+
+  it('creates the stream of a new item with its acceptance, without reading the stream', async () => {
+    const accepted = dataItemAccepted(id);
+    const { events, position } = await new DataItemRepository(counted).create({ type: 'AcceptDataItem', data: accepted.data }, ctx);
+    expect(events).to.deep.equal([accepted]);
+    expect(reads).to.equal(0);
+    const stream = await streamOf();
+    expect(stream.map((e) => [e.type, e.revision, e.position])).to.deep.equal([['DataItemAccepted', 0n, position]]);
+  });
+
+  it('fails a creation with WrongExpectedRevision when the stream exists, and appends nothing (a racing acceptance won)', async () => {
+    await new DataItemRepository(store).create({ type: 'AcceptDataItem', data: dataItemAccepted(id, { timestamp: 1 }).data }, ctx);
+    const second = new DataItemRepository(store).create({ type: 'AcceptDataItem', data: dataItemAccepted(id, { timestamp: 2 }).data }, ctx);
+    const error = await second.then(() => undefined, (e: unknown) => e);
+    expect(WrongExpectedRevision.is(error)).to.equal(true);
+    expect((await streamOf()).map((e) => (e.data as { timestamp: number }).timestamp)).to.deep.equal([1]);
+  });
+
+  it('names a part of a nested index by the findings it holds, so a retried append is stored once', async () => {
+    const items = new DataItemRepository(store);
+    await items.create({ type: 'AcceptDataItem', data: dataItemAccepted(id, { nestedBundle: true }).data }, ctx);
+    const unindexed = { unindexed: { id: itemId(2), reason: 'signature does not verify' } };
+    await items.execute({ type: 'RecordNestedPart', data: { id, first: 0, found: [unindexed, unindexed], more: true, now: 5 } }, ctx);
+    await items.execute({ type: 'RecordNestedPart', data: { id, first: 2, found: [unindexed], more: false, now: 6 } }, ctx);
+    const parts = (await streamOf()).filter((e) => e.type === 'NestedItemsIndexed');
+    expect(parts.map((e) => e.id)).to.deep.equal([nestedPartId(id, 0, 2, true), nestedPartId(id, 2, 1, false)]);
+  });
+});
