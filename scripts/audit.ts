@@ -7,6 +7,7 @@
 import { runAudit } from '../src/audit/audit.js';
 import { findingLine, jsonClosing, jsonFinding, jsonOpening, summaryText } from '../src/audit/report.js';
 import { readServicePublicModulus } from '../src/audit/serviceKey.js';
+import { transferSourcesOf } from '../src/app/topUpChains.js';
 import { withAuditorStores } from './lib/auditorStores.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';
@@ -53,6 +54,8 @@ await runCli(USAGE, async () => {
         readStore: readStore!,
         blobStore: blobStore!,
         servicePublicModulus,
+        // top-up credits are re-read from the chains the service is configured with (GATEWAY_URL, ETHEREUM_RPC_URL)
+        transfers: transferSourcesOf(config),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(blobGraceMs !== undefined ? { blobGraceMs } : {}),
       },
