@@ -154,6 +154,42 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     expect(BigInt((await turbo.getBalance()).winc)).to.equal(before + 123_456n);
   });
 
+  it("turbo-sdk's turboCreditDestinationAddress (a Turbo-Credit-Destination-Address tag) credits that account, not the sender's", async () => {
+    const turbo = TurboFactory.authenticated({
+      privateKey: arweaveJwk,
+      token: 'arweave',
+      uploadServiceConfig: { url: env.service.url },
+      paymentServiceConfig: { url: env.service.url },
+      tokenTools: new ArweaveToken({ gatewayUrl: env.arlocal.url, pollingOptions: { maxAttempts: 50, pollingIntervalMs: 200, initialBackoffMs: 0 } }),
+    });
+    const friend = 'friend'.padEnd(43, 'F');
+    const senderBefore = await balance();
+    const result = await turbo.topUpWithTokens({ tokenAmount: 9_000, turboCreditDestinationAddress: friend });
+    expect(result).to.deep.include({ winc: '9000', owner: USER, recipient: friend, status: 'pending' });
+    await env.arlocal.mine(1 + CONFIRMATIONS);
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0 });
+    expect(await balance(friend)).to.equal(9_000n);
+    expect(await balance()).to.equal(senderBefore);
+  });
+
+  it("reads a pending transfer from the gateway's GraphQL index when the gateway answers its header 202 Pending, as Arweave nodes do", async () => {
+    const txId = await send(env.service.walletAddress, 3_000n);
+    // arlocal serves a pending header; an Arweave node answers 202 "Pending" without it
+    const asNode: typeof fetch = async (input, init) =>
+      String(input).endsWith(`/tx/${txId}`) ? new Response('Pending', { status: 202 }) : fetch(input, init);
+    const transfers = createArweaveTransfers({ gatewayUrl: env.arlocal.url, timeoutMs: 10_000, fetch: asNode });
+    expect(await transfers.transfer(txId)).to.deep.equal({
+      txId,
+      sender: USER,
+      target: env.service.walletAddress,
+      quantity: 3_000n,
+      failed: false,
+      status: { confirmed: false },
+    });
+    await env.arlocal.mine(1 + CONFIRMATIONS);
+    expect((await transfers.transfer(txId))?.status).to.deep.include({ confirmed: true, confirmations: CONFIRMATIONS });
+  });
+
   it('the history of the account shows each top-up with its transaction; the audit re-reads every top-up credit from the gateway', async () => {
     const txId = await send(env.service.walletAddress, 4_000n);
     await env.arlocal.mine(1 + CONFIRMATIONS);

@@ -157,4 +157,23 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
       await periodic.close();
     }
   });
+
+  it('answers 503 Service unavailable when the RPC endpoint cannot be read, and records no claim (the same claim succeeds later)', async () => {
+    const closed = await startTestService({
+      ADDRESS_ETHEREUM: serviceAddress,
+      // nothing listens on port 9 (discard) of 127.0.0.1 here
+      ETHEREUM_RPC_URL: 'http://127.0.0.1:9',
+      TOPUP_WINC_PER_ETH: WINC_PER_ETH.toString(),
+      GATEWAY_TIMEOUT_MS: '2000',
+    });
+    try {
+      const txId = await chain.send(user, serviceAddress, GWEI);
+      const answer = await fetch(`${closed.url}/account/balance/ethereum`, { method: 'POST', body: JSON.stringify({ tx_id: txId }) });
+      expect([answer.status, await answer.text()]).to.deep.equal([503, 'Service unavailable']);
+      await chain.mine(CONFIRMATIONS);
+      expect((await claim(txId)).status).to.equal(200);
+    } finally {
+      await closed.close();
+    }
+  });
 });
