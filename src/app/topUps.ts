@@ -139,7 +139,16 @@ export function createTopUps(deps: TopUpDeps) {
         const page = await deps.readStore.scan<PendingTopUp>(collection, { ...(afterId ? { afterId } : {}), limit: 200 });
         for (const { doc } of page) {
           const chain = deps.chains.get(doc.token);
-          const transfer = chain ? await chain.source.transfer(doc.txId) : undefined;
+          let transfer: Transfer | undefined;
+          try {
+            transfer = chain ? await chain.source.transfer(doc.txId) : undefined;
+          } catch (error) {
+            // a chain that cannot be read now holds up its own claims only: the next pass reads them again
+            if (!GatewayRequestError.is(error)) throw error;
+            deps.log?.('top-up claim not checked: the chain could not be read', { token: doc.token, txId: doc.txId, error: error.message });
+            result.pending += 1;
+            continue;
+          }
           if (!chain || !transfer || transfer.target !== chain.address || transfer.failed) {
             deps.log?.('top-up claim no longer a transfer to the service: not credited', { token: doc.token, txId: doc.txId, address: doc.address });
             result.pending += 1;

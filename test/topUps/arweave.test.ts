@@ -202,6 +202,13 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
       `+4000 winc (credit arweave:${txId}): top-up, arweave transaction ${txId} of 4000 from ${USER} to ${env.service.walletAddress}, block ${block}`,
     );
 
+    // the claim itself, by the credit id the line names
+    const claimLines: string[] = [];
+    for await (const piece of history({ eventStore: env.service.eventStore, readStore: env.service.readStore }, `arweave:${txId}`)) claimLines.push(piece);
+    expect(claimLines.join('')).to.include(
+      `arweave transaction ${txId} of 4000 from ${USER} to ${env.service.walletAddress} claimed for ${USER}: 4000 winc, confirmed`,
+    );
+
     const transfers = new Map([['arweave', createArweaveTransfers({ gatewayUrl: env.arlocal.url, timeoutMs: 10_000 })]]);
     const audit = async () => {
       const findings: Finding[] = [];
