@@ -113,6 +113,15 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     expect((await claim(txId)).status).to.equal(400);
   });
 
+  it('credits once when the same transaction is claimed several times at once: one 200, the others Invalid transaction', async () => {
+    const before = await balance();
+    const txId = await send(env.service.walletAddress, 2_500n);
+    await env.arlocal.mine(1 + CONFIRMATIONS);
+    const answers = await Promise.all([claim(txId), claim(txId, 'arweave', '/v1'), claim(txId), claim(txId, 'arweave', '/v1')]);
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 400, 400, 400]);
+    expect(await balance()).to.equal(before + 2_500n);
+  });
+
   it('refuses a transfer to another address, an unknown transaction and one of another shape with Invalid transaction', async () => {
     const before = await balance();
     const elsewhere = await send('x'.repeat(43), 5_000n);
