@@ -7,7 +7,8 @@ import type { ProjectionDefinition } from './definition.js';
 /**
  * Top-ups claimed and not credited yet, by credit id (`<token>:<txId>`): a transaction still short
  * of its confirmations at the claim, or a claim whose credit did not happen (a crash in between).
- * The periodic top-up pass reads it; the credit (an on-chain `AccountCredited`) removes the entry.
+ * The periodic top-up pass reads it; the credit (an on-chain `AccountCredited`) or the claim's
+ * expiry (`TopUpExpired`: the chain no longer knows the transaction) removes the entry.
  */
 export interface PendingTopUp {
   token: string;
@@ -22,11 +23,11 @@ type PendingTopUpEvent = TopUpEvent | Extract<AccountEvent, { type: 'AccountCred
 export const pendingTopUpsProjection: ProjectionDefinition<PendingTopUp, PendingTopUpEvent> = {
   name: 'pending-top-ups',
   version: 1,
-  handles: ['TopUpClaimed', 'AccountCredited'],
+  handles: ['TopUpClaimed', 'TopUpExpired', 'AccountCredited'],
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()
-      .with({ type: 'TopUpClaimed' }, ({ data }) => [creditIdOfTransfer(data.token, data.txId)])
+      .with({ type: 'TopUpClaimed' }, { type: 'TopUpExpired' }, ({ data }) => [creditIdOfTransfer(data.token, data.txId)])
       // an operator's credit is no top-up
       .with({ type: 'AccountCredited' }, ({ data }) => (data.onChain !== undefined ? [data.creditId] : []))
       .exhaustive(),
@@ -34,6 +35,6 @@ export const pendingTopUpsProjection: ProjectionDefinition<PendingTopUp, Pending
     match(event)
       .returnType<PendingTopUp | undefined>()
       .with({ type: 'TopUpClaimed' }, ({ data }) => ({ token: data.token, txId: data.txId, address: data.address, winc: data.winc, timestamp: data.timestamp }))
-      .with({ type: 'AccountCredited' }, () => undefined)
+      .with({ type: 'AccountCredited' }, { type: 'TopUpExpired' }, () => undefined)
       .exhaustive(),
 };

@@ -113,6 +113,8 @@ const ConfigSchema = z.object({
   TOPUP_ETHEREUM_CONFIRMATIONS: int(0, 1000).default(12),
   /** how often claimed top-ups short of their confirmations are looked at again */
   TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000).default(60_000),
+  /** a pending claim whose transaction the chain no longer knows expires this long after the claim (it may then be claimed again) */
+  TOPUP_PENDING_MAX_AGE_MS: int(1000, 365 * 86_400_000).default(86_400_000),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -204,6 +206,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
           ? { rpcUrl: c.ETHEREUM_RPC_URL, address: c.ADDRESS_ETHEREUM, wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH), minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS }
           : undefined,
       checkIntervalMs: c.TOPUP_CHECK_INTERVAL_MS,
+      pendingMaxAgeMs: c.TOPUP_PENDING_MAX_AGE_MS,
     },
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,

@@ -313,6 +313,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accounts,
     readStore,
     now: Date.now,
+    pendingMaxAgeMs: config.topUps.pendingMaxAgeMs,
     ...(awaitProjection ? { awaitProjection } : {}),
     log: (message, fields) => log.warn(message, fields),
   });

@@ -44,6 +44,8 @@ export interface TopUpDeps {
   accounts: Pick<AccountRepository, 'execute'>;
   readStore: Pick<ReadStore, 'scan'>;
   now: () => number;
+  /** a pending claim whose transaction the chain no longer knows expires this long after it was made */
+  pendingMaxAgeMs: number;
   /** in one process, waits until the read models show the credit (so a balance right after shows it) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
   log?: (message: string, fields: Record<string, unknown>) => void;
@@ -128,11 +130,12 @@ export function createTopUps(deps: TopUpDeps) {
 
     /**
      * Credits the claims whose transactions now have their confirmations. A claim whose transaction
-     * the chain no longer shows as a transfer to the service (dropped, replaced) stays pending and
-     * is logged: nothing is credited for it.
+     * the chain does not know (never mined, dropped) stays pending, and expires once older than
+     * `pendingMaxAgeMs` (it may then be claimed again); one the chain shows otherwise than as a
+     * transfer to the service is logged and credits nothing.
      */
-    async creditPending(): Promise<{ credited: number; pending: number }> {
-      const result = { credited: 0, pending: 0 };
+    async creditPending(): Promise<{ credited: number; pending: number; expired: number }> {
+      const result = { credited: 0, pending: 0, expired: 0 };
       const collection = collectionOf(pendingTopUpsProjection);
       let afterId: string | undefined;
       for (;;) {
@@ -147,6 +150,11 @@ export function createTopUps(deps: TopUpDeps) {
             if (!GatewayRequestError.is(error)) throw error;
             deps.log?.('top-up claim not checked: the chain could not be read', { token: doc.token, txId: doc.txId, error: error.message });
             result.pending += 1;
+            continue;
+          }
+          if (chain && !transfer && deps.now() - doc.timestamp > deps.pendingMaxAgeMs) {
+            const { events } = await deps.topUps.execute({ type: 'Expire', data: { token: doc.token, txId: doc.txId, now: deps.now() } }, { correlationId: 'top-up-pass' });
+            if (events.length > 0) result.expired += 1;
             continue;
           }
           if (!chain || !transfer || transfer.target !== chain.address || transfer.failed) {

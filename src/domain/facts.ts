@@ -72,6 +72,10 @@ export const factsOf = (event: DomainEvent): string =>
         `${d.token} transaction ${d.txId} of ${d.quantity} from ${d.sender} to ${d.target} claimed for ${d.address}: ${d.winc} winc, ${d.confirmed ? 'confirmed' : 'credited once confirmed'}`,
     )
     .with(
+      { type: 'TopUpExpired' },
+      ({ data: d }) => `claim of ${d.token} transaction ${d.txId} for ${d.address} (made ${iso(d.claimedAt)}) expired: the chain no longer knows the transaction; it may be claimed again`,
+    )
+    .with(
       { type: 'BalanceReserved' },
       ({ data: d }) =>
         `${d.winc} winc reserved for item ${d.dataItemId} (reservation ${d.reservationId}${d.onBehalfOf !== undefined ? `, on behalf of ${d.onBehalfOf}` : ''})`,

@@ -123,6 +123,7 @@ async function largest(): Promise<DomainEvent[]> {
       type: 'TopUpClaimed',
       data: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, address, target: address, quantity: winc, winc, confirmed: false, timestamp },
     },
+    { type: 'TopUpExpired', data: { token: 't'.repeat(32), txId: 'x'.repeat(128), address, claimedAt: timestamp, timestamp } },
     { type: 'BalanceReserved', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), onBehalfOf: address, timestamp } },
     { type: 'ReservationSettled', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), timestamp } },
     { type: 'ReservationReleased', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), reason: reason500, timestamp } },

@@ -75,6 +75,8 @@ const story = (): [string, DomainEvent][] => {
       },
     ],
     [`topUp-arweave:${'p'.repeat(43)}`, { type: 'TopUpClaimed', data: { token: 'arweave', txId: 'p'.repeat(43), sender: payer, address: payer, target: 'service-wallet', quantity: '700', winc: '700', confirmed: false, timestamp: at() } }],
+    [`topUp-arweave:${'d'.repeat(43)}`, { type: 'TopUpClaimed', data: { token: 'arweave', txId: 'd'.repeat(43), sender: payer, address: payer, target: 'service-wallet', quantity: '800', winc: '800', confirmed: false, timestamp: at() } }],
+    [`topUp-arweave:${'d'.repeat(43)}`, { type: 'TopUpExpired', data: { token: 'arweave', txId: 'd'.repeat(43), address: payer, claimedAt: T0, timestamp: at() } }],
     [`account-${payer}`, { type: 'PaymentApproved', data: { address: payer, approvedAddress: approved, winc: '50000', expiresAt: T0 + 86_400_000, timestamp: at() } }],
     // a paid single upload, and one refused after its reservation (released)
     reserve('r-paid', paid, '11000'),

@@ -28,6 +28,8 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     TOPUP_ARWEAVE_CONFIRMATIONS: String(CONFIRMATIONS),
     // the pass is run by the tests (creditPending), never by the timer while they look
     TOPUP_CHECK_INTERVAL_MS: '86400000',
+    // a claim of a transaction the gateway no longer knows expires a second after it was made
+    TOPUP_PENDING_MAX_AGE_MS: '1000',
   });
   let arweave: Arweave;
 
@@ -99,15 +101,15 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     expect([body.confirmed, body.winc]).to.deep.equal([false, '7000']);
     expect(body.pendingTransaction).to.deep.include({ transactionId: txId, winstonCreditAmount: '7000', destinationAddress: USER });
 
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
     await env.arlocal.mine(1);
     // in a block, short of its confirmations
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
     expect(await balance()).to.equal(before);
     await env.arlocal.mine(CONFIRMATIONS);
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
     expect(await balance()).to.equal(before + 7_000n);
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0, expired: 0 });
     expect(await balance()).to.equal(before + 7_000n);
     // claimed while pending: a second claim is refused too
     expect((await claim(txId)).status).to.equal(400);
@@ -153,7 +155,7 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     expect(result).to.deep.include({ quantity: '123456', winc: '123456', owner: USER, recipient: USER, token: 'arweave', status: 'pending', target: env.service.walletAddress });
     expect(BigInt((await turbo.getBalance()).winc)).to.equal(before);
     await env.arlocal.mine(1 + CONFIRMATIONS);
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
     expect(BigInt((await turbo.getBalance()).winc)).to.equal(before + 123_456n);
     // turbo's own retry of the claim is refused: nothing is credited twice
     await turbo.submitFundTransaction({ txId: result.id }).then(
@@ -176,7 +178,7 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     const result = await turbo.topUpWithTokens({ tokenAmount: 9_000, turboCreditDestinationAddress: friend });
     expect(result).to.deep.include({ winc: '9000', owner: USER, recipient: friend, status: 'pending' });
     await env.arlocal.mine(1 + CONFIRMATIONS);
-    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0 });
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
     expect(await balance(friend)).to.equal(9_000n);
     expect(await balance()).to.equal(senderBefore);
   });
@@ -238,5 +240,35 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     const run = await runScript('audit', [], { DATA_DIR: env.service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE, GATEWAY_URL: env.arlocal.url });
     expect(run.code, run.stderr).to.equal(1);
     expect(run.stdout).to.include(`top-up-mismatch      ${USER}  arweave transaction ${forged} is unknown to the chain`);
+  });
+
+  it('a pending claim whose transaction the gateway dropped expires (history shows it), and the transaction posted again is claimed and credited once', async () => {
+    const before = await balance();
+    const tx = await arweave.createTransaction({ target: env.service.walletAddress, quantity: '6000', data: '' }, arweaveJwk);
+    await arweave.transactions.sign(tx, arweaveJwk);
+    expect((await arweave.transactions.post(tx)).status).to.equal(200);
+    expect(((await (await claim(tx.id)).json()) as { confirmed: boolean }).confirmed).to.equal(false);
+    // the gateway forgets it, as a node drops a transaction that is never mined
+    expect((await fetch(`${env.arlocal.url}/tx/${tx.id}`, { method: 'DELETE' })).status).to.equal(200);
+    const deadline = Date.now() + 30_000;
+    let pass = await env.service.topUps.creditPending();
+    while (pass.expired === 0 && Date.now() < deadline) {
+      expect(pass).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      pass = await env.service.topUps.creditPending();
+    }
+    expect(pass).to.deep.equal({ credited: 0, pending: 0, expired: 1 });
+    let lines = '';
+    for await (const piece of history({ eventStore: env.service.eventStore, readStore: env.service.readStore }, `arweave:${tx.id}`)) lines += piece;
+    expect(lines).to.match(new RegExp(`TopUpExpired +claim of arweave transaction ${tx.id} for ${USER} \\(made [^)]+\\) expired`));
+    expect(await balance()).to.equal(before);
+
+    // sent again (the same signed transaction), it is claimed again and credited once confirmed
+    expect((await arweave.transactions.post(tx)).status).to.equal(200);
+    await env.arlocal.mine(1 + CONFIRMATIONS);
+    const again = await claim(tx.id);
+    expect(((await again.json()) as { confirmed: boolean }).confirmed).to.equal(true);
+    expect(await balance()).to.equal(before + 6_000n);
+    expect((await claim(tx.id)).status).to.equal(400);
   });
 });

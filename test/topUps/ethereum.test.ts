@@ -97,12 +97,12 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     const body = (await answer.json()) as { confirmed: boolean; winc: string; pendingTransaction: Record<string, unknown> };
     expect([body.confirmed, body.winc]).to.deep.equal([false, wincOf(wei).toString()]);
     expect(body.pendingTransaction).to.deep.include({ transactionId: txId, tokenType: 'ethereum', transactionQuantity: wei.toString(), destinationAddress: user, transactionSenderAddress: user });
-    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
     expect(await balance()).to.equal(before);
     await chain.mine(CONFIRMATIONS - 1);
-    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
     expect(await balance()).to.equal(before + wincOf(wei));
-    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0, expired: 0 });
     expect(await balance()).to.equal(before + wincOf(wei));
   });
 

@@ -11,8 +11,9 @@ export interface TopUpAuditDeps {
  * Every top-up credit (an `AccountCredited` with `onChain`) is what its chain says: the transaction
  * exists, went from the recorded sender to the recorded address, moved the recorded quantity, did
  * not fail, is in a block, and is credited under its own credit id (`<token>:<txId>`). A chain that
- * cannot be read now leaves its credits not checked (counted, no finding). `TopUpClaimed` events
- * are the claims: their credits are what is checked, so they are not judged on their own.
+ * cannot be read now leaves its credits not checked (counted, no finding). `TopUpClaimed` and
+ * `TopUpExpired` events are the claims and their ends: they credit nothing, the credits are what is
+ * checked, so they are not judged on their own.
  */
 export async function checkTopUps(events: AsyncIterable<AuditEvent>, deps: TopUpAuditDeps, sink: AuditSink): Promise<void> {
   const unreachable = new Set<string>();

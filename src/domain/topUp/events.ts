@@ -32,7 +32,17 @@ export const TopUpClaimed = z.object({
 });
 export type TopUpClaimed = z.infer<typeof TopUpClaimed>;
 
-export const TopUpEvent = z.discriminatedUnion('type', [TopUpClaimed]);
+/**
+ * A pending claim whose transaction the chain no longer knows (never mined, dropped from the mempool)
+ * after the configured time: it is no longer checked, and the transaction may be claimed again (a
+ * transaction sent again with the same id, as Ethereum allows, is then credited, still once).
+ */
+export const TopUpExpired = z.object({
+  type: z.literal('TopUpExpired'),
+  data: z.object({ token: z.string(), txId: z.string(), address: z.string(), claimedAt: z.number().int(), timestamp: z.number().int() }),
+});
+
+export const TopUpEvent = z.discriminatedUnion('type', [TopUpClaimed, TopUpExpired]);
 export type TopUpEvent = z.infer<typeof TopUpEvent>;
 
 const topUpEventTypes: ReadonlySet<string> = new Set(TopUpEvent.options.map((o) => o.shape.type.value));
