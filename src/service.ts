@@ -317,15 +317,16 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ...(awaitProjection ? { awaitProjection } : {}),
     log: (message, fields) => log.warn(message, fields),
   });
-  const topUpPass = roles.commands
-    ? every(
-        config.topUps.checkIntervalMs,
-        async () => {
-          if (await readStore.tryLease('top-ups', instanceId, 3 * config.topUps.checkIntervalMs, Date.now())) await topUps.creditPending();
-        },
-        (message, error) => log.error(`top-ups: ${message}`, error),
-      )
-    : undefined;
+  const topUpPass =
+    roles.commands && topUps.tokens().length > 0
+      ? every(
+          config.topUps.checkIntervalMs,
+          async () => {
+            if (await readStore.tryLease('top-ups', instanceId, 3 * config.topUps.checkIntervalMs, Date.now())) await topUps.creditPending();
+          },
+          (message, error) => log.error(`top-ups: ${message}`, error),
+        )
+      : undefined;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
 
   // limits against abuse in front of the upload routes: uploads per client, temporary space, body rate
