@@ -15,6 +15,7 @@ import { bundleHistoryProjection } from './bundleHistory.js';
 import { uploadHistoryProjection } from './uploadHistory.js';
 import { uploadStatsProjection } from './uploadStats.js';
 import { receivedApprovalsProjection } from './receivedApprovals.js';
+import { pendingTopUpsProjection } from './pendingTopUps.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -33,6 +34,7 @@ export const allProjections: readonly AnyProjection[] = [
   uploadHistoryProjection,
   uploadStatsProjection,
   receivedApprovalsProjection,
+  pendingTopUpsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -51,3 +53,4 @@ export { bundleHistoryProjection, type BundleHistoryDocument } from './bundleHis
 export { uploadHistoryProjection, type UploadHistoryDocument } from './uploadHistory.js';
 export { uploadStatsProjection, UPLOAD_STATS_ID, type RecentFailure, type UploadStatsDocument } from './uploadStats.js';
 export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './receivedApprovals.js';
+export { pendingTopUpsProjection, type PendingTopUp } from './pendingTopUps.js';

@@ -7,6 +7,7 @@
 import { runAudit } from '../src/audit/audit.js';
 import { findingLine, jsonClosing, jsonFinding, jsonOpening, summaryText } from '../src/audit/report.js';
 import { readServicePublicModulus } from '../src/audit/serviceKey.js';
+import { transferSourcesOf } from '../src/app/topUpChains.js';
 import { withAuditorStores } from './lib/auditorStores.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';
@@ -54,6 +55,8 @@ await runCli(USAGE, async () => {
         blobStore: blobStore!,
         servicePublicModulus,
         now: Date.now,
+        // top-up credits are re-read from the chains the service is configured with (GATEWAY_URL, ETHEREUM_RPC_URL)
+        transfers: transferSourcesOf(config),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(blobGraceMs !== undefined ? { blobGraceMs } : {}),
       },

@@ -16,6 +16,7 @@ const USAGE = `usage: npm run history -- <dataItemId|uploadId|address|planId|blo
   address     an account: arweave (43 chars base64url), ethereum (0x...) or solana/ed25519 (base58)
   planId      a bundle plan's id
   blocklist   the operator's block list: who blocked or unblocked which address, when and why
+  token:txId  a top-up's claim, by the credit id its account's history shows (arweave:<tx id>, ethereum:0x...)
   --json      print the stream's recorded events as a JSON array (revisions and positions as strings)
 exit: 0 printed, 1 nothing has that id (or the store cannot be read), 2 bad command line or configuration`;
 

@@ -104,6 +104,17 @@ const ConfigSchema = z.object({
   /** default: MAX_DATA_ITEM_SIZE (one item of a client that sends its header chunk last) */
   HEADERLESS_UPLOAD_BYTES_PER_CLIENT: int(0, Number.MAX_SAFE_INTEGER).optional(),
   HEADERLESS_UPLOAD_LIFETIME_MS: int(1_000, 365 * 86_400_000).default(3_600_000),
+  /** top-ups with the users' own tokens (src/app/topUps.ts): winc per AR (10^12 winston: winston is winc), 0 turns AR top-ups off */
+  TOPUP_WINC_PER_AR: z.string().regex(/^\d+$/, 'a non-negative integer').default('1000000000000'),
+  TOPUP_ARWEAVE_CONFIRMATIONS: int(0, 1000).default(18),
+  /** a JSON-RPC endpoint: ETH top-ups to ADDRESS_ETHEREUM, credited at TOPUP_WINC_PER_ETH */
+  ETHEREUM_RPC_URL: z.url().optional(),
+  TOPUP_WINC_PER_ETH: z.string().regex(/^\d+$/, 'a non-negative integer').optional(),
+  TOPUP_ETHEREUM_CONFIRMATIONS: int(0, 1000).default(12),
+  /** how often claimed top-ups short of their confirmations are looked at again */
+  TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000).default(60_000),
+  /** a pending claim whose transaction the chain no longer knows expires this long after the claim (it may then be claimed again) */
+  TOPUP_PENDING_MAX_AGE_MS: int(1000, 365 * 86_400_000).default(86_400_000),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -130,6 +141,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   }
   if ((c.READ_STORE === 'mongo' || c.BLOB_STORE === 'gridfs') && !c.MONGO_URL) {
     throw new ConfigError('invalid configuration:\n  MONGO_URL: required when READ_STORE=mongo or BLOB_STORE=gridfs');
+  }
+  if (c.ETHEREUM_RPC_URL && (!c.ADDRESS_ETHEREUM || !/^0x[0-9a-fA-F]{40}$/.test(c.ADDRESS_ETHEREUM) || c.TOPUP_WINC_PER_ETH === undefined)) {
+    throw new ConfigError('invalid configuration:\n  ETHEREUM_RPC_URL: needs ADDRESS_ETHEREUM (0x and 40 hex digits) and TOPUP_WINC_PER_ETH');
   }
   const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
   return {
@@ -185,6 +199,15 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     mongoUrl: c.MONGO_URL,
     mongoDatabase: c.MONGO_DATABASE,
     addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },
+    topUps: {
+      arweave: { wincPerToken: BigInt(c.TOPUP_WINC_PER_AR), minConfirmations: c.TOPUP_ARWEAVE_CONFIRMATIONS },
+      ethereum:
+        c.ETHEREUM_RPC_URL && c.ADDRESS_ETHEREUM && c.TOPUP_WINC_PER_ETH !== undefined
+          ? { rpcUrl: c.ETHEREUM_RPC_URL, address: c.ADDRESS_ETHEREUM, wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH), minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS }
+          : undefined,
+      checkIntervalMs: c.TOPUP_CHECK_INTERVAL_MS,
+      pendingMaxAgeMs: c.TOPUP_PENDING_MAX_AGE_MS,
+    },
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,

@@ -41,6 +41,8 @@ import { LeaseFence } from './app/bundler/fence.js';
 import { createArweaveGateway } from './adapters/gateway/arweaveGateway.js';
 import { createWalletFunds } from './app/bundler/funds.js';
 import { createReconciler } from './app/reconciler.js';
+import { createTopUpChains } from './app/topUpChains.js';
+import { createTopUps, TopUpRepository, type TopUps } from './app/topUps.js';
 import { createApp, type AppOptions } from './http/app.js';
 import { withFastStatus } from './http/fastStatus.js';
 import { createQueries } from './queries/index.js';
@@ -82,6 +84,8 @@ export interface RunningService {
   accounts: AccountRepository;
   projections: ProjectionRunner;
   reconciler: ReturnType<typeof createReconciler>;
+  /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
+  topUps: TopUps;
   multipart: MultipartDeps;
   finalizer: Finalizer;
   bundler: Bundler;
@@ -313,6 +317,27 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
 
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
+  // top-ups with the users' own tokens, claimed where commands run; pending ones checked under a lease
+  const topUps = createTopUps({
+    chains: createTopUpChains(config, wallet.address, countingFetch('topUp', metrics)),
+    topUps: new TopUpRepository(eventStore),
+    accounts,
+    readStore,
+    now,
+    pendingMaxAgeMs: config.topUps.pendingMaxAgeMs,
+    ...(awaitProjection ? { awaitProjection } : {}),
+    log: (message, fields) => log.warn(message, fields),
+  });
+  const topUpPass =
+    roles.commands && topUps.tokens().length > 0
+      ? every(
+          config.topUps.checkIntervalMs,
+          async () => {
+            if (await readStore.tryLease('top-ups', instanceId, 3 * config.topUps.checkIntervalMs, now())) await topUps.creditPending();
+          },
+          (message, error) => log.error(`top-ups: ${message}`, error),
+        )
+      : undefined;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
 
   // limits against abuse in front of the upload routes: uploads per client, temporary space, body rate
@@ -366,6 +391,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
         uploadDataItem: inFlight.track(async (input) =>
           singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) }),
         ),
+        ...(topUps.tokens().length > 0 ? { topUps: { claim: inFlight.track((token: string, txId: string, meta: Parameters<typeof topUps.claim>[2]) => topUps.claim(token, txId, meta)) } } : {}),
       },
       ...(config.adminToken && blocklist
         ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
@@ -411,6 +437,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     accounts,
     projections: runner,
     reconciler,
+    topUps,
     multipart,
     finalizer,
     bundler,
@@ -430,6 +457,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       await bundler.stop();
       await funds.stop();
       await maintenance?.stop();
+      await topUpPass?.stop();
       // stops at the next entry; the recovery pass finishes the index after a restart
       await nestedIndex.stop();
       await finalizer.idle();
@@ -437,7 +465,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       await runner.stop();
       // handed back at once (expired now), so a successor need not wait them out
       // a read store that is down must not keep the event store from being flushed and closed
-      for (const lease of ['projector', 'bundler', 'reconciler']) {
+      for (const lease of ['projector', 'bundler', 'reconciler', 'top-ups']) {
         await readStore.tryLease(lease, instanceId, 0, now()).catch((error: unknown) => log.warn('lease not handed back', { lease, error: String(error) }));
       }
       blockHeight.stop();

@@ -11,6 +11,8 @@ import { checkLiveBundles } from './checks/liveBundles.js';
 import { checkOrphanBlobs } from './checks/orphanBlobs.js';
 import { checkReceipts } from './checks/receipts.js';
 import { checkSettlements } from './checks/settlements.js';
+import { checkTopUps } from './checks/topUps.js';
+import type { TransferSource } from '../ports/transfers.js';
 import { fanOut } from './fanOut.js';
 import { parseRecorded } from './parse.js';
 import type { AuditEvent, AuditSink, Check, Counted, Finding } from './types.js';
@@ -26,6 +28,8 @@ export interface AuditStores {
   servicePublicModulus?: string | undefined;
   /** blobs checked at once */
   concurrency?: number;
+  /** the chains top-up credits are checked against, by token (absent: none is checked) */
+  transfers?: ReadonlyMap<string, TransferSource>;
 }
 
 export interface AuditSummary {
@@ -51,6 +55,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkDamagedItems,
   checkFailedItems,
   checkBundleFences,
+  (events, sink) => checkTopUps(events, { transfers: stores.transfers ?? new Map() }, sink),
 ];
 
 /**
@@ -90,6 +95,8 @@ const COUNTED: readonly Counted[] = [
   'awaitingSettlement',
   'blobsListed',
   'blobsNotJudged',
+  'topUps',
+  'topUpsNotChecked',
 ];
 
 async function* eventsUpTo(eventStore: AuditStores['eventStore'], head: bigint, sink: AuditSink): AsyncGenerator<AuditEvent> {

@@ -36,7 +36,9 @@ export type FindingKind =
   | 'settlement-mismatch'
   | 'settlement-orphan'
   /** a blob no event speaks of: an item never accepted, an upload at an end or unknown */
-  | 'blob-orphan';
+  | 'blob-orphan'
+  /** a top-up credit that its chain does not show as recorded (unknown, other sender, target or amount, failed, not in a block) */
+  | 'top-up-mismatch';
 
 export interface Finding {
   kind: FindingKind;
@@ -58,7 +60,10 @@ export type Counted =
   | 'awaitingSettlement'
   /** blobs under items/ and uploads/, and those of them changed within the grace period (not judged) */
   | 'blobsListed'
-  | 'blobsNotJudged';
+  | 'blobsNotJudged'
+  /** top-up credits checked against their chain, and those whose chain is not configured or could not be read */
+  | 'topUps'
+  | 'topUpsNotChecked';
 
 export interface AuditSink {
   finding(finding: Finding): void;

@@ -22,7 +22,8 @@ export type ErrorCode =
   | 'SERVICE_UNAVAILABLE'
   | 'ITEM_NOT_FAILED'
   | 'ITEM_DAMAGED'
-  | 'FORBIDDEN';
+  | 'FORBIDDEN'
+  | 'INVALID_TRANSACTION';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -97,4 +98,8 @@ export class ItemDamaged extends ServiceError {
 /** the item's owner, or a payer the upload names, is on the operator's block list */
 export class Forbidden extends ServiceError {
   readonly code = 'FORBIDDEN';
+}
+/** a claimed top-up transaction that is not a transfer to this service, unknown, or already claimed */
+export class InvalidTransaction extends ServiceError {
+  readonly code = 'INVALID_TRANSACTION';
 }

@@ -6,6 +6,7 @@ import { AccountEvent } from './account/events.js';
 import { UploadEvent } from './upload/events.js';
 import { BlocklistEvent } from './blocklist/events.js';
 import { LeaseEvent } from './bundle/lease.js';
+import { TopUpEvent } from './topUp/events.js';
 import { schemaVersionOf, upcast } from './upcasters.js';
 
 /**
@@ -19,6 +20,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   ...BundleEvent.options,
   ...BlocklistEvent.options,
   ...LeaseEvent.options,
+  ...TopUpEvent.options,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

@@ -61,7 +61,20 @@ export const factsOf = (event: DomainEvent): string =>
     .with({ type: 'UploadInvalid' }, ({ data: d }) => `invalid: ${d.reason}`)
     .with({ type: 'UploadUnderfunded' }, ({ data: d }) => `item ${d.dataItemId}: nobody could pay`)
     .with({ type: 'UploadExpired' }, () => 'expired before it was finalized')
-    .with({ type: 'AccountCredited' }, ({ data: d }) => `+${d.winc} winc (credit ${d.creditId}${d.reason !== undefined ? `: ${d.reason}` : ''})`)
+    .with({ type: 'AccountCredited' }, ({ data: d }) =>
+      d.onChain !== undefined
+        ? `+${d.winc} winc (credit ${d.creditId}): top-up, ${d.onChain.token} transaction ${d.onChain.txId} of ${d.onChain.quantity} from ${d.onChain.sender} to ${d.onChain.target}, block ${d.onChain.blockHeight}`
+        : `+${d.winc} winc (credit ${d.creditId}${d.reason !== undefined ? `: ${d.reason}` : ''})`,
+    )
+    .with(
+      { type: 'TopUpClaimed' },
+      ({ data: d }) =>
+        `${d.token} transaction ${d.txId} of ${d.quantity} from ${d.sender} to ${d.target} claimed for ${d.address}: ${d.winc} winc, ${d.confirmed ? 'confirmed' : 'credited once confirmed'}`,
+    )
+    .with(
+      { type: 'TopUpExpired' },
+      ({ data: d }) => `claim of ${d.token} transaction ${d.txId} for ${d.address} (made ${iso(d.claimedAt)}) expired: the chain no longer knows the transaction; it may be claimed again`,
+    )
     .with(
       { type: 'BalanceReserved' },
       ({ data: d }) =>

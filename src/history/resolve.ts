@@ -4,9 +4,10 @@ import { bundlerLeaseStream } from '../domain/bundle/lease.js';
 import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
+import { topUpStream } from '../domain/topUp/ids.js';
 import type { EventStore, RecordedEvent, StreamName } from '../ports/eventStore.js';
 
-export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease';
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease' | 'topUp';
 
 export interface HistoryTarget {
   kind: HistoryKind;
@@ -15,6 +16,8 @@ export interface HistoryTarget {
   stream: StreamName;
 }
 
+/** a top-up's credit id, `<token>:<txId>`, as an account's history shows it: its claim */
+const TOP_UP = /^[a-z0-9][a-z0-9-]{0,31}:[A-Za-z0-9_-]{43}$|^[a-z0-9][a-z0-9-]{0,31}:0x[0-9a-fA-F]{64}$/;
 /** plan ids are base64url (newPlanId); anything else cannot name a bundle stream */
 const PLAN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -29,6 +32,8 @@ export function candidateTargets(argument: string): HistoryTarget[] {
   if (input === BLOCKLIST_KEY) return [{ kind: 'blocklist', id: BLOCKLIST_KEY, stream: blocklistStream() }];
   // which instance was the active bundler when, with its fencing token: one stream, named by itself
   if (input === bundlerLeaseStream) return [{ kind: 'lease', id: input, stream: bundlerLeaseStream }];
+  // a top-up's claim, by the credit id its account's history shows
+  if (TOP_UP.test(input)) return [{ kind: 'topUp', id: input, stream: topUpStream(input) }];
   const out: HistoryTarget[] = [];
   if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
   if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });

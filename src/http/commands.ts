@@ -1,13 +1,16 @@
 import { Router, type Request, type Response } from 'express';
-import { DataItemTooLarge, InvalidContentType } from '../domain/errors.js';
+import { DataItemTooLarge, InvalidContentType, InvalidRequest } from '../domain/errors.js';
 import { DEFAULT_TOKEN } from '../domain/ids.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { AcceptOutcome } from '../app/acceptDataItem.js';
-import type { RequestContext } from '../app/context.js';
+import { metadataOf, type RequestContext } from '../app/context.js';
+import type { TopUps } from '../app/topUps.js';
+import { readSmallBody } from './smallBody.js';
+import { topUpAnswerBody } from './topUpBody.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
 import { serve } from './openapi/serve.js';
-import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
+import { topUpRoute, uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
 
 export interface CommandHandlers {
   uploadDataItem(input: {
@@ -18,6 +21,8 @@ export interface CommandHandlers {
     contentLength?: number;
     ctx: RequestContext;
   }): Promise<AcceptOutcome>;
+  /** top-ups with the users' own tokens (absent: the route is not served) */
+  topUps?: Pick<TopUps, 'claim'>;
 }
 
 /** Throws before a byte of the body is read when the headers already rule the upload out. */
@@ -70,5 +75,30 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
 
   serve(router, uploadRoute, (req, res) => upload(req, res, false));
   serve(router, uploadWithTokenRoute, (req, res) => upload(req, res, true));
+  const topUps = handlers.topUps;
+  if (topUps) {
+    serve(router, topUpRoute, async (req, res) => {
+      const { token } = parseParams(topUpRoute, req);
+      const txId = txIdOf(await readSmallBody(req, TOP_UP_BODY_BYTES));
+      const outcome = await topUps.claim(token, txId, metadataOf(requestContextOf(req)));
+      res.json(topUpAnswerBody(outcome));
+    });
+  }
   return router;
+}
+
+/** `{ "tx_id": "..." }` is some 100 bytes */
+const TOP_UP_BODY_BYTES = 4096;
+
+/** the claimed transaction id of a top-up body, whatever its content type (turbo-sdk sends the JSON as bytes) */
+function txIdOf(body: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new InvalidRequest('a top-up body is JSON');
+  }
+  const txId = (parsed as { tx_id?: unknown } | null)?.tx_id;
+  if (typeof txId !== 'string' || txId.length === 0 || txId.length > 128) throw new InvalidRequest('a top-up body names its tx_id');
+  return txId;
 }

@@ -31,6 +31,7 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('ITEM_NOT_FAILED', () => [409, 'Data item not failed'])
     .with('ITEM_DAMAGED', () => [409, 'Data item damaged: upload it again'])
     .with('FORBIDDEN', () => [403, 'Forbidden'])
+    .with('INVALID_TRANSACTION', () => [400, 'Invalid transaction'])
     .exhaustive();
 
 /** Plain-text error: the body is exactly the message and so is the reason phrase. */

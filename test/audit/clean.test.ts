@@ -72,6 +72,8 @@ describe('npm run audit on a clean service', function () {
         // the items' blobs: the multi-part upload's bytes became its item's
         blobsListed: 6,
         blobsNotJudged: 0,
+        topUps: 0,
+        topUpsNotChecked: 0,
       },
       findings: 0,
       receiptKeyChecked: true,

@@ -118,7 +118,12 @@ async function largest(): Promise<DomainEvent[]> {
       type: 'DataItemRequeued',
       data: { id: id(0), by: operator, reason: reason500, previousFailure: `${big} bundles dropped`, previousAttempts: big, rawContentLength: big, acceptedAt: big, timestamp },
     },
-    { type: 'AccountCredited', data: { address, winc, creditId: 'c'.repeat(128), reason: reason500, timestamp } },
+    { type: 'AccountCredited', data: { address, winc, creditId: 'c'.repeat(128), reason: reason500, onChain: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, target: address, quantity: winc, blockHeight: big }, timestamp } },
+    {
+      type: 'TopUpClaimed',
+      data: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, address, target: address, quantity: winc, winc, confirmed: false, timestamp },
+    },
+    { type: 'TopUpExpired', data: { token: 't'.repeat(32), txId: 'x'.repeat(128), address, claimedAt: timestamp, timestamp } },
     { type: 'BalanceReserved', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), onBehalfOf: address, timestamp } },
     { type: 'ReservationSettled', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), timestamp } },
     { type: 'ReservationReleased', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), reason: reason500, timestamp } },

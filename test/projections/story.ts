@@ -59,6 +59,24 @@ const story = (): [string, DomainEvent][] => {
   return [
     // payments and approvals
     [`account-${payer}`, { type: 'AccountCredited', data: { address: payer, winc: '1000000', creditId: 'credit-1', reason: 'top-up', timestamp: at() } }],
+    // top-ups with the user's own tokens: one credited at once, one still pending
+    [`topUp-arweave:${'t'.repeat(43)}`, { type: 'TopUpClaimed', data: { token: 'arweave', txId: 't'.repeat(43), sender: payer, address: payer, target: 'service-wallet', quantity: '5000', winc: '5000', confirmed: true, timestamp: at() } }],
+    [
+      `account-${payer}`,
+      {
+        type: 'AccountCredited',
+        data: {
+          address: payer,
+          winc: '5000',
+          creditId: `arweave:${'t'.repeat(43)}`,
+          onChain: { token: 'arweave', txId: 't'.repeat(43), sender: payer, target: 'service-wallet', quantity: '5000', blockHeight: 7 },
+          timestamp: at(),
+        },
+      },
+    ],
+    [`topUp-arweave:${'p'.repeat(43)}`, { type: 'TopUpClaimed', data: { token: 'arweave', txId: 'p'.repeat(43), sender: payer, address: payer, target: 'service-wallet', quantity: '700', winc: '700', confirmed: false, timestamp: at() } }],
+    [`topUp-arweave:${'d'.repeat(43)}`, { type: 'TopUpClaimed', data: { token: 'arweave', txId: 'd'.repeat(43), sender: payer, address: payer, target: 'service-wallet', quantity: '800', winc: '800', confirmed: false, timestamp: at() } }],
+    [`topUp-arweave:${'d'.repeat(43)}`, { type: 'TopUpExpired', data: { token: 'arweave', txId: 'd'.repeat(43), address: payer, claimedAt: T0, timestamp: at() } }],
     [`account-${payer}`, { type: 'PaymentApproved', data: { address: payer, approvedAddress: approved, winc: '50000', expiresAt: T0 + 86_400_000, timestamp: at() } }],
     // a paid single upload, and one refused after its reservation (released)
     reserve('r-paid', paid, '11000'),

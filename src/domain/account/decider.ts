@@ -1,6 +1,6 @@
 import { match } from 'ts-pattern';
 import { InsufficientBalance, InvalidRequest } from '../errors.js';
-import type { AccountEvent } from './events.js';
+import type { AccountEvent, OnChainTransfer } from './events.js';
 import { approvalAvailable, availableOf, type AccountState } from './state.js';
 
 /**
@@ -8,7 +8,7 @@ import { approvalAvailable, availableOf, type AccountState } from './state.js';
  * reservation settled twice, a credit id credited again, a revoked approval revoked again) decides nothing.
  */
 export type AccountCommand =
-  | { type: 'Credit'; data: { address: string; winc: bigint; creditId: string; reason?: string; now: number } }
+  | { type: 'Credit'; data: { address: string; winc: bigint; creditId: string; reason?: string; onChain?: OnChainTransfer; now: number } }
   | {
       type: 'Reserve';
       data: { address: string; reservationId: string; winc: bigint; dataItemId: string; onBehalfOf?: string; now: number };
@@ -35,6 +35,7 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
             winc: data.winc.toString(),
             creditId: data.creditId,
             ...(data.reason !== undefined ? { reason: data.reason } : {}),
+            ...(data.onChain !== undefined ? { onChain: data.onChain } : {}),
             timestamp: data.now,
           },
         },

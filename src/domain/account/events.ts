@@ -4,9 +4,30 @@ import { z } from 'zod';
 
 const Winc = z.string().regex(/^\d+$/);
 
+/** the on-chain transfer a top-up credit pays for, as read from the chain when it was credited */
+export const OnChainTransfer = z.object({
+  token: z.string(),
+  txId: z.string(),
+  sender: z.string(),
+  /** the service's address it went to */
+  target: z.string(),
+  /** in the chain's base unit (winston, wei) */
+  quantity: Winc,
+  blockHeight: z.number().int().nonnegative(),
+});
+export type OnChainTransfer = z.infer<typeof OnChainTransfer>;
+
 export const AccountCredited = z.object({
   type: z.literal('AccountCredited'),
-  data: z.object({ address: z.string(), winc: Winc, creditId: z.string(), reason: z.string().optional(), timestamp: z.number().int() }),
+  data: z.object({
+    address: z.string(),
+    winc: Winc,
+    creditId: z.string(),
+    reason: z.string().optional(),
+    /** a top-up with the user's own tokens (absent: an operator's credit); its credit id is `<token>:<txId>` */
+    onChain: OnChainTransfer.optional(),
+    timestamp: z.number().int(),
+  }),
 });
 
 export const BalanceReserved = z.object({

@@ -225,3 +225,28 @@ export const TxHeaderBody = z
     ...PayloadFacts,
   })
   .meta({ id: 'TxHeader', description: "the signed item's ANS-104 header fields and sizes" });
+
+export const TopUpRequestBody = z
+  .object({ tx_id: z.string().meta({ description: 'the id of the transaction that sent tokens to the service\'s address of `/info` (arweave: 43 characters; ethereum: 0x and 64 hex digits)' }) })
+  .meta({ id: 'TopUpRequest', description: 'the Irys/Bundlr `fund()` and turbo-sdk `submitFundTransaction` claim' });
+
+const TopUpTransaction = z.object({
+  transactionId: z.string(),
+  tokenType: z.string().meta({ description: 'the token of the path' }),
+  transactionQuantity: z.string().meta({ description: 'what was sent, in the chain\'s base unit (winston, wei)' }),
+  winstonCreditAmount: Winc.meta({ description: 'the winc it is worth at the configured rate' }),
+  destinationAddress: z.string().meta({ description: 'the account credited' }),
+  destinationAddressType: z.string().meta({ description: 'the token of the path' }),
+  transactionSenderAddress: z.string(),
+  blockHeight: z.int().optional().meta({ description: 'present once credited' }),
+});
+
+export const TopUpAnswerBody = z
+  .object({
+    confirmed: z.boolean().meta({ description: 'credited now; false: claimed, credited once the transaction has the configured confirmations' }),
+    winc: Winc.meta({ description: 'what the transaction is worth (credited now, or once confirmed)' }),
+    message: z.string(),
+    creditedTransaction: TopUpTransaction.optional().meta({ description: 'when `confirmed` (turbo-sdk reads it)' }),
+    pendingTransaction: TopUpTransaction.optional().meta({ description: 'when not `confirmed` (turbo-sdk reads it)' }),
+  })
+  .meta({ id: 'TopUpAnswer', description: 'a top-up claimed: `{ confirmed, winc }`, with the transaction as turbo-sdk parses it' });

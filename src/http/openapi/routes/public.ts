@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
 import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
-import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TxHeaderBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
+import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TopUpAnswerBody, TopUpRequestBody, TxHeaderBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
 
 /** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
 
@@ -106,6 +106,23 @@ export const balanceRoute = defineRoute({
     },
   },
   errors: ['INVALID_ADDRESS'],
+});
+
+export const topUpRoute = defineRoute({
+  operationId: 'topUp',
+  method: 'post',
+  path: '/account/balance/:token',
+  tag: 'accounts',
+  summary: 'Claim a top-up with your own tokens',
+  description:
+    "Irys/Bundlr `fund()` and turbo-sdk `topUpWithTokens`: after sending tokens to the service's address of `/info` for that token, the sender claims them with the transaction id. " +
+    'The service reads the transaction from the chain: a transfer to its address is credited to the sender (or to the `Turbo-Credit-Destination-Address` it names) at the configured rate, ' +
+    'once it has the configured confirmations (`confirmed: false` until then; a periodic check credits it). Each transaction is claimed once. ' +
+    'A token without top-ups configured is `Invalid token`; a transaction unknown to the chain, not to this service, failed or already claimed is `Invalid transaction`.',
+  params: { token: tokenParam },
+  requestBody: { ...json(TopUpRequestBody), description: 'the transaction id', required: true },
+  responses: { 200: { description: 'claimed: credited now, or once confirmed', content: json(TopUpAnswerBody) } },
+  errors: ['INVALID_TOKEN', 'INVALID_REQUEST', 'INVALID_TRANSACTION'],
 });
 
 export const approvalsRoute = defineRoute({

@@ -1,0 +1,40 @@
+import { match } from 'ts-pattern';
+import type { AccountEvent } from '../src/domain/account/events.js';
+import type { TopUpEvent } from '../src/domain/topUp/events.js';
+import { creditIdOfTransfer } from '../src/domain/topUp/ids.js';
+import type { ProjectionDefinition } from './definition.js';
+
+/**
+ * Top-ups claimed and not credited yet, by credit id (`<token>:<txId>`): a transaction still short
+ * of its confirmations at the claim, or a claim whose credit did not happen (a crash in between).
+ * The periodic top-up pass reads it; the credit (an on-chain `AccountCredited`) or the claim's
+ * expiry (`TopUpExpired`: the chain no longer knows the transaction) removes the entry.
+ */
+export interface PendingTopUp {
+  token: string;
+  txId: string;
+  address: string;
+  winc: string;
+  timestamp: number;
+}
+
+type PendingTopUpEvent = TopUpEvent | Extract<AccountEvent, { type: 'AccountCredited' }>;
+
+export const pendingTopUpsProjection: ProjectionDefinition<PendingTopUp, PendingTopUpEvent> = {
+  name: 'pending-top-ups',
+  version: 1,
+  handles: ['TopUpClaimed', 'TopUpExpired', 'AccountCredited'],
+  documentIds: (event) =>
+    match(event)
+      .returnType<readonly string[]>()
+      .with({ type: 'TopUpClaimed' }, { type: 'TopUpExpired' }, ({ data }) => [creditIdOfTransfer(data.token, data.txId)])
+      // an operator's credit is no top-up
+      .with({ type: 'AccountCredited' }, ({ data }) => (data.onChain !== undefined ? [data.creditId] : []))
+      .exhaustive(),
+  reduce: (_doc, event) =>
+    match(event)
+      .returnType<PendingTopUp | undefined>()
+      .with({ type: 'TopUpClaimed' }, ({ data }) => ({ token: data.token, txId: data.txId, address: data.address, winc: data.winc, timestamp: data.timestamp }))
+      .with({ type: 'AccountCredited' }, { type: 'TopUpExpired' }, () => undefined)
+      .exhaustive(),
+};

@@ -1,0 +1,88 @@
+import type { Transfer, TransferSource } from '../../ports/transfers.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
+import { toChecksumAddress } from '../../verify/index.js';
+import { gatewayRequest } from '../gateway/request.js';
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const QUANTITY = /^0x[0-9a-fA-F]+$/;
+
+export interface EthereumTransfersOptions {
+  /** a JSON-RPC endpoint (a node, a provider's URL, a local development chain) */
+  rpcUrl: string;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+/**
+ * ETH transfers through JSON-RPC: the transaction (`eth_getTransactionByHash`: from, to, value, block),
+ * once mined its receipt (`eth_getTransactionReceipt`: status 1 moved the value, 0 moved nothing) and
+ * the chain's head (`eth_blockNumber`). Confirmations count the transaction's own block: mined in the
+ * head block, it has 1.
+ */
+export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fetch }: EthereumTransfersOptions): TransferSource {
+  let nextId = 1;
+  async function call(method: string, params: unknown[], signal: AbortSignal | undefined): Promise<unknown> {
+    const answer = await gatewayRequest({
+      gatewayUrl: rpcUrl,
+      path: '',
+      method: 'POST',
+      accept: 'application/json',
+      json: { jsonrpc: '2.0', id: nextId++, method, params },
+      timeoutMs,
+      fetch: fetchFn,
+      signal,
+    });
+    const body = parseJson(answer.text) as { result?: unknown; error?: { message?: unknown } } | undefined;
+    if (answer.status !== 200 || body === undefined || body.error !== undefined || !('result' in body)) {
+      const why = body?.error !== undefined ? `error ${String(body.error.message)}` : `HTTP ${answer.status}`;
+      throw new GatewayRequestError(`${method} at ${answer.url} answered ${why}`, answer.status === 200 ? { kind: 'answer', status: 200 } : { kind: 'status', status: answer.status });
+    }
+    return body.result;
+  }
+  const fail = (what: string): never => {
+    throw new GatewayRequestError(`${rpcUrl} answered ${what}`, { kind: 'answer', status: 200 });
+  };
+
+  return {
+    async transfer(txId, { signal } = {}) {
+      if (!TX_HASH.test(txId)) return undefined;
+      const tx = (await call('eth_getTransactionByHash', [txId], signal)) as RpcTransaction | null;
+      if (tx === null) return undefined;
+      if (typeof tx.from !== 'string' || !ADDRESS.test(tx.from) || typeof tx.value !== 'string' || !QUANTITY.test(tx.value)) {
+        return fail(`transaction ${txId} without from and value`);
+      }
+      const common = {
+        txId,
+        sender: toChecksumAddress(tx.from),
+        target: typeof tx.to === 'string' && ADDRESS.test(tx.to) ? toChecksumAddress(tx.to) : undefined,
+        quantity: BigInt(tx.value),
+      };
+      if (typeof tx.blockNumber !== 'string') return { ...common, failed: false, status: { confirmed: false } } satisfies Transfer;
+      if (!QUANTITY.test(tx.blockNumber)) return fail(`transaction ${txId} with block number ${tx.blockNumber}`);
+      const blockHeight = Number(BigInt(tx.blockNumber));
+      const receipt = (await call('eth_getTransactionReceipt', [txId], signal)) as { status?: unknown } | null;
+      // mined, yet no receipt (a node that has not indexed it yet): not confirmed
+      if (receipt === null) return { ...common, failed: false, status: { confirmed: false } } satisfies Transfer;
+      const head = await call('eth_blockNumber', [], signal);
+      if (typeof head !== 'string' || !QUANTITY.test(head)) return fail('a block number that is not a quantity');
+      const confirmations = Math.max(0, Number(BigInt(head)) - blockHeight + 1);
+      return { ...common, failed: receipt.status !== '0x1', status: { confirmed: true, blockHeight, confirmations } } satisfies Transfer;
+    },
+  };
+}
+
+interface RpcTransaction {
+  from?: unknown;
+  to?: unknown;
+  value?: unknown;
+  blockNumber?: unknown;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

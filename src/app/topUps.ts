@@ -1,0 +1,179 @@
+import type { EventMetadata, EventStore } from '../ports/eventStore.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { Transfer, TransferSource } from '../ports/transfers.js';
+import { GatewayRequestError } from '../ports/gatewayErrors.js';
+import { InvalidToken, InvalidTransaction, ServiceUnavailable } from '../domain/errors.js';
+import type { OnChainTransfer } from '../domain/account/events.js';
+import { decideTopUp, evolveTopUp, initialTopUpState, keyOfTopUp, type TopUpCommand, type TopUpState } from '../domain/topUp/decider.js';
+import { isTopUpEvent, type TopUpClaimed, type TopUpEvent } from '../domain/topUp/events.js';
+import { creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
+import { collectionOf, pendingTopUpsProjection, type PendingTopUp } from '../../projections/index.js';
+import type { AccountRepository } from './accounts.js';
+import { AggregateRepository } from './aggregateRepository.js';
+
+/** Claimed transfers by chain and transaction id; see AggregateRepository. */
+export class TopUpRepository extends AggregateRepository<TopUpState, TopUpCommand, TopUpEvent> {
+  constructor(eventStore: EventStore) {
+    super(eventStore, {
+      initialState: initialTopUpState,
+      evolve: evolveTopUp,
+      decide: decideTopUp,
+      isEvent: isTopUpEvent,
+      keyOf: keyOfTopUp,
+      stream: topUpStream,
+    });
+  }
+}
+
+/** A chain the service takes top-ups on. */
+export interface TopUpChain {
+  source: TransferSource;
+  /** the service's address there, as `/info` names it (and as accounts are keyed) */
+  address: string;
+  /** a transfer with fewer confirmations is claimed but credited only once it has them */
+  minConfirmations: number;
+  /** winc credited for one whole token (1 AR, 1 ETH) */
+  wincPerToken: bigint;
+  /** base units in one whole token (10^12 winston, 10^18 wei) */
+  unitsPerToken: bigint;
+}
+
+export interface TopUpDeps {
+  chains: ReadonlyMap<string, TopUpChain>;
+  topUps: Pick<TopUpRepository, 'execute'>;
+  accounts: Pick<AccountRepository, 'execute'>;
+  readStore: Pick<ReadStore, 'scan'>;
+  now: () => number;
+  /** a pending claim whose transaction the chain no longer knows expires this long after it was made */
+  pendingMaxAgeMs: number;
+  /** in one process, waits until the read models show the credit (so a balance right after shows it) */
+  awaitProjection?: (position: bigint) => Promise<unknown>;
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface TopUpOutcome {
+  claim: TopUpClaimed['data'];
+  /** credited now; false: claimed, credited once the transaction has its confirmations */
+  confirmed: boolean;
+  /** the block it was credited in, when credited */
+  blockHeight?: number;
+}
+
+/** what `quantity` base units are worth: rounded down, so no winc is credited that was not paid */
+export const wincOf = (chain: Pick<TopUpChain, 'wincPerToken' | 'unitsPerToken'>, quantity: bigint): bigint =>
+  (quantity * chain.wincPerToken) / chain.unitsPerToken;
+
+const confirmedEnough = (chain: TopUpChain, transfer: Transfer) =>
+  transfer.status.confirmed && transfer.status.confirmations >= chain.minConfirmations;
+
+/**
+ * Top-ups with the user's own tokens: a claim reads the transaction from its chain, records the claim
+ * once per transaction (its own stream) and credits the account once it is confirmed enough, with
+ * the chain and transaction id as credit id (once per account). The pass (`creditPending`) credits
+ * claims still pending, and any claim whose credit a crash cut off.
+ */
+export function createTopUps(deps: TopUpDeps) {
+  async function read(chain: TopUpChain, txId: string): Promise<Transfer | undefined> {
+    try {
+      return await chain.source.transfer(txId);
+    } catch (error) {
+      if (GatewayRequestError.is(error)) throw new ServiceUnavailable(`the chain could not be read: ${error.message}`);
+      throw error;
+    }
+  }
+
+  async function credit(claim: PendingTopUp | TopUpClaimed['data'], transfer: Transfer & { status: { confirmed: true } }, target: string, metadata: Omit<EventMetadata, 'schemaVersion'>) {
+    const onChain: OnChainTransfer = {
+      token: claim.token,
+      txId: claim.txId,
+      sender: transfer.sender,
+      target,
+      quantity: transfer.quantity.toString(),
+      blockHeight: transfer.status.blockHeight,
+    };
+    const { position } = await deps.accounts.execute(
+      { type: 'Credit', data: { address: claim.address, winc: BigInt(claim.winc), creditId: creditIdOfTransfer(claim.token, claim.txId), onChain, now: deps.now() } },
+      metadata,
+    );
+    if (position !== undefined) await deps.awaitProjection?.(position);
+  }
+
+  return {
+    /** the tokens top-ups are taken in */
+    tokens: (): string[] => [...deps.chains.keys()],
+
+    async claim(token: string, txId: string, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<TopUpOutcome> {
+      const chain = deps.chains.get(token);
+      if (!chain) throw new InvalidToken(`no top-ups in ${token}`);
+      const transfer = await read(chain, txId);
+      if (!transfer) throw new InvalidTransaction(`${token} transaction ${txId} is unknown`);
+      if (transfer.target !== chain.address) throw new InvalidTransaction(`${token} transaction ${txId} went to ${transfer.target ?? 'no address'}, not ${chain.address}`);
+      if (transfer.failed) throw new InvalidTransaction(`${token} transaction ${txId} failed on chain`);
+      const winc = wincOf(chain, transfer.quantity);
+      const claim: TopUpClaimed['data'] = {
+        token,
+        txId,
+        sender: transfer.sender,
+        address: transfer.creditTo ?? transfer.sender,
+        target: chain.address,
+        quantity: transfer.quantity.toString(),
+        winc: winc.toString(),
+        confirmed: confirmedEnough(chain, transfer),
+        timestamp: deps.now(),
+      };
+      // throws Invalid transaction when it was claimed before, or is worth nothing
+      await deps.topUps.execute({ type: 'Claim', data: claim }, metadata);
+      if (!claim.confirmed || !transfer.status.confirmed) return { claim, confirmed: false };
+      await credit(claim, { ...transfer, status: transfer.status }, chain.address, metadata);
+      return { claim, confirmed: true, blockHeight: transfer.status.blockHeight };
+    },
+
+    /**
+     * Credits the claims whose transactions now have their confirmations. A claim whose transaction
+     * the chain does not know (never mined, dropped) stays pending, and expires once older than
+     * `pendingMaxAgeMs` (it may then be claimed again); one the chain shows otherwise than as a
+     * transfer to the service is logged and credits nothing.
+     */
+    async creditPending(): Promise<{ credited: number; pending: number; expired: number }> {
+      const result = { credited: 0, pending: 0, expired: 0 };
+      const collection = collectionOf(pendingTopUpsProjection);
+      let afterId: string | undefined;
+      for (;;) {
+        const page = await deps.readStore.scan<PendingTopUp>(collection, { ...(afterId ? { afterId } : {}), limit: 200 });
+        for (const { doc } of page) {
+          const chain = deps.chains.get(doc.token);
+          let transfer: Transfer | undefined;
+          try {
+            transfer = chain ? await chain.source.transfer(doc.txId) : undefined;
+          } catch (error) {
+            // a chain that cannot be read now holds up its own claims only: the next pass reads them again
+            if (!GatewayRequestError.is(error)) throw error;
+            deps.log?.('top-up claim not checked: the chain could not be read', { token: doc.token, txId: doc.txId, error: error.message });
+            result.pending += 1;
+            continue;
+          }
+          if (chain && !transfer && deps.now() - doc.timestamp > deps.pendingMaxAgeMs) {
+            const { events } = await deps.topUps.execute({ type: 'Expire', data: { token: doc.token, txId: doc.txId, now: deps.now() } }, { correlationId: 'top-up-pass' });
+            if (events.length > 0) result.expired += 1;
+            continue;
+          }
+          if (!chain || !transfer || transfer.target !== chain.address || transfer.failed) {
+            deps.log?.('top-up claim no longer a transfer to the service: not credited', { token: doc.token, txId: doc.txId, address: doc.address });
+            result.pending += 1;
+            continue;
+          }
+          if (!confirmedEnough(chain, transfer) || !transfer.status.confirmed) {
+            result.pending += 1;
+            continue;
+          }
+          await credit(doc, { ...transfer, status: transfer.status }, chain.address, { correlationId: 'top-up-pass' });
+          result.credited += 1;
+        }
+        if (page.length < 200) return result;
+        afterId = page[page.length - 1]!.id;
+      }
+    },
+  };
+}
+
+export type TopUps = ReturnType<typeof createTopUps>;

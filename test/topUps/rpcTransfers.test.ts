@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { createEthereumTransfers } from '../../src/adapters/ethereum/rpcTransfers.js';
+import { GatewayRequestError } from '../../src/ports/gatewayErrors.js';
+
+/**
+ * The JSON-RPC adapter against answers a local chain does not give on demand (a reverted transfer,
+ * a node without the receipt yet, an error answer): a stand-in endpoint at the edge, answering per
+ * method. The real chain is test/topUps/ethereum.test.ts.
+ */
+const TX = `0x${'ab'.repeat(32)}`;
+const FROM = '0x90f8bf6a479f320ead074411a4b0e7944ea8c9c1';
+const TO = '0xffcf8fdee72ac11b5c542428b35eef5769c409f0';
+
+function endpoint(results: Record<string, unknown>): typeof fetch {
+  return async (_input, init) => {
+    const { id, method } = JSON.parse(String(init?.body)) as { id: number; method: string };
+    const body = method in results ? { jsonrpc: '2.0', id, result: results[method] } : { jsonrpc: '2.0', id, error: { code: -32601, message: `no ${method}` } };
+    return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}
+const transfers = (results: Record<string, unknown>) => createEthereumTransfers({ rpcUrl: 'http://rpc.test', timeoutMs: 1000, fetch: endpoint(results) });
+const mined = { from: FROM, to: TO, value: '0x3b9aca00', blockNumber: '0x10' };
+
+describe('ethereum transfers through JSON-RPC', () => {
+  it('reads a mined transfer: checksummed addresses, the value in wei, confirmations counting its own block', async () => {
+    expect(await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x1' }, eth_blockNumber: '0x12' }).transfer(TX)).to.deep.equal({
+      txId: TX,
+      sender: '0x90F8bf6A479f320ead074411a4B0e7944Ea8c9C1',
+      target: '0xFFcf8FDEE72ac11b5c542428B35EEF5769C409f0',
+      quantity: 1_000_000_000n,
+      failed: false,
+      status: { confirmed: true, blockHeight: 16, confirmations: 3 },
+    });
+  });
+
+  it('reads a reverted transfer (receipt status 0) as failed: it moved nothing', async () => {
+    const transfer = await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x0' }, eth_blockNumber: '0x12' }).transfer(TX);
+    expect(transfer?.failed).to.equal(true);
+  });
+
+  it('reads a transfer not in a block yet, or mined without a receipt yet, as not confirmed; an unknown hash as undefined', async () => {
+    expect((await transfers({ eth_getTransactionByHash: { ...mined, blockNumber: null } }).transfer(TX))?.status).to.deep.equal({ confirmed: false });
+    expect((await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: null }).transfer(TX))?.status).to.deep.equal({ confirmed: false });
+    expect(await transfers({ eth_getTransactionByHash: null }).transfer(TX)).to.equal(undefined);
+    expect(await transfers({}).transfer('0x1234')).to.equal(undefined);
+  });
+
+  it('throws a GatewayRequestError (the claim answers 503) for an error answer or a transaction without its fields', async () => {
+    for (const results of [{}, { eth_getTransactionByHash: { to: TO } }]) {
+      const error = await transfers(results).transfer(TX).then(() => undefined, (e: unknown) => e);
+      expect(GatewayRequestError.is(error), String(error)).to.equal(true);
+    }
+  });
+});
