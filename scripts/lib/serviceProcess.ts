@@ -22,12 +22,16 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * node's own options for the service's process from `SERVICE_NODE_ARGS` (separated by spaces), such
+ * as `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark's service: node refuses
+ * `--cpu-prof` in NODE_OPTIONS, which would reach the benchmark's own process as well.
+ */
+const serviceNodeArgs = (): string[] => process.env['SERVICE_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
+
 /** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  // SERVICE_CPU_PROF_DIR: where the service writes a CPU profile at its exit (node refuses --cpu-prof
-  // in NODE_OPTIONS), to see where a benchmark's time goes
-  const profile = process.env.SERVICE_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, ...SERVICE_COMMAND], {
+  const child = spawn(process.execPath, [...serviceNodeArgs(), ...SERVICE_COMMAND], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@ import { TxNotFound } from '../domain/errors.js';
 import { DataItemId } from '../domain/ids.js';
 import type { ItemDataQueries } from '../queries/itemData.js';
 import { noneMatchHits, rangeOf } from './byteRange.js';
+import { sendBlobRange } from './sendBlob.js';
 
 /** an id names the same bytes forever */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -15,8 +16,8 @@ const contentTypeOf = (recorded: string): string => (HEADER_VALUE.test(recorded)
 
 /**
  * Answers a payload read (`GET`/`HEAD` of `/:id` and `/tx/:id/data`): headers from the read model,
- * bytes streamed from the blob store as the client takes them (never the whole item in memory: up
- * to 2 GiB). A client that goes away destroys the response, and `pipeline` then closes the read.
+ * bytes read from the blob store as the client takes them (never the whole item in memory: up
+ * to 2 GiB). A client that goes away destroys the response, and the read is then closed.
  */
 export async function sendPayload(queries: ItemDataQueries, id: DataItemId, req: Request, res: Response): Promise<void> {
   const place = await queries.itemPlace(id);
@@ -50,7 +51,7 @@ export async function sendPayload(queries: ItemDataQueries, id: DataItemId, req:
     return;
   }
   try {
-    await pipeline(bytes, res);
+    await (bytes.kind === 'blob' ? sendBlobRange(bytes.blob, bytes.start, bytes.end, res) : pipeline(bytes.stream, res));
   } catch (error) {
     // the status line is sent: a failure now (the client left, the store failed) can only cut the body
     if (!res.headersSent) throw error;

@@ -36,12 +36,28 @@ export interface BlobWriter {
   abort(): Promise<void>;
 }
 
+/** A blob held open for reads into the caller's buffers (see `BlobStore.open`). */
+export interface OpenBlob {
+  /** its size when opened: the open blob is that version, whatever is committed under its key meanwhile */
+  readonly size: number;
+  /** reads up to `into.byteLength` bytes from byte `position` into `into`; resolves how many (0 past the end) */
+  read(into: Uint8Array, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface BlobStore {
   createWriter(): Promise<BlobWriter>;
   /** convenience: stream a whole source to `key` durably */
   put(key: string, source: AsyncIterable<Uint8Array>): Promise<BlobInfo>;
   /** streaming read, optionally of a byte range; rejects with BlobNotFound when absent */
   read(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * Opens a blob for reads at any position into buffers the reader keeps and refills: a long read
+   * then allocates nothing per chunk, so it makes no garbage (a stream's fresh 1 MiB chunks cost
+   * the service's heap a full collection every few dozen MiB). Only stores that read at a position
+   * cheaply (files) offer it; rejects with BlobNotFound when absent.
+   */
+  open?(key: string): Promise<OpenBlob>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /**
    * Writes `source` at byte `offset` of the blob `key`, creating it if absent: the blob of a

@@ -28,7 +28,7 @@ export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
   readStore: ReadStore;
   /** items' bytes, for reading them back */
-  blobStore: Pick<BlobStore, 'read'>;
+  blobStore: Pick<BlobStore, 'read' | 'open'>;
   info: () => ServiceInfo;
   /** how long after its bundle is permanent an item's offsets are still answered */
   offsetsRetentionMs: number;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { itemBlobKey, type DataItemId } from '../domain/ids.js';
-import { BlobNotFound, type BlobStore, type ByteRange } from '../ports/blobStore.js';
+import { BlobNotFound, type BlobStore, type ByteRange, type OpenBlob } from '../ports/blobStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { headerOf, MAX_HEADER_BYTES } from '../verify/headerOf.js';
 import type { VerifiedHeader } from '../verify/types.js';
@@ -23,19 +23,25 @@ export interface ItemPlace {
   payloadContentType: string;
 }
 
+/**
+ * A payload's bytes to send: the blob open for reads of bytes `start` to `end` (inclusive, in the
+ * blob) into the sender's own buffers where the store offers that, else a stream of them.
+ */
+export type PayloadBytes = { kind: 'blob'; blob: OpenBlob; start: number; end: number } | { kind: 'stream'; stream: Readable };
+
 export interface ItemDataQueries {
   /** undefined for an id never accepted (nor indexed as nested), and for an item whose stored bytes are damaged */
   itemPlace(id: DataItemId): Promise<ItemPlace | undefined>;
   /**
-   * A stream of the payload's bytes `range` (inclusive, relative to the payload; the whole payload
-   * without one), read from the blob store as it is consumed; undefined when the blob is gone.
+   * The payload's bytes `range` (inclusive, relative to the payload; the whole payload without
+   * one), read from the blob store as they are sent; undefined when the blob is gone.
    */
-  readPayload(place: ItemPlace, range?: ByteRange): Promise<Readable | undefined>;
+  readPayload(place: ItemPlace, range?: ByteRange): Promise<PayloadBytes | undefined>;
   /** the item's ANS-104 header, read from its first bytes; undefined when the blob is gone */
   header(place: ItemPlace): Promise<VerifiedHeader | undefined>;
 }
 
-export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: Pick<BlobStore, 'read'> }): ItemDataQueries {
+export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: Pick<BlobStore, 'read' | 'open'> }): ItemDataQueries {
   const { readStore, blobStore } = deps;
   const statusOf = async (id: string) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc;
 
@@ -46,6 +52,22 @@ export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: P
       if (BlobNotFound.is(error)) return undefined;
       throw error;
     }
+  };
+
+  const openBlob = async (open: NonNullable<BlobStore['open']>, key: string, range: ByteRange): Promise<PayloadBytes | undefined> => {
+    let blob;
+    try {
+      blob = await open(key);
+    } catch (error) {
+      if (BlobNotFound.is(error)) return undefined;
+      throw error;
+    }
+    // as a stream read of these bytes would: a blob shorter than its item is a failure, not a short answer
+    if (range.end >= blob.size) {
+      await blob.close();
+      throw new RangeError(`byte range ${range.start}-${range.end} is outside a blob of ${blob.size} bytes`);
+    }
+    return { kind: 'blob', blob, ...range };
   };
 
   return {
@@ -73,7 +95,10 @@ export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: P
     async readPayload(place, range) {
       const first = place.itemStart + place.payloadDataStart;
       const { start, end } = range ?? { start: 0, end: place.payloadContentLength - 1 };
-      return readBlob(place.blobKey, { start: first + start, end: first + end });
+      const inBlob = { start: first + start, end: first + end };
+      if (blobStore.open) return openBlob(blobStore.open.bind(blobStore), place.blobKey, inBlob);
+      const stream = await readBlob(place.blobKey, inBlob);
+      return stream && { kind: 'stream', stream };
     },
 
     async header(place) {

@@ -143,6 +143,33 @@ describe('fs blob store', function () {
       expect((await bytesOf(reading)).equals(before)).to.equal(true);
     });
 
+    it('opens a blob for reads at any position into the caller\'s buffer, of the version open when opened', async function () {
+      const s = await open();
+      const bytes = randomBytes(2 * 1024 * 1024 + 5);
+      await s.put('items/x', piecesOf(bytes));
+      const blob = await s.open!('items/x');
+      try {
+        await s.put('items/x', piecesOf(randomBytes(10)));
+        expect(blob.size).to.equal(bytes.length);
+        const into = Buffer.alloc(1024 * 1024);
+        expect(await blob.read(into, 1_000_000)).to.equal(into.length);
+        expect(into.equals(bytes.subarray(1_000_000, 1_000_000 + into.length))).to.equal(true);
+        // at the end: what is left, then nothing
+        expect(await blob.read(into.subarray(0, 100), bytes.length - 7)).to.equal(7);
+        expect(into.subarray(0, 7).equals(bytes.subarray(bytes.length - 7))).to.equal(true);
+        expect(await blob.read(into, bytes.length)).to.equal(0);
+      } finally {
+        await blob.close();
+      }
+    });
+
+    it('refuses to open a blob that is absent, or a key that is only a prefix', async function () {
+      const s = await open();
+      await s.put('items/a/b', piecesOf(randomBytes(3)));
+      expect((await rejectionOf(s.open!('items/x'))).name).to.equal('BlobNotFound');
+      expect((await rejectionOf(s.open!('items/a'))).name).to.equal('BlobNotFound');
+    });
+
     it('aborts open writers on close and refuses use afterwards', async function () {
       const s = await open();
       const writer = await s.createWriter();

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ReadStream } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
@@ -248,27 +246,68 @@ describe("receipts' dataCaches: only hosts that hold the item from its receipt o
 describe('reading a large item back', function () {
   this.timeout(120_000);
   const SIZE = 16 * 1024 * 1024;
-  const reads: Readable[] = [];
+  /** each blob the real store opened, with the bytes read from it and whether it was closed */
+  const opened: { bytesRead: number; closed: boolean }[] = [];
   let service: TestService;
   before(async () => {
     service = await startTestService({ MAX_DATA_ITEM_SIZE: String(2 * SIZE), FREE_UPLOAD_LIMIT_BYTES: String(2 * SIZE) }, async (dataDir) => {
-      // the real store, each read it gives kept to be watched
       const store = await openFsBlobStore({ root: join(dataDir, 'blobs') });
-      const read = store.read.bind(store);
-      store.read = async (key, range) => {
-        const stream = await read(key, range);
-        reads.push(stream);
-        return stream;
+      const open = store.open!.bind(store);
+      store.open = async (key) => {
+        const blob = await open(key);
+        const watched = { bytesRead: 0, closed: false };
+        opened.push(watched);
+        return {
+          size: blob.size,
+          read: async (into, position) => {
+            const read = await blob.read(into, position);
+            watched.bytesRead += read;
+            return read;
+          },
+          close: async () => {
+            watched.closed = true;
+            await blob.close();
+          },
+        };
       };
       return { blobStore: store };
     });
   });
   after(() => service.close());
 
+  it('serves a payload of many read buffers exactly, whole and in ranges across the buffers\' edges', async () => {
+    const MiB = 1024 * 1024;
+    // not a whole number of the 1 MiB buffers the payload is read into, nor of 64 KiB socket reads
+    const payload = randomBytes(5 * MiB + 3);
+    const item = await signedItem(signers.arweave(), payload);
+    expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    opened.length = 0;
+    const whole = await fetch(`${service.url}/${item.id}`);
+    expect(whole.status).to.equal(200);
+    expect(whole.headers.get('content-length')).to.equal(String(payload.length));
+    expect(Buffer.from(await whole.arrayBuffer()).equals(payload)).to.equal(true);
+    for (const [start, end] of [
+      [MiB - 5, 3 * MiB + 7],
+      [0, 2 * MiB - 1],
+      [2 * MiB, 2 * MiB],
+      [4 * MiB + 1, payload.length - 1],
+    ] as const) {
+      const res = await fetch(`${service.url}/tx/${item.id}/data`, { headers: { Range: `bytes=${start}-${end}` } });
+      expect(res.status).to.equal(206);
+      expect(res.headers.get('content-range')).to.equal(`bytes ${start}-${end}/${payload.length}`);
+      expect(Buffer.from(await res.arrayBuffer()).equals(payload.subarray(start, end + 1))).to.equal(true);
+    }
+    // every read went through an open blob, and each was closed once its bytes were sent
+    expect(opened).to.have.length(5);
+    const deadline = Date.now() + 60_000;
+    while (opened.some((blob) => !blob.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(opened.map((blob) => blob.closed)).to.deep.equal([true, true, true, true, true]);
+  });
+
   it('stops reading the blob when the client goes away', async () => {
     const item = await signedItem(signers.arweave(), randomBytes(SIZE));
     expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
-    reads.length = 0;
+    opened.length = 0;
     const url = new URL(`${service.url}/${item.id}`);
     await new Promise<void>((resolve, reject) => {
       const req = httpGet(url, (res) => {
@@ -281,11 +320,11 @@ describe('reading a large item back', function () {
       });
       req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
     });
-    expect(reads).to.have.length(1);
-    const stream = reads[0]!;
+    expect(opened).to.have.length(1);
+    const blob = opened[0]!;
     const deadline = Date.now() + 60_000;
-    while (!stream.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(stream.destroyed).to.equal(true);
-    expect((stream as ReadStream).bytesRead).to.be.below(SIZE);
+    while (!blob.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(blob.closed).to.equal(true);
+    expect(blob.bytesRead).to.be.below(SIZE);
   });
 });

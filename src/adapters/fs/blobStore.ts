@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob } from '../../ports/blobStore.js';
+import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob, type OpenBlob } from '../../ports/blobStore.js';
 import { disk } from './diskFaults.js';
 import { errnoCode, isAbsent } from './errno.js';
 import { filesUnder } from './listing.js';
@@ -84,24 +84,23 @@ class FsBlobStore implements BlobStore {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const path = this.#checkedPath(key);
-    let handle;
+    const { handle, size } = await this.#openFile(key);
     try {
-      handle = await open(path, 'r');
-    } catch (error) {
-      if (isAbsent(error)) throw new BlobNotFound(key);
-      throw error;
-    }
-    // the open handle pins this version: a commit replacing the key meanwhile does not mix bytes in
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new BlobNotFound(key);
-      if (range !== undefined) assertRangeWithin(range, info.size);
+      if (range !== undefined) assertRangeWithin(range, size);
       return handle.createReadStream({ start: range?.start ?? 0, end: range?.end, highWaterMark: READ_CHUNK });
     } catch (error) {
       await handle.close();
       throw error;
     }
+  }
+
+  async open(key: string): Promise<OpenBlob> {
+    const { handle, size } = await this.#openFile(key);
+    return {
+      size,
+      read: async (into, position) => (await handle.read(into, 0, into.byteLength, position)).bytesRead,
+      close: () => handle.close(),
+    };
   }
 
   async writeAt(key: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<{ bytesWritten: number }> {
@@ -186,6 +185,26 @@ class FsBlobStore implements BlobStore {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#writers].map((writer) => writer.abort()));
+  }
+
+  /** the open handle pins this version: a commit replacing the key meanwhile does not mix bytes in */
+  async #openFile(key: string): Promise<{ handle: FileHandle; size: number }> {
+    const path = this.#checkedPath(key);
+    let handle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      if (isAbsent(error)) throw new BlobNotFound(key);
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new BlobNotFound(key);
+      return { handle, size: info.size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   #checkedPath(key: string): string {
