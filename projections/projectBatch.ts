@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
-import { fromRecorded, type DomainEvent } from '../src/domain/events.js';
-import { applyEvents, handles, type PositionedDocument } from './apply.js';
+import { fromRecorded } from '../src/domain/events.js';
+import { applyEvents, handledTypesOf, type EventToApply, type PositionedDocument } from './apply.js';
 import type { AnyProjection } from './definition.js';
 
 /** Where one projection's documents and checkpoint live, and the position they reflect. */
@@ -24,15 +24,24 @@ export async function projectBatch(readStore: Pick<ReadStore, 'getMany' | 'commi
   const last = batch[batch.length - 1];
   if (last === undefined) throw new Error('projectBatch needs at least one event');
   // parsed once for every projection: validation is the costly part of a replay
-  const parsed: { recorded: RecordedEvent; event: DomainEvent | undefined }[] = batch.map((recorded) => ({ recorded, event: fromRecorded(recorded) }));
+  const parsed: EventToApply[] = [];
+  for (const recorded of batch) {
+    const event = fromRecorded(recorded);
+    if (event !== undefined) parsed.push({ recorded, event });
+  }
   const writes: DocumentWrite[] = [];
   for (const { projection: p, collection, after } of targets) {
-    const relevant = parsed.filter(
-      (e): e is { recorded: RecordedEvent; event: DomainEvent } =>
-        e.event !== undefined && (after === undefined || e.recorded.position > after) && handles(p, e.event.type),
-    );
+    // each event's documents asked once: both the read below and applyEvents need them
+    const types = handledTypesOf(p);
+    const relevant: Required<EventToApply>[] = [];
+    const ids: string[] = [];
+    for (const { recorded, event } of parsed) {
+      if ((after !== undefined && recorded.position <= after) || !types.has(event.type)) continue;
+      const eventIds = p.documentIds(event);
+      relevant.push({ recorded, event, ids: eventIds });
+      for (const id of eventIds) ids.push(id);
+    }
     if (relevant.length === 0) continue;
-    const ids = relevant.flatMap((e) => p.documentIds(e.event));
     const docs: Map<string, PositionedDocument<unknown>> = await readStore.getMany(collection, ids);
     const stored = new Set(docs.keys());
     for (const id of applyEvents(p, relevant, docs)) {

@@ -4,6 +4,7 @@ import { checkpointOf, collectionOf, type AnyProjection } from './definition.js'
 import { projectBatch, type ProjectionTarget } from './projectBatch.js';
 import { progressCounter, type RebuildProgressListener } from './rebuildProgress.js';
 import { WriteBack } from './writeBack.js';
+import { WrittenIds } from './writtenIds.js';
 
 export interface RebuildOptions {
   eventStore: EventStore;
@@ -66,6 +67,8 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
     await readStore.dropCollection(t.collection);
     await readStore.deleteCheckpoint(t.checkpoint);
   }
+  // emptied: from now on they hold only what this rebuild's flushes write
+  const written = new Map(pending.map((t) => [t.collection, new WrittenIds()]));
   const progress = progressCounter(options.onProgress, () => eventStore.headPosition(), now);
   const promoted: RebuildResult['promoted'] = [];
   let after: bigint | undefined;
@@ -116,7 +119,7 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
    */
   async function catchUp(): Promise<number> {
     let read = 0;
-    const held = new WriteBack(readStore);
+    const held = new WriteBack(readStore, written);
     for (;;) {
       const batch = await readBatch(eventStore, after, batchSize);
       if (batch.length > 0) {

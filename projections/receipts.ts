@@ -1,4 +1,3 @@
-import { match } from 'ts-pattern';
 import type { Receipt } from '../src/domain/receipt.js';
 import type { DataItemEvent } from '../src/domain/dataItem/events.js';
 import type { ProjectionDefinition } from './definition.js';
@@ -8,9 +7,7 @@ export const receiptsProjection: ProjectionDefinition<Receipt, Extract<DataItemE
   name: 'receipts',
   version: 1,
   handles: ['DataItemAccepted'],
-  documentIds: (event) => match(event).with({ type: 'DataItemAccepted' }, (e) => [e.data.id]).exhaustive(),
-  reduce: (doc, event) =>
-    match(event)
-      .with({ type: 'DataItemAccepted' }, ({ data }) => doc ?? data.receipt)
-      .exhaustive(),
+  // one type: no match needed (handles says which, and the event type says so too)
+  documentIds: (event) => [event.data.id],
+  reduce: (doc, event) => doc ?? event.data.receipt,
 };

@@ -1,4 +1,5 @@
 import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type ReadStore, type StoredDocument } from '../src/ports/readStore.js';
+import type { WrittenIds } from './writtenIds.js';
 
 /**
  * A rebuild's documents held in memory across batches and written to the read store together: a
@@ -10,6 +11,10 @@ import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type Read
  * Checkpoints keep their compare-and-set: a commit is checked against the checkpoints as this buffer
  * holds them, and the flush against the ones stored at the previous flush, so a second rebuild of
  * the same projection moving them meanwhile still fails with CheckpointConflict.
+ *
+ * `written`: collections that were empty when their WrittenIds began and that only flushes given
+ * the same WrittenIds write to (a rebuild's, emptied at its start). An id such a collection has never
+ * been given is not read from the store: it is certainly not there.
  */
 export class WriteBack {
   /** by collection, then id; `undefined` doc: deleted */
@@ -20,7 +25,10 @@ export class WriteBack {
   readonly #stored = new Map<string, bigint | null | undefined>();
   #size = 0;
 
-  constructor(private readonly store: Pick<ReadStore, 'getMany' | 'commit'>) {}
+  constructor(
+    private readonly store: Pick<ReadStore, 'getMany' | 'commit'>,
+    private readonly written: ReadonlyMap<string, WrittenIds> = new Map(),
+  ) {}
 
   /** documents held, deleted ones included */
   get size(): number {
@@ -29,12 +37,14 @@ export class WriteBack {
 
   async getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>> {
     const held = this.#documents.get(collection);
+    const written = this.written.get(collection);
     const found = new Map<string, StoredDocument<T>>();
     const missing: string[] = [];
     for (const id of ids) {
       const entry = held?.get(id);
-      if (entry === undefined) missing.push(id);
-      else if (entry.doc !== undefined) found.set(id, { doc: entry.doc as T, position: entry.position });
+      if (entry === undefined) {
+        if (written === undefined || written.mayHold(id)) missing.push(id);
+      } else if (entry.doc !== undefined) found.set(id, { doc: entry.doc as T, position: entry.position });
     }
     if (missing.length > 0) for (const [id, stored] of await this.store.getMany<T>(collection, missing)) found.set(id, stored);
     return found;
@@ -60,11 +70,23 @@ export class WriteBack {
     }
   }
 
-  /** Writes what is held, with the checkpoints, in one commit of the store; then holds nothing. */
+  /**
+   * Writes what is held, with the checkpoints, in one commit of the store; then holds nothing. Each
+   * collection's documents in id order: the store's index is by id, so neighbours share its pages
+   * (in the order they came, a 1M-event rebuild spent 17% of its time in SQLite's inserts, in id order 10%).
+   */
   async flush(): Promise<void> {
     if (this.#size === 0 && this.#checkpoints.size === 0) return;
     const writes: DocumentWrite[] = [];
-    for (const [collection, held] of this.#documents) for (const [id, { doc, position }] of held) writes.push({ collection, id, doc, position });
+    for (const [collection, held] of this.#documents) {
+      const written = this.written.get(collection);
+      for (const id of [...held.keys()].sort()) {
+        const { doc, position } = held.get(id)!;
+        writes.push({ collection, id, doc, position });
+        // before the commit: should it fail, a filter that holds too much only costs a read
+        if (doc !== undefined) written?.add(id);
+      }
+    }
     const checkpoints: CheckpointWrite[] = [...this.#checkpoints].map(([name, position]) => {
       const expected = this.#stored.get(name);
       return { name, position: position!, ...(expected !== undefined ? { expected } : {}) };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import { DomainEvent, fromRecorded } from '../../src/domain/events.js';
-import { allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
+import { accountBalanceProjection, allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
 import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
@@ -174,4 +174,44 @@ describe('every projection', () => {
       expect([...project(p, events, once).entries()]).to.deep.equal([...once.entries()]);
     });
   }
+});
+
+describe('account-balance projection', () => {
+  // reservation ids SQLite or JSON would reorder (integer-like keys come first in an object), an
+  // approval with and without expiry, a reservation paid on behalf of an approved owner
+  const address = 'payer';
+  const events: DomainEvent[] = [
+    { type: 'AccountCredited', data: { address, winc: '1000', creditId: 'c1', timestamp: 1 } },
+    { type: 'PaymentApproved', data: { address, approvedAddress: 'friend', winc: '300', expiresAt: 99, timestamp: 2 } },
+    { type: 'BalanceReserved', data: { address, reservationId: 'r-b', winc: '10', dataItemId: itemId(1), timestamp: 3 } },
+    { type: 'BalanceReserved', data: { address, reservationId: '20', winc: '20', dataItemId: itemId(2), onBehalfOf: 'friend', timestamp: 4 } },
+    { type: 'BalanceReserved', data: { address, reservationId: '3', winc: '30', dataItemId: itemId(3), timestamp: 5 } },
+    { type: 'AccountCredited', data: { address, winc: '5', creditId: 'c2', timestamp: 6 } },
+    { type: 'ReservationSettled', data: { address, reservationId: '20', winc: '20', dataItemId: itemId(2), timestamp: 7 } },
+    { type: 'PaymentApproved', data: { address, approvedAddress: 'other', winc: '7', timestamp: 8 } },
+    { type: 'ReservationReleased', data: { address, reservationId: 'r-b', winc: '10', dataItemId: itemId(1), reason: 'refused', timestamp: 9 } },
+    { type: 'PaymentApprovalRevoked', data: { address, approvedAddress: 'other', timestamp: 10 } },
+    { type: 'ReservationSettled', data: { address, reservationId: '3', winc: '30', dataItemId: itemId(3), timestamp: 11 } },
+  ];
+
+  it('gives the same document folding the events in one batch as folding each on the document read back from the store', () => {
+    // as the live runner after each commit: the document as the store gives it back (parsed JSON)
+    let readBack = new Map<string, PositionedDocument<unknown>>();
+    events.forEach((event, i) => {
+      const docs = new Map(readBack);
+      applyEvents(accountBalanceProjection, [{ event, recorded: { position: BigInt(i + 1) } as RecordedEvent }], docs);
+      readBack = new Map([...docs].map(([id, d]) => [id, { doc: JSON.parse(JSON.stringify(d.doc)) as unknown, position: d.position }]));
+      // in one batch, each step's document carried to the next (JSON.stringify: the order of keys too)
+      const inOneBatch = project(accountBalanceProjection, events.slice(0, i + 1)).get(address);
+      expect(JSON.stringify(inOneBatch?.doc), `after ${event.type} ${i + 1}`).to.equal(JSON.stringify(readBack.get(address)?.doc));
+    });
+    const inOneBatch = project(accountBalanceProjection, events).get(address);
+    expect(inOneBatch?.doc).to.deep.equal({
+      creditIds: ['c1', 'c2'],
+      credited: '1005',
+      spent: '50',
+      reservations: {},
+      approvals: { friend: { remaining: '280', expiresAt: 99 } },
+    });
+  });
 });

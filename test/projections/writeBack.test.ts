@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type ReadStore } from '../../src/ports/readStore.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { WriteBack } from '../../projections/writeBack.js';
+import { WrittenIds } from '../../projections/writtenIds.js';
 import { rebuild } from '../../projections/rebuild.js';
 import { allProjections } from '../../projections/index.js';
 import { appendUploads, documentsOf, freshReadModels, readModelsOf, sqliteStoresEach } from './readModels.js';
@@ -73,6 +74,48 @@ describe("a rebuild's documents held in memory between flushes (WriteBack)", () 
     await held.flush().catch((e: unknown) => (refused = e));
     expect(CheckpointConflict.is(refused)).to.equal(true);
     expect(await store.getCheckpoint('c_v1')).to.equal(9n);
+  });
+
+  it('does not read from the store the ids it never wrote to a collection it was given as emptied, and reads back those it flushed', async () => {
+    const asked: string[] = [];
+    const held = new WriteBack(
+      {
+        getMany: (collection, ids) => (asked.push(...ids), store.getMany(collection, ids)),
+        commit: (writes, checkpoints) => store.commit(writes, checkpoints),
+      },
+      new Map([['fresh', new WrittenIds()]]),
+    );
+    await held.commit(
+      [
+        { collection: 'fresh', id: 'a', doc: { v: 1 }, position: 1n },
+        { collection: 'fresh', id: 'b', doc: { v: 1 }, position: 1n },
+        { collection: 'other', id: 'a', doc: { v: 1 }, position: 1n },
+      ],
+      [],
+    );
+    await held.commit([{ collection: 'fresh', id: 'b', doc: undefined, position: 2n }], []);
+    await held.flush();
+    const fresh = await held.getMany<{ v: number }>('fresh', ['a', 'b', 'never']);
+    expect(Object.fromEntries(fresh)).to.deep.equal({ a: { doc: { v: 1 }, position: 1n } });
+    // 'b' was deleted before it reached the store, 'never' was never written: neither is asked for
+    expect(asked).to.deep.equal(['a']);
+    await held.getMany('other', ['a', 'never']);
+    expect(asked).to.deep.equal(['a', 'a', 'never']);
+  });
+
+  it('writes a flush in id order within each collection', async () => {
+    const { wrapped, commits } = counting(store);
+    const held = new WriteBack(wrapped);
+    const ids = ['m', 'b', 'z', 'a'];
+    await held.commit(
+      ids.flatMap((id) => [
+        { collection: 'y', id, doc: { id }, position: 1n },
+        { collection: 'x', id, doc: { id }, position: 1n },
+      ]),
+      [],
+    );
+    await held.flush();
+    expect(commits[0]!.writes.map((w) => `${w.collection}/${w.id}`)).to.deep.equal(['y/a', 'y/b', 'y/m', 'y/z', 'x/a', 'x/b', 'x/m', 'x/z']);
   });
 
   describe('in a rebuild', () => {

@@ -1,4 +1,3 @@
-import { match } from 'ts-pattern';
 import type { AccountEvent } from './events.js';
 
 /** What an account's events add up to. Amounts in winc. */
@@ -50,23 +49,27 @@ const without = <V>(m: ReadonlyMap<string, V>, key: string) => {
 };
 const withEntry = <V>(m: ReadonlyMap<string, V>, key: string, value: V) => new Map(m).set(key, value);
 
-export const evolveAccount = (s: AccountState, event: AccountEvent): AccountState =>
-  match(event)
-    .returnType<AccountState>()
-    .with({ type: 'AccountCredited' }, ({ data }) => ({
-      ...s,
-      creditIds: new Set(s.creditIds).add(data.creditId),
-      credited: s.credited + BigInt(data.winc),
-    }))
-    .with({ type: 'BalanceReserved' }, ({ data }) => ({
-      ...s,
-      reservations: withEntry(s.reservations, data.reservationId, {
-        winc: BigInt(data.winc),
-        dataItemId: data.dataItemId,
-        ...(data.onBehalfOf !== undefined ? { onBehalfOf: data.onBehalfOf } : {}),
-      }),
-    }))
-    .with({ type: 'ReservationSettled' }, ({ data }) => {
+/**
+ * A switch (exhaustive: the return type and the linter's switch-exhaustiveness-check), not a ts-pattern
+ * match: a rebuild folds every account event through here, and the match's builder cost a tenth of it.
+ */
+export function evolveAccount(s: AccountState, event: AccountEvent): AccountState {
+  switch (event.type) {
+    case 'AccountCredited':
+      return { ...s, creditIds: new Set(s.creditIds).add(event.data.creditId), credited: s.credited + BigInt(event.data.winc) };
+    case 'BalanceReserved': {
+      const { data } = event;
+      return {
+        ...s,
+        reservations: withEntry(s.reservations, data.reservationId, {
+          winc: BigInt(data.winc),
+          dataItemId: data.dataItemId,
+          ...(data.onBehalfOf !== undefined ? { onBehalfOf: data.onBehalfOf } : {}),
+        }),
+      };
+    }
+    case 'ReservationSettled': {
+      const { data } = event;
       const r = s.reservations.get(data.reservationId);
       const approval = r?.onBehalfOf !== undefined ? s.approvals.get(r.onBehalfOf) : undefined;
       return {
@@ -78,14 +81,20 @@ export const evolveAccount = (s: AccountState, event: AccountEvent): AccountStat
             ? withEntry(s.approvals, r.onBehalfOf, { ...approval, remaining: approval.remaining - BigInt(data.winc) })
             : s.approvals,
       };
-    })
-    .with({ type: 'ReservationReleased' }, ({ data }) => ({ ...s, reservations: without(s.reservations, data.reservationId) }))
-    .with({ type: 'PaymentApproved' }, ({ data }) => ({
-      ...s,
-      approvals: withEntry(s.approvals, data.approvedAddress, {
-        remaining: BigInt(data.winc),
-        ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
-      }),
-    }))
-    .with({ type: 'PaymentApprovalRevoked' }, ({ data }) => ({ ...s, approvals: without(s.approvals, data.approvedAddress) }))
-    .exhaustive();
+    }
+    case 'ReservationReleased':
+      return { ...s, reservations: without(s.reservations, event.data.reservationId) };
+    case 'PaymentApproved': {
+      const { data } = event;
+      return {
+        ...s,
+        approvals: withEntry(s.approvals, data.approvedAddress, {
+          remaining: BigInt(data.winc),
+          ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+        }),
+      };
+    }
+    case 'PaymentApprovalRevoked':
+      return { ...s, approvals: without(s.approvals, event.data.approvedAddress) };
+  }
+}
