@@ -16,13 +16,32 @@ export interface QueuedItem {
 
 type QueueEvent = Extract<
   DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'DataItemRequeued' | 'BundlePlanned' | 'BundlePermanent' | 'BundleDropped' }
+  {
+    type:
+      | 'DataItemAccepted'
+      | 'DataItemFailed'
+      | 'DataItemDamaged'
+      | 'DataItemRepaired'
+      | 'DataItemRequeued'
+      | 'BundlePlanned'
+      | 'BundlePermanent'
+      | 'BundleDropped';
+  }
 >;
 
 export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent> = {
   name: 'bundle-queue',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePlanned', 'BundlePermanent', 'BundleDropped'],
+  handles: [
+    'DataItemAccepted',
+    'DataItemFailed',
+    'DataItemDamaged',
+    'DataItemRepaired',
+    'DataItemRequeued',
+    'BundlePlanned',
+    'BundlePermanent',
+    'BundleDropped',
+  ],
   // a switch (exhaustive: the return type and the linter's check), not a ts-pattern match: a rebuild asks it of every item event
   documentIds: (event): readonly string[] => {
     switch (event.type) {
@@ -44,24 +63,26 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
     // the failure took it out of the queue: back with no attempt used, waiting for the next bundle
     if (event.type === 'DataItemRequeued') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.acceptedAt, attempts: 0 };
     if (!doc) return doc;
-    return match(event)
-      .returnType<QueuedItem | undefined>()
-      .with({ type: 'DataItemFailed' }, () => undefined)
-      // the plan holding it keeps it until that plan is dropped, so it is never in two live plans
-      .with({ type: 'DataItemDamaged' }, () => ({ ...doc, damaged: true as const }))
-      .with({ type: 'DataItemRepaired' }, () => {
-        const { damaged: _, ...repaired } = doc;
-        return repaired;
-      })
-      .with({ type: 'BundlePlanned' }, ({ data }) => ({ ...doc, planId: data.planId }))
-      .with({ type: 'BundlePermanent' }, ({ data }) => (doc.planId === data.planId ? undefined : doc))
-      .with({ type: 'BundleDropped' }, ({ data }) => {
-        if (doc.planId !== data.planId) return doc;
-        const { planId: _, ...rest } = doc;
-        // a drop recorded before `countsAsAttempt` existed reads as counting (upcast), as it did then
-        return data.damagedItemIds || !data.countsAsAttempt ? rest : { ...rest, attempts: doc.attempts + 1 };
-      })
-      .exhaustive();
+    return (
+      match(event)
+        .returnType<QueuedItem | undefined>()
+        .with({ type: 'DataItemFailed' }, () => undefined)
+        // the plan holding it keeps it until that plan is dropped, so it is never in two live plans
+        .with({ type: 'DataItemDamaged' }, () => ({ ...doc, damaged: true as const }))
+        .with({ type: 'DataItemRepaired' }, () => {
+          const { damaged: _, ...repaired } = doc;
+          return repaired;
+        })
+        .with({ type: 'BundlePlanned' }, ({ data }) => ({ ...doc, planId: data.planId }))
+        .with({ type: 'BundlePermanent' }, ({ data }) => (doc.planId === data.planId ? undefined : doc))
+        .with({ type: 'BundleDropped' }, ({ data }) => {
+          if (doc.planId !== data.planId) return doc;
+          const { planId: _, ...rest } = doc;
+          // a drop recorded before `countsAsAttempt` existed reads as counting (upcast), as it did then
+          return data.damagedItemIds || !data.countsAsAttempt ? rest : { ...rest, attempts: doc.attempts + 1 };
+        })
+        .exhaustive()
+    );
   },
 };
 

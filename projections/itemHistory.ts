@@ -188,8 +188,7 @@ export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, It
     if (!doc && (event.type === 'ReservationSettled' || event.type === 'ReservationReleased')) return undefined;
     const current: ItemHistoryDocument = doc ?? { entries: [], planIds: [] };
     const entries = [...current.entries, entryOf(event.type, recorded, event.data.timestamp, summaryOf(event, id))];
-    const planIds =
-      event.type === 'BundlePlanned' && !current.planIds.includes(event.data.planId) ? [...current.planIds, event.data.planId] : current.planIds;
+    const planIds = event.type === 'BundlePlanned' && !current.planIds.includes(event.data.planId) ? [...current.planIds, event.data.planId] : current.planIds;
     const uploadId = event.type === 'DataItemAccepted' ? (event.data.uploadId ?? current.uploadId) : current.uploadId;
     return { entries, planIds, ...(uploadId !== undefined ? { uploadId } : {}) };
   },

@@ -20,7 +20,11 @@ export interface ProjectionTarget {
  * was computed from the documents as of `after`, and is worthless if another writer moved them.
  * The live runner and the rebuild both go through here. Answers the batch's last position.
  */
-export async function projectBatch(readStore: Pick<ReadStore, 'getMany' | 'commit'>, targets: readonly ProjectionTarget[], batch: readonly RecordedEvent[]): Promise<bigint> {
+export async function projectBatch(
+  readStore: Pick<ReadStore, 'getMany' | 'commit'>,
+  targets: readonly ProjectionTarget[],
+  batch: readonly RecordedEvent[],
+): Promise<bigint> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new Error('projectBatch needs at least one event');
   // parsed once for every projection: validation is the costly part of a replay

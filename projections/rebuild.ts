@@ -79,7 +79,10 @@ export async function rebuild(options: RebuildOptions): Promise<RebuildResult> {
       // an empty event store: only read models that claim events need replacing, by empty ones
       if (!(await anyLive())) return { events: 0, promoted, dropped: [] };
       after = 0n;
-      await readStore.commit([], pending.map((t) => ({ name: t.checkpoint, position: 0n, expected: null })));
+      await readStore.commit(
+        [],
+        pending.map((t) => ({ name: t.checkpoint, position: 0n, expected: null })),
+      );
       for (const t of pending) t.after = 0n;
     }
     const before = pending.length;
@@ -150,7 +153,8 @@ async function anotherRebuild<T>(write: () => Promise<T>): Promise<T> {
     throw new Error(`${error.checkpoint} was moved by another writer: is another rebuild of the same projection running?`, { cause: error });
   }
 }
-const projectRebuilt = (held: WriteBack, targets: readonly ProjectionTarget[], batch: RecordedEvent[]) => anotherRebuild(() => projectBatch(held, targets, batch));
+const projectRebuilt = (held: WriteBack, targets: readonly ProjectionTarget[], batch: RecordedEvent[]) =>
+  anotherRebuild(() => projectBatch(held, targets, batch));
 const flushRebuilt = (held: WriteBack) => anotherRebuild(() => held.flush());
 
 async function dropOlderVersions(readStore: ReadStore, projections: readonly AnyProjection[]): Promise<string[]> {

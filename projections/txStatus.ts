@@ -44,9 +44,7 @@ type TxStatusEvent = Extract<
  * (the receipt's promise is broken, and waiting on CONFIRMED would never end).
  */
 const placed = (doc: TxStatusDocument): TxStatusDocument =>
-  doc.damaged
-    ? { ...doc, status: 'FAILED', info: 'damaged' }
-    : { ...doc, status: 'CONFIRMED', info: doc.planId !== undefined ? 'pending' : 'new' };
+  doc.damaged ? { ...doc, status: 'FAILED', info: 'damaged' } : { ...doc, status: 'CONFIRMED', info: doc.planId !== undefined ? 'pending' : 'new' };
 
 /** back to the queue: nothing of the dropped bundle stays */
 const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...rest }: TxStatusDocument): TxStatusDocument => placed(rest);
@@ -54,7 +52,17 @@ const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...r
 export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatusEvent> = {
   name: 'tx-status',
   version: 1,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent', 'BundleDropped'],
+  handles: [
+    'DataItemAccepted',
+    'DataItemFailed',
+    'DataItemDamaged',
+    'DataItemRepaired',
+    'DataItemRequeued',
+    'BundlePlanned',
+    'BundlePrepared',
+    'BundlePermanent',
+    'BundleDropped',
+  ],
   // a switch (exhaustive: the return type and the linter's check), not a ts-pattern match: a rebuild asks it of every item event
   documentIds: (event): readonly string[] => {
     switch (event.type) {
@@ -90,30 +98,32 @@ export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatus
       );
     }
     if (!doc) return doc;
-    return match(event)
-      .returnType<TxStatusDocument>()
-      .with({ type: 'DataItemFailed' }, () => ({ ...unbundled(doc), status: 'FAILED', info: 'failed' }))
-      // its plan stays until dropped (the bundler drops it right after), so a plan's events still find it
-      .with({ type: 'DataItemDamaged' }, () => placed({ ...doc, damaged: true }))
-      .with({ type: 'DataItemRepaired' }, () => {
-        const { damaged: _, ...repaired } = doc;
-        return placed(repaired);
-      })
-      // back in the queue: accepted, waiting for a bundle (the failure left it in none)
-      .with({ type: 'DataItemRequeued' }, () => unbundled(doc))
-      .with({ type: 'BundlePlanned' }, ({ data }) =>
-        placed({
-          ...unbundled(doc),
-          planId: data.planId,
-          startOffsetInRootBundle: data.items.find((i) => i.id === id)!.offset,
-        }),
-      )
-      // events of a plan the item has left since (dropped, then planned again) change nothing
-      .with({ type: 'BundlePrepared' }, ({ data }) => (doc.planId === data.planId ? { ...doc, bundleId: data.txId } : doc))
-      .with({ type: 'BundlePermanent' }, ({ data }) =>
-        doc.planId === data.planId ? { ...doc, status: 'FINALIZED', info: 'permanent', bundleId: data.txId } : doc,
-      )
-      .with({ type: 'BundleDropped' }, ({ data }) => (doc.planId === data.planId ? unbundled(doc) : doc))
-      .exhaustive();
+    return (
+      match(event)
+        .returnType<TxStatusDocument>()
+        .with({ type: 'DataItemFailed' }, () => ({ ...unbundled(doc), status: 'FAILED', info: 'failed' }))
+        // its plan stays until dropped (the bundler drops it right after), so a plan's events still find it
+        .with({ type: 'DataItemDamaged' }, () => placed({ ...doc, damaged: true }))
+        .with({ type: 'DataItemRepaired' }, () => {
+          const { damaged: _, ...repaired } = doc;
+          return placed(repaired);
+        })
+        // back in the queue: accepted, waiting for a bundle (the failure left it in none)
+        .with({ type: 'DataItemRequeued' }, () => unbundled(doc))
+        .with({ type: 'BundlePlanned' }, ({ data }) =>
+          placed({
+            ...unbundled(doc),
+            planId: data.planId,
+            startOffsetInRootBundle: data.items.find((i) => i.id === id)!.offset,
+          }),
+        )
+        // events of a plan the item has left since (dropped, then planned again) change nothing
+        .with({ type: 'BundlePrepared' }, ({ data }) => (doc.planId === data.planId ? { ...doc, bundleId: data.txId } : doc))
+        .with({ type: 'BundlePermanent' }, ({ data }) =>
+          doc.planId === data.planId ? { ...doc, status: 'FINALIZED', info: 'permanent', bundleId: data.txId } : doc,
+        )
+        .with({ type: 'BundleDropped' }, ({ data }) => (doc.planId === data.planId ? unbundled(doc) : doc))
+        .exhaustive()
+    );
   },
 };

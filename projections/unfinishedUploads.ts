@@ -25,7 +25,16 @@ export interface UnfinishedUpload {
 export const unfinishedUploadsProjection: ProjectionDefinition<UnfinishedUpload, UploadEvent> = {
   name: 'unfinished-uploads',
   version: 2,
-  handles: ['UploadCreated', 'ChunkReceived', 'UploadFinalizeRequested', 'UploadValidated', 'UploadFinalized', 'UploadInvalid', 'UploadUnderfunded', 'UploadExpired'],
+  handles: [
+    'UploadCreated',
+    'ChunkReceived',
+    'UploadFinalizeRequested',
+    'UploadValidated',
+    'UploadFinalized',
+    'UploadInvalid',
+    'UploadUnderfunded',
+    'UploadExpired',
+  ],
   documentIds: (event) => [event.data.uploadId],
   reduce: (doc, event, { recorded }) => {
     if (event.type === 'UploadCreated') {

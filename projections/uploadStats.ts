@@ -87,38 +87,40 @@ export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, Up
   documentIds: () => [UPLOAD_STATS_ID],
   reduce: (doc, event) => {
     const stats = doc ?? emptyUploadStats();
-    return match(event)
-      .returnType<UploadStatsDocument>()
-      .with({ type: 'DataItemAccepted' }, ({ data: d }) => ({
-        ...stats,
-        minutes: countInMinute(stats.minutes, d.timestamp, d.rawContentLength),
-        items: stats.items + 1,
-        bytes: stats.bytes + d.rawContentLength,
-      }))
-      .with({ type: 'DataItemFailed' }, ({ data: d }) => ({
-        ...stats,
-        failedItems: stats.failedItems + 1,
-        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: d.reason }),
-      }))
-      // each is recorded once per damage (the item's decider), so the count is of items damaged now
-      .with({ type: 'DataItemDamaged' }, ({ data: d }) => ({
-        ...stats,
-        damagedItems: (stats.damagedItems ?? 0) + 1,
-        recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: `damaged: stored bytes ${DAMAGE[d.found]}; upload it again` }),
-      }))
-      .with({ type: 'DataItemRepaired' }, ({ data: d }) => ({
-        ...stats,
-        damagedItems: Math.max(0, (stats.damagedItems ?? 0) - 1),
-        recentFailures: leaving(stats.recentFailures, d.id),
-      }))
-      .with({ type: 'DataItemRequeued' }, ({ data: d }) => ({
-        ...stats,
-        failedItems: Math.max(0, stats.failedItems - 1),
-        recentFailures: leaving(stats.recentFailures, d.id),
-      }))
-      .with({ type: 'BundlePermanent' }, () => ({ ...stats, bundlesPermanent: stats.bundlesPermanent + 1 }))
-      .with({ type: 'BundleDropped' }, () => ({ ...stats, bundlesDropped: stats.bundlesDropped + 1 }))
-      .exhaustive();
+    return (
+      match(event)
+        .returnType<UploadStatsDocument>()
+        .with({ type: 'DataItemAccepted' }, ({ data: d }) => ({
+          ...stats,
+          minutes: countInMinute(stats.minutes, d.timestamp, d.rawContentLength),
+          items: stats.items + 1,
+          bytes: stats.bytes + d.rawContentLength,
+        }))
+        .with({ type: 'DataItemFailed' }, ({ data: d }) => ({
+          ...stats,
+          failedItems: stats.failedItems + 1,
+          recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: d.reason }),
+        }))
+        // each is recorded once per damage (the item's decider), so the count is of items damaged now
+        .with({ type: 'DataItemDamaged' }, ({ data: d }) => ({
+          ...stats,
+          damagedItems: (stats.damagedItems ?? 0) + 1,
+          recentFailures: failing(stats.recentFailures, { id: d.id, at: d.timestamp, reason: `damaged: stored bytes ${DAMAGE[d.found]}; upload it again` }),
+        }))
+        .with({ type: 'DataItemRepaired' }, ({ data: d }) => ({
+          ...stats,
+          damagedItems: Math.max(0, (stats.damagedItems ?? 0) - 1),
+          recentFailures: leaving(stats.recentFailures, d.id),
+        }))
+        .with({ type: 'DataItemRequeued' }, ({ data: d }) => ({
+          ...stats,
+          failedItems: Math.max(0, stats.failedItems - 1),
+          recentFailures: leaving(stats.recentFailures, d.id),
+        }))
+        .with({ type: 'BundlePermanent' }, () => ({ ...stats, bundlesPermanent: stats.bundlesPermanent + 1 }))
+        .with({ type: 'BundleDropped' }, () => ({ ...stats, bundlesDropped: stats.bundlesDropped + 1 }))
+        .exhaustive()
+    );
   },
 };
 

@@ -35,7 +35,8 @@ await runCli(USAGE, async () => {
     const outcome = await operations.credit(input, cliMetadata('credit'));
     const body = creditBody(address, outcome.state, creditId);
     if (values.json) return JSON.stringify(body);
-    const what = outcome.position === undefined ? `credit ${creditId} was already applied to ${address}` : `credited ${winc} winc to ${address} (credit ${creditId})`;
+    const what =
+      outcome.position === undefined ? `credit ${creditId} was already applied to ${address}` : `credited ${winc} winc to ${address} (credit ${creditId})`;
     return `${what}; available: ${body.winc} winc`;
   });
 });

@@ -78,10 +78,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const timer = setTimeout(
-  () => void finish(1, [`Demo failed: not done within ${options.timeoutMs / 1000} s (while ${step}).`]),
-  options.timeoutMs,
-);
+const timer = setTimeout(() => void finish(1, [`Demo failed: not done within ${options.timeoutMs / 1000} s (while ${step}).`]), options.timeoutMs);
 
 async function main(): Promise<void> {
   say(`Permaweb upload service demo: ${ITEMS} uploads with turbo-sdk and arbundles, followed until FINALIZED on a local gateway.`);

@@ -57,7 +57,9 @@ async function main(): Promise<number> {
       const started = performance.now();
       const code = await runOnce();
       const minutes = (performance.now() - started) / 60_000;
-      const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+      const load = loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ');
       lines.push(`run ${run}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${minutes.toFixed(1)} min, load average ${load}`);
       process.stderr.write(`=== ${lines[lines.length - 1]}\n`);
       if (code !== 0) break;

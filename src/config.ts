@@ -6,9 +6,12 @@ import { z } from 'zod';
  */
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const hostList = z
-  .string()
-  .transform((s) => s.split(',').map((h) => h.trim()).filter((h) => h.length > 0));
+const hostList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h.length > 0),
+);
 
 const ConfigSchema = z.object({
   /** which parts this process runs: all of them, or one role of a split deployment */
@@ -73,8 +76,14 @@ const ConfigSchema = z.object({
   READ_STORE: z.enum(['sqlite', 'mongo']).default('sqlite'),
   /** where blobs live: files under DATA_DIR, or GridFS in MongoDB (MONGO_URL), shared by every replica */
   BLOB_STORE: z.enum(['fs', 'gridfs']).default('fs'),
-  MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string').optional(),
-  MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and -, at most 63').default('upload_service'),
+  MONGO_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string')
+    .optional(),
+  MONGO_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and -, at most 63')
+    .default('upload_service'),
   ADDRESS_ETHEREUM: z.string().optional(),
   ADDRESS_SOLANA: z.string().optional(),
   ADDRESS_MATIC: z.string().optional(),
@@ -127,9 +136,7 @@ export class ConfigError extends Error {
 }
 
 export function parseConfig(env: Record<string, string | undefined> = process.env) {
-  const picked = Object.fromEntries(
-    Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
-  );
+  const picked = Object.fromEntries(Object.keys(ConfigSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const parsed = ConfigSchema.safeParse(picked);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
@@ -203,7 +210,12 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       arweave: { wincPerToken: BigInt(c.TOPUP_WINC_PER_AR), minConfirmations: c.TOPUP_ARWEAVE_CONFIRMATIONS },
       ethereum:
         c.ETHEREUM_RPC_URL && c.ADDRESS_ETHEREUM && c.TOPUP_WINC_PER_ETH !== undefined
-          ? { rpcUrl: c.ETHEREUM_RPC_URL, address: c.ADDRESS_ETHEREUM, wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH), minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS }
+          ? {
+              rpcUrl: c.ETHEREUM_RPC_URL,
+              address: c.ADDRESS_ETHEREUM,
+              wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH),
+              minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS,
+            }
           : undefined,
       checkIntervalMs: c.TOPUP_CHECK_INTERVAL_MS,
       pendingMaxAgeMs: c.TOPUP_PENDING_MAX_AGE_MS,

@@ -347,9 +347,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     disk,
     ...(tally ? { tally } : {}),
   });
-  const uploadGuard = roles.commands
-    ? createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace)
-    : undefined;
+  const uploadGuard = roles.commands ? createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace) : undefined;
 
   const readiness = createReadiness({
     eventStore,
@@ -388,10 +386,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     });
     return {
       commands: {
-        uploadDataItem: inFlight.track(async (input) =>
-          singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) }),
-        ),
-        ...(topUps.tokens().length > 0 ? { topUps: { claim: inFlight.track((token: string, txId: string, meta: Parameters<typeof topUps.claim>[2]) => topUps.claim(token, txId, meta)) } } : {}),
+        uploadDataItem: inFlight.track(async (input) => singleUpload({ ...input, body: countedBytes(input.body, 'single', metrics) })),
+        ...(topUps.tokens().length > 0
+          ? { topUps: { claim: inFlight.track((token: string, txId: string, meta: Parameters<typeof topUps.claim>[2]) => topUps.claim(token, txId, meta)) } }
+          : {}),
       },
       ...(config.adminToken && blocklist
         ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }

@@ -96,10 +96,7 @@ async function main(): Promise<void> {
         // freed at once by default, so disk use stays at one blob whatever the number of rounds
         if (!keep) await rm(root, { recursive: true, force: true });
         const total = phases.write + phases.durable;
-        say(
-          `round ${round} ${which.padEnd(8)} total ${rate(mib, total)}  write ${rate(mib, phases.write)}  ` +
-            `durable ${phases.durable.toFixed(2)} s`,
-        );
+        say(`round ${round} ${which.padEnd(8)} total ${rate(mib, total)}  write ${rate(mib, phases.write)}  ` + `durable ${phases.durable.toFixed(2)} s`);
       }
     }
   } finally {

@@ -112,7 +112,9 @@ async function main(): Promise<void> {
     say(`prepare (data root + signature)    ${rate(median(results.prepare))}   ratio to sha256: ${median(ratios).toFixed(3)}`);
     say(`post (header + ${posted} chunks, ${concurrency} at a time, ${(tally.bodyBytes / MiB).toFixed(0)} MiB of JSON bodies) ${rate(postRate)}`);
     const scope = peaksReset ? '' : ' (VmHWM could not be reset: whole process so far)';
-    say(`peak RSS of the process ${rss(Math.max(whileWriting, whilePreparing, whilePosting))}: writing the items ${rss(whileWriting)}, preparing ${rss(whilePreparing)}, posting ${rss(whilePosting)}${scope}`);
+    say(
+      `peak RSS of the process ${rss(Math.max(whileWriting, whilePreparing, whilePosting))}: writing the items ${rss(whileWriting)}, preparing ${rss(whilePreparing)}, posting ${rss(whilePosting)}${scope}`,
+    );
     emitJson({
       benchmark: 'bundle-post',
       items,

@@ -78,9 +78,7 @@ async function main(): Promise<void> {
         const result = await run(mode, join(root, `${mode}-${round}.sqlite`), appends);
         rates[mode].push(result.rate);
         transactions[mode].push(result.transactions);
-        say(
-          `round ${round} ${mode.padEnd(10)} ${result.rate.toFixed(0).padStart(7)} appends/s  ${result.transactions} transactions`,
-        );
+        say(`round ${round} ${mode.padEnd(10)} ${result.rate.toFixed(0).padStart(7)} appends/s  ${result.transactions} transactions`);
       }
     }
   } finally {

@@ -129,7 +129,12 @@ async function main(): Promise<void> {
 async function postThrough(
   sink: SinkGateway,
   latencyMs: number,
-  { store, layout, tree, concurrency }: { store: BlobStore; layout: ReturnType<typeof bundleLayout<BlobEntry>>; tree: Awaited<ReturnType<typeof prepareBundle>>['tree']; concurrency: number },
+  {
+    store,
+    layout,
+    tree,
+    concurrency,
+  }: { store: BlobStore; layout: ReturnType<typeof bundleLayout<BlobEntry>>; tree: Awaited<ReturnType<typeof prepareBundle>>['tree']; concurrency: number },
 ): Promise<void> {
   const proxy = await startLatencyProxy(sink.url, latencyMs);
   try {
@@ -139,7 +144,9 @@ async function postThrough(
     await postChunks({ blobStore: store, layout, tree, posted, concurrency, post: (chunk) => gateway.postChunk(chunk) });
     const after = await sink.tally();
     if (after.chunks - before.chunks !== tree.chunkCount || after.chunkBytes - before.chunkBytes !== layout.totalSize) {
-      throw new Error(`the sink got ${after.chunks - before.chunks} chunks, ${after.chunkBytes - before.chunkBytes} bytes; sent ${tree.chunkCount}, ${layout.totalSize}`);
+      throw new Error(
+        `the sink got ${after.chunks - before.chunks} chunks, ${after.chunkBytes - before.chunkBytes} bytes; sent ${tree.chunkCount}, ${layout.totalSize}`,
+      );
     }
   } finally {
     await proxy.close();

@@ -184,7 +184,9 @@ async function main(): Promise<void> {
     };
     say(`${requests} requests in ${result.seconds} s: ${result.requestsPerSecond}/s, errors ${errors}`);
     for (const [kind, k] of Object.entries(kinds)) {
-      say(`  ${kind.padEnd(10)} ${String(k.perSecond).padStart(7)}/s  p50 ${k.p50Ms} ms  p99 ${k.p99Ms} ms  errors ${k.errors}${k.errorSamples ? `: ${k.errorSamples.join(' | ')}` : ''}`);
+      say(
+        `  ${kind.padEnd(10)} ${String(k.perSecond).padStart(7)}/s  p50 ${k.p50Ms} ms  p99 ${k.p99Ms} ms  errors ${k.errors}${k.errorSamples ? `: ${k.errorSamples.join(' | ')}` : ''}`,
+      );
     }
     for (const [name, k] of Object.entries(result.multipartSteps)) say(`    multipart ${name.padEnd(8)} p50 ${k.p50Ms} ms  p99 ${k.p99Ms} ms`);
     if (poolRanOut !== undefined) say(`the single-upload pool ran out at ${round(poolRanOut)} s: those uploads turned into status queries after that`);

@@ -69,7 +69,7 @@ async function bystander(url: string, done: Promise<unknown>): Promise<Window> {
 async function indexed(service: RunningService, rootId: string): Promise<void> {
   // only the events not seen yet are read each time: the parts of a large index are 30 MB together
   let from = 0n;
-  for (let complete = false; !complete; ) {
+  for (let complete = false; !complete;) {
     for await (const e of service.eventStore.readStream(dataItemStream(rootId as DataItemId), { fromRevision: from })) {
       from = e.revision + 1n;
       if (e.type === 'NestedItemsIndexed' && (e.data as { more?: boolean }).more !== true) complete = true;
@@ -135,8 +135,12 @@ async function main(): Promise<void> {
     const baseline = await bystander(service.url, idle);
 
     say(`upload answered after ${round(uploadMs)} ms; indexed and projected after ${round(during.seconds, 2)} s`);
-    say(`bystander GET /info during upload and indexing: worst ${round(during.worstInfoMs)} ms over ${during.infoAnswers} answers; event loop worst delay ${round(during.worstLoopDelayMs)} ms`);
-    say(`baseline (nothing else running, same length): worst ${round(baseline.worstInfoMs)} ms over ${baseline.infoAnswers} answers; event loop worst delay ${round(baseline.worstLoopDelayMs)} ms`);
+    say(
+      `bystander GET /info during upload and indexing: worst ${round(during.worstInfoMs)} ms over ${during.infoAnswers} answers; event loop worst delay ${round(during.worstLoopDelayMs)} ms`,
+    );
+    say(
+      `baseline (nothing else running, same length): worst ${round(baseline.worstInfoMs)} ms over ${baseline.infoAnswers} answers; event loop worst delay ${round(baseline.worstLoopDelayMs)} ms`,
+    );
     emitJson({
       benchmark: 'nested-index',
       entries,

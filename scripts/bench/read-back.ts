@@ -132,7 +132,9 @@ async function main(): Promise<void> {
       peakRssMiB: round(await peakRssMiB(service.process.pid!)),
       rounds,
     };
-    say(`GET /:id ${result.readBackMiBps} MiB/s, bare file read ${result.baselineMiBps} MiB/s, ratio ${result.ratio} (target >= 0.7); a bare HTTP server ${result.bareHttpMiBps} MiB/s; service CPU ${result.serviceCpuMsPerGiB} ms per GiB read, peak RSS ${result.peakRssMiB} MiB`);
+    say(
+      `GET /:id ${result.readBackMiBps} MiB/s, bare file read ${result.baselineMiBps} MiB/s, ratio ${result.ratio} (target >= 0.7); a bare HTTP server ${result.bareHttpMiBps} MiB/s; service CPU ${result.serviceCpuMsPerGiB} ms per GiB read, peak RSS ${result.peakRssMiB} MiB`,
+    );
     emitJson(result);
   } finally {
     await service?.stop();

@@ -70,7 +70,11 @@ async function main(): Promise<void> {
   say(`single-thread crypto.sign loop: ${baseline.toFixed(1)} receipts/s, ${baselineCpu.toFixed(2)} CPU ms each (medians)`);
   say(`worker pool (${workers} workers):     ${pool.toFixed(1)} receipts/s, ${poolCpu.toFixed(2)} CPU ms each (medians)`);
   say(`ratio pool / single thread:     ${(pool / baseline).toFixed(2)}x the rate, ${(poolCpu / baselineCpu).toFixed(2)}x the CPU per receipt`);
-  say(`load average during the run:    ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  say(
+    `load average during the run:    ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${availableParallelism()} cores`,
+  );
   emitJson({
     benchmark: 'receipt-signing',
     workers,

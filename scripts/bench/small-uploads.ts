@@ -50,15 +50,11 @@ const PAYLOAD_BYTES = 1024;
 
 function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/octet-stream', 'content-length': body.length } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      },
-    );
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/octet-stream', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(body);
   });

@@ -127,7 +127,9 @@ async function main(): Promise<void> {
       for (const which of order) {
         const start = which === 'full' ? await timeStart(fullDir, itemId, 200) : await timeStart(emptyDir, itemId, 404);
         (which === 'full' ? full : empty).push(start);
-        say(`run ${run} ${which.padEnd(5)} /info ${start.infoMs.toFixed(0)} ms, status ${start.statusMs.toFixed(0)} ms${start.catchingUp ? ' (still catching up)' : ''}`);
+        say(
+          `run ${run} ${which.padEnd(5)} /info ${start.infoMs.toFixed(0)} ms, status ${start.statusMs.toFixed(0)} ms${start.catchingUp ? ' (still catching up)' : ''}`,
+        );
       }
     }
     const pick = (list: Start[], key: 'infoMs' | 'statusMs') => median(list.map((s) => s[key]));

@@ -34,7 +34,8 @@ export async function withAuditorStores<T>(needs: AuditorNeeds, run: (stores: Au
   refuseMissingEventStore(config);
   const readFile = join(config.dataDir, 'read.db');
   const embeddedReadStore = config.readStore === 'sqlite';
-  if (embeddedReadStore && needs.readStore === 'required' && !existsSync(readFile)) throw new StoreNotFound(`no read store at ${readFile} (is DATA_DIR right?)`);
+  if (embeddedReadStore && needs.readStore === 'required' && !existsSync(readFile))
+    throw new StoreNotFound(`no read store at ${readFile} (is DATA_DIR right?)`);
 
   const eventStore = await openEventStoreFromConfig(config);
   let readStore: ReadStore | undefined;

@@ -23,7 +23,8 @@ const idShaped = /^-[A-Za-z0-9_-]{42}$/;
 export function parseCliArgs<O extends Options>(args: string[], options: O) {
   const all = { ...options, help: { type: 'boolean' as const, short: 'h' } };
   const takesValue = (arg: string | undefined) =>
-    arg !== undefined && Object.entries(all).some(([name, o]) => o.type === 'string' && (arg === `--${name}` || (o.short !== undefined && arg === `-${o.short}`)));
+    arg !== undefined &&
+    Object.entries(all).some(([name, o]) => o.type === 'string' && (arg === `--${name}` || (o.short !== undefined && arg === `-${o.short}`)));
   const end = args.indexOf('--');
   const kept: { arg: string; i: number }[] = [];
   const dashedIds: { value: string; i: number }[] = [];

@@ -43,10 +43,28 @@ const STOP_GRACE_MS = 10_000;
  * (the service process inherits it): an empty value is read as unset.
  */
 const RESET = [
-  'ROLE', 'WALLET_FILE', 'EVENT_STORE', 'EVENTSTORE_URL', 'READ_STORE', 'BLOB_STORE', 'MONGO_URL', 'MONGO_DATABASE',
-  'PRICING_SOURCE', 'PRICE_WINC_PER_BYTE', 'PRICE_MARGIN_PERCENT', 'FREE_UPLOAD_LIMIT_BYTES', 'MAX_DATA_ITEM_SIZE',
-  'DATA_CACHES', 'FAST_FINALITY_INDEXES', 'BUNDLE_MAX_BYTES', 'MAX_BUNDLE_ATTEMPTS',
-  'GATEWAY_TIMEOUT_MS', 'PROJECTION_WAIT_MS', 'UPLOAD_LIFETIME_MS', 'DEADLINE_HEIGHT_OFFSET', 'OFFSETS_RETENTION_DAYS',
+  'ROLE',
+  'WALLET_FILE',
+  'EVENT_STORE',
+  'EVENTSTORE_URL',
+  'READ_STORE',
+  'BLOB_STORE',
+  'MONGO_URL',
+  'MONGO_DATABASE',
+  'PRICING_SOURCE',
+  'PRICE_WINC_PER_BYTE',
+  'PRICE_MARGIN_PERCENT',
+  'FREE_UPLOAD_LIMIT_BYTES',
+  'MAX_DATA_ITEM_SIZE',
+  'DATA_CACHES',
+  'FAST_FINALITY_INDEXES',
+  'BUNDLE_MAX_BYTES',
+  'MAX_BUNDLE_ATTEMPTS',
+  'GATEWAY_TIMEOUT_MS',
+  'PROJECTION_WAIT_MS',
+  'UPLOAD_LIFETIME_MS',
+  'DEADLINE_HEIGHT_OFFSET',
+  'OFFSETS_RETENTION_DAYS',
 ];
 
 /**
@@ -54,11 +72,7 @@ const RESET = [
  * failure (or before `signal` aborted the start) is stopped and removed before the error is thrown,
  * and a process exit without `close()` still kills the children and removes the directory.
  */
-export async function startDemoEnvironment(
-  settings: DemoSettings,
-  say: (line: string) => void,
-  signal: AbortSignal,
-): Promise<DemoEnvironment> {
+export async function startDemoEnvironment(settings: DemoSettings, say: (line: string) => void, signal: AbortSignal): Promise<DemoEnvironment> {
   const dir = await mkdtemp(join(tmpdir(), 'permaweb-demo-'));
   const adminToken = randomBytes(24).toString('base64url');
   let arlocal: Arlocal | undefined;

@@ -18,8 +18,7 @@ export interface ItemStatus {
 
 const TICK_MS = 1000;
 
-export const describeStatus = (s: ItemStatus) =>
-  s.bundleId === undefined ? `${s.status} (${s.info})` : `${s.status} (${s.info}, bundle ${s.bundleId})`;
+export const describeStatus = (s: ItemStatus) => (s.bundleId === undefined ? `${s.status} (${s.info})` : `${s.status} (${s.info}, bundle ${s.bundleId})`);
 
 /** Where arlocal says a bundle transaction is. */
 type GatewayState = { kind: 'unknown' } | { kind: 'pending' } | { kind: 'mined'; confirmations: number };
@@ -34,8 +33,7 @@ const describeGateway = (g: GatewayState) =>
       : `in a block, ${g.confirmations} confirmation${g.confirmations === 1 ? '' : 's'} as arlocal counts them`;
 
 /** printed once, the first time a mined block leaves a bundle out */
-const CHUNKS_NOTE =
-  '  (arlocal leaves a bundle posted in chunks out of its blocks until all its chunks are in: the bundler is still posting them)';
+const CHUNKS_NOTE = '  (arlocal leaves a bundle posted in chunks out of its blocks until all its chunks are in: the bundler is still posting them)';
 
 /**
  * Resolves once every item is FINALIZED; throws when one FAILED or `signal` aborts. `seen` holds
@@ -58,8 +56,7 @@ export async function followUntilFinalized(
     shown.set(bundleId, text);
     return state;
   };
-  const waitsForBlocks = (state: GatewayState) =>
-    state.kind === 'pending' || (state.kind === 'mined' && state.confirmations < env.settings.confirmations);
+  const waitsForBlocks = (state: GatewayState) => state.kind === 'pending' || (state.kind === 'mined' && state.confirmations < env.settings.confirmations);
 
   for (;;) {
     for (const item of items) {
@@ -111,9 +108,7 @@ async function gatewayState(arlocalUrl: string, txId: string): Promise<GatewaySt
   const response = await fetch(url);
   const text = await response.text();
   const status = transactionStatusIn({ url, status: response.status, text });
-  return status.status === 'confirmed'
-    ? { kind: 'mined', confirmations: status.confirmations }
-    : { kind: status.status === 'pending' ? 'pending' : 'unknown' };
+  return status.status === 'confirmed' ? { kind: 'mined', confirmations: status.confirmations } : { kind: status.status === 'pending' ? 'pending' : 'unknown' };
 }
 
 async function height(arlocalUrl: string): Promise<number> {

@@ -43,7 +43,12 @@ export async function turboSingle(clients: DemoClients): Promise<DemoItem> {
   const payload = Buffer.from('Hello, permaweb! Uploaded by turbo-sdk in one request.\n');
   const answer = await clients.turbo.upload({
     data: payload,
-    dataItemOpts: { tags: [{ name: 'Content-Type', value: 'text/plain' }, { name: 'App-Name', value: 'permaweb-demo' }] },
+    dataItemOpts: {
+      tags: [
+        { name: 'Content-Type', value: 'text/plain' },
+        { name: 'App-Name', value: 'permaweb-demo' },
+      ],
+    },
     chunkingMode: 'disabled',
   });
   return { label: 'turbo-sdk, one request', id: answer.id, receipt: Receipt.parse(answer), payload };
@@ -57,7 +62,12 @@ export async function turboMultipart(clients: DemoClients): Promise<DemoItem> {
   const payload = randomBytes(MULTIPART_BYTES);
   const answer = await clients.turbo.upload({
     data: payload,
-    dataItemOpts: { tags: [{ name: 'Content-Type', value: 'application/octet-stream' }, { name: 'App-Name', value: 'permaweb-demo' }] },
+    dataItemOpts: {
+      tags: [
+        { name: 'Content-Type', value: 'application/octet-stream' },
+        { name: 'App-Name', value: 'permaweb-demo' },
+      ],
+    },
     chunkingMode: 'force',
   });
   return { label: 'turbo-sdk, multi-part', id: answer.id, receipt: Receipt.parse(answer), payload };

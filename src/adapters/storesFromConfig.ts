@@ -43,7 +43,10 @@ export async function openBlobStoreFromConfig(config: StoresConfig, options: Blo
     const { openGridFsBlobStore } = await import('./mongo/gridfsBlobStore.js');
     return withClient(config, 'BLOB_STORE=gridfs', (client, database) => openGridFsBlobStore({ client, database, ownsClient: true, ...options }));
   }
-  return openFsBlobStore({ root: join(config.dataDir, 'blobs'), ...(options.staleTempAfterMs !== undefined ? { staleTempAfterMs: options.staleTempAfterMs } : {}) });
+  return openFsBlobStore({
+    root: join(config.dataDir, 'blobs'),
+    ...(options.staleTempAfterMs !== undefined ? { staleTempAfterMs: options.staleTempAfterMs } : {}),
+  });
 }
 
 /** A new client for one store; closed again when the store fails to open. */

@@ -53,7 +53,6 @@ export type AcceptOutcome =
   /** `uploadId`: the multi-part upload that stored it, if one did */
   | { kind: 'exists'; receipt: Receipt; uploadId?: string };
 
-
 const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
   kind: 'exists',
   receipt: state.receipt,

@@ -49,18 +49,12 @@ export function createAccountOperations(deps: OperatorDeps) {
         throw new InvalidRequest('the approval would expire before it is granted');
       }
       const { payer, expiresAt, ...rest } = input;
-      return deps.accounts.execute(
-        { type: 'Approve', data: { address: payer, ...rest, ...(expiresAt !== undefined ? { expiresAt } : {}), now } },
-        metadata,
-      );
+      return deps.accounts.execute({ type: 'Approve', data: { address: payer, ...rest, ...(expiresAt !== undefined ? { expiresAt } : {}), now } }, metadata);
     },
 
     /** revoking an approval that does not exist changes nothing and succeeds */
     revoke(input: { payer: string; approvedAddress: string }, metadata: OperatorMetadata): Promise<OperatorOutcome> {
-      return deps.accounts.execute(
-        { type: 'Revoke', data: { address: input.payer, approvedAddress: input.approvedAddress, now: deps.now() } },
-        metadata,
-      );
+      return deps.accounts.execute({ type: 'Revoke', data: { address: input.payer, approvedAddress: input.approvedAddress, now: deps.now() } }, metadata);
     },
   };
 }

@@ -52,11 +52,7 @@ export interface Blocklist {
   stop(): Promise<void>;
 }
 
-export function createBlocklist(deps: {
-  eventStore: EventStore;
-  refreshMs?: number;
-  log?: (message: string, error?: unknown) => void;
-}): Blocklist {
+export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: number; log?: (message: string, error?: unknown) => void }): Blocklist {
   const { refreshMs = 1_000, log = () => {} } = deps;
   const repository = new BlocklistRepository(deps.eventStore);
   let state: BlocklistState = initialBlocklistState;

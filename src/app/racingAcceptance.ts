@@ -94,10 +94,7 @@ async function awaitRacingUpload(deps: RacingDeps, request: ReserveRequest, dead
 }
 
 /** a reservation for the item open on the owner's account or a listed payer's (ours failed: it is another upload's) */
-async function reservationHeld(
-  accounts: AccountRepository,
-  request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>,
-): Promise<boolean> {
+async function reservationHeld(accounts: AccountRepository, request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>): Promise<boolean> {
   const payers = new Set([...request.paidBy, request.owner]);
   for (const payer of payers) {
     if (holdsReservationFor(await accounts.read(payer), request.dataItemId)) return true;

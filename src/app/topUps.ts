@@ -63,8 +63,7 @@ export interface TopUpOutcome {
 export const wincOf = (chain: Pick<TopUpChain, 'wincPerToken' | 'unitsPerToken'>, quantity: bigint): bigint =>
   (quantity * chain.wincPerToken) / chain.unitsPerToken;
 
-const confirmedEnough = (chain: TopUpChain, transfer: Transfer) =>
-  transfer.status.confirmed && transfer.status.confirmations >= chain.minConfirmations;
+const confirmedEnough = (chain: TopUpChain, transfer: Transfer) => transfer.status.confirmed && transfer.status.confirmations >= chain.minConfirmations;
 
 /**
  * Top-ups with the user's own tokens: a claim reads the transaction from its chain, records the claim
@@ -82,7 +81,12 @@ export function createTopUps(deps: TopUpDeps) {
     }
   }
 
-  async function credit(claim: PendingTopUp | TopUpClaimed['data'], transfer: Transfer & { status: { confirmed: true } }, target: string, metadata: Omit<EventMetadata, 'schemaVersion'>) {
+  async function credit(
+    claim: PendingTopUp | TopUpClaimed['data'],
+    transfer: Transfer & { status: { confirmed: true } },
+    target: string,
+    metadata: Omit<EventMetadata, 'schemaVersion'>,
+  ) {
     const onChain: OnChainTransfer = {
       token: claim.token,
       txId: claim.txId,
@@ -92,7 +96,10 @@ export function createTopUps(deps: TopUpDeps) {
       blockHeight: transfer.status.blockHeight,
     };
     const { position } = await deps.accounts.execute(
-      { type: 'Credit', data: { address: claim.address, winc: BigInt(claim.winc), creditId: creditIdOfTransfer(claim.token, claim.txId), onChain, now: deps.now() } },
+      {
+        type: 'Credit',
+        data: { address: claim.address, winc: BigInt(claim.winc), creditId: creditIdOfTransfer(claim.token, claim.txId), onChain, now: deps.now() },
+      },
       metadata,
     );
     if (position !== undefined) await deps.awaitProjection?.(position);
@@ -107,7 +114,8 @@ export function createTopUps(deps: TopUpDeps) {
       if (!chain) throw new InvalidToken(`no top-ups in ${token}`);
       const transfer = await read(chain, txId);
       if (!transfer) throw new InvalidTransaction(`${token} transaction ${txId} is unknown`);
-      if (transfer.target !== chain.address) throw new InvalidTransaction(`${token} transaction ${txId} went to ${transfer.target ?? 'no address'}, not ${chain.address}`);
+      if (transfer.target !== chain.address)
+        throw new InvalidTransaction(`${token} transaction ${txId} went to ${transfer.target ?? 'no address'}, not ${chain.address}`);
       if (transfer.failed) throw new InvalidTransaction(`${token} transaction ${txId} failed on chain`);
       const winc = wincOf(chain, transfer.quantity);
       const claim: TopUpClaimed['data'] = {
@@ -153,7 +161,10 @@ export function createTopUps(deps: TopUpDeps) {
             continue;
           }
           if (chain && !transfer && deps.now() - doc.timestamp > deps.pendingMaxAgeMs) {
-            const { events } = await deps.topUps.execute({ type: 'Expire', data: { token: doc.token, txId: doc.txId, now: deps.now() } }, { correlationId: 'top-up-pass' });
+            const { events } = await deps.topUps.execute(
+              { type: 'Expire', data: { token: doc.token, txId: doc.txId, now: deps.now() } },
+              { correlationId: 'top-up-pass' },
+            );
             if (events.length > 0) result.expired += 1;
             continue;
           }

@@ -77,7 +77,10 @@ export async function runAudit(stores: AuditStores, onFinding: (finding: Finding
     },
   };
   const head = await stores.eventStore.headPosition();
-  await fanOut(eventsUpTo(stores.eventStore, head, sink), checks.map((check) => (events: AsyncIterable<AuditEvent>) => check(events, sink)));
+  await fanOut(
+    eventsUpTo(stores.eventStore, head, sink),
+    checks.map((check) => (events: AsyncIterable<AuditEvent>) => check(events, sink)),
+  );
   const blobGraceMs = stores.blobGraceMs ?? DEFAULT_BLOB_GRACE_MS;
   await checkOrphanBlobs({ ...stores, graceMs: blobGraceMs, now: stores.now() }, sink);
   return { head, checked, findings, receiptKeyChecked: stores.servicePublicModulus !== undefined, blobGraceMs };

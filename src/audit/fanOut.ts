@@ -5,11 +5,7 @@
  * not take are dropped for it). When a consumer or the source fails, the others see their iterables
  * end and the first error is thrown once every consumer has returned.
  */
-export async function fanOut<T>(
-  source: AsyncIterable<T>,
-  consumers: readonly ((values: AsyncIterable<T>) => Promise<void>)[],
-  buffer = 256,
-): Promise<void> {
+export async function fanOut<T>(source: AsyncIterable<T>, consumers: readonly ((values: AsyncIterable<T>) => Promise<void>)[], buffer = 256): Promise<void> {
   const channels = consumers.map(() => new Channel<T>(buffer));
   let failure: { error: unknown } | undefined;
   const runs = consumers.map((consume, i) => {

@@ -39,12 +39,7 @@ export async function* bundleBytes(blobStore: BlobStore, entries: readonly BlobE
  * (a 256 KiB chunk can span the header and many small items). Blobs longer than declared go
  * unnoticed here; `bundleBytes`, which computed the data root, has already checked every length.
  */
-export async function* bundleRange(
-  blobStore: BlobStore,
-  layout: BundleLayout<BlobEntry>,
-  start: number,
-  end: number,
-): AsyncGenerator<Uint8Array> {
+export async function* bundleRange(blobStore: BlobStore, layout: BundleLayout<BlobEntry>, start: number, end: number): AsyncGenerator<Uint8Array> {
   if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= layout.totalSize)) {
     throw new RangeError(`range [${start}, ${end}) is outside the bundle's [0, ${layout.totalSize})`);
   }

@@ -118,7 +118,7 @@ function leaves(hashed: HashList): HashList {
 
 function buildLayers(bottom: HashList): HashList[] {
   const layers = [bottom];
-  for (let layer = bottom; layer.length > 1; ) {
+  for (let layer = bottom; layer.length > 1;) {
     const next = new HashList(Math.ceil(layer.length / 2));
     for (let i = 0; i < layer.length; i += 2) {
       if (i + 1 === layer.length) {

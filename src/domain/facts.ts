@@ -46,8 +46,7 @@ export const factsOf = (event: DomainEvent): string =>
     )
     .with(
       { type: 'DataItemRequeued' },
-      ({ data: d }) =>
-        `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
+      ({ data: d }) => `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
     )
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
     .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
@@ -73,7 +72,8 @@ export const factsOf = (event: DomainEvent): string =>
     )
     .with(
       { type: 'TopUpExpired' },
-      ({ data: d }) => `claim of ${d.token} transaction ${d.txId} for ${d.address} (made ${iso(d.claimedAt)}) expired: the chain no longer knows the transaction; it may be claimed again`,
+      ({ data: d }) =>
+        `claim of ${d.token} transaction ${d.txId} for ${d.address} (made ${iso(d.claimedAt)}) expired: the chain no longer knows the transaction; it may be claimed again`,
     )
     .with(
       { type: 'BalanceReserved' },
@@ -81,10 +81,7 @@ export const factsOf = (event: DomainEvent): string =>
         `${d.winc} winc reserved for item ${d.dataItemId} (reservation ${d.reservationId}${d.onBehalfOf !== undefined ? `, on behalf of ${d.onBehalfOf}` : ''})`,
     )
     .with({ type: 'ReservationSettled' }, ({ data: d }) => `${d.winc} winc spent on item ${d.dataItemId} (reservation ${d.reservationId})`)
-    .with(
-      { type: 'ReservationReleased' },
-      ({ data: d }) => `${d.winc} winc released for item ${d.dataItemId} (reservation ${d.reservationId}): ${d.reason}`,
-    )
+    .with({ type: 'ReservationReleased' }, ({ data: d }) => `${d.winc} winc released for item ${d.dataItemId} (reservation ${d.reservationId}): ${d.reason}`)
     .with(
       { type: 'PaymentApproved' },
       ({ data: d }) => `${d.approvedAddress} may spend up to ${d.winc} winc${d.expiresAt !== undefined ? ` until ${iso(d.expiresAt)}` : ''}`,
@@ -104,8 +101,7 @@ export const factsOf = (event: DomainEvent): string =>
     )
     .with(
       { type: 'BundlePrepared' },
-      ({ data: d }) =>
-        `tx ${d.txId}, ${d.dataSize} bytes, data root ${d.dataRoot}, reward ${d.reward} winston, anchor height ${d.anchorHeight}`,
+      ({ data: d }) => `tx ${d.txId}, ${d.dataSize} bytes, data root ${d.dataRoot}, reward ${d.reward} winston, anchor height ${d.anchorHeight}`,
     )
     .with({ type: 'BundlePosted' }, ({ data: d }) => `tx ${d.txId} posted`)
     .with({ type: 'BundleSeeded' }, ({ data: d }) => `tx ${d.txId} chunks seeded`)
@@ -114,20 +110,17 @@ export const factsOf = (event: DomainEvent): string =>
       { type: 'BundlePermanent' },
       ({ data: d }) => `tx ${d.txId} permanent in block ${d.blockHeight}, ${d.confirmations} confirmations, ${d.itemIds.length} items`,
     )
-    .with(
-      { type: 'BundleDropped' },
-      ({ data: d }) => {
-        const damaged = d.damagedItemIds ?? [];
-        const back = `${d.itemIds.length - damaged.length} items back to the queue`;
-        const items =
-          damaged.length > 0
-            ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}`
-            : d.countsAsAttempt === false
-              ? `${back}, not counted as an attempt`
-              : back;
-        return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
-      },
-    )
+    .with({ type: 'BundleDropped' }, ({ data: d }) => {
+      const damaged = d.damagedItemIds ?? [];
+      const back = `${d.itemIds.length - damaged.length} items back to the queue`;
+      const items =
+        damaged.length > 0
+          ? `${back}, not counted as an attempt; damaged: ${damaged.join(', ')}`
+          : d.countsAsAttempt === false
+            ? `${back}, not counted as an attempt`
+            : back;
+      return `dropped${d.txId !== undefined ? ` (tx ${d.txId})` : ''}: ${d.reason}; ${items}`;
+    })
     .with({ type: 'AddressBlocked' }, ({ data: d }) => `${d.address} blocked by ${d.by}: ${d.reason}`)
     .with({ type: 'AddressUnblocked' }, ({ data: d }) => `${d.address} unblocked by ${d.by}: ${d.reason}`)
     .with({ type: 'BundlerLeaseTaken' }, ({ data: d }) => `${d.holder} became the active bundler, fencing token ${d.token}`)

@@ -4,12 +4,7 @@ import { queriesRouter } from './queries.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { cors } from './cors.js';
 import { adminRouter, type AdminDeps } from './admin.js';
-import {
-  multipartCommandsRouter,
-  multipartQueriesRouter,
-  type MultipartCommandHandlers,
-  type MultipartQueryHandlers,
-} from './multipart.js';
+import { multipartCommandsRouter, multipartQueriesRouter, type MultipartCommandHandlers, type MultipartQueryHandlers } from './multipart.js';
 import { errorHandler, sendError } from './errors.js';
 import { opsRouter, type OpsDeps } from './health.js';
 import { requestLog } from './requestLog.js';

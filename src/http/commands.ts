@@ -40,7 +40,10 @@ function checkUploadHeaders(req: Request, maxDataItemSize: number): void {
 export function paidByOf(req: Request): string[] {
   const header = req.get('x-paid-by');
   if (!header) return [];
-  const payers = header.split(',').map(parseAccountAddress).filter((a): a is string => a !== undefined);
+  const payers = header
+    .split(',')
+    .map(parseAccountAddress)
+    .filter((a): a is string => a !== undefined);
   return [...new Set(payers)].slice(0, MAX_PAYERS);
 }
 const MAX_PAYERS = 10;

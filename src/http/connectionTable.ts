@@ -20,9 +20,7 @@ export interface ConnectionCaps {
   perNetwork: number;
 }
 
-export type Admission<C> =
-  | { admitted: true; evict: C | undefined }
-  | { admitted: false; refusedBy: 'client' | 'network' | 'all' };
+export type Admission<C> = { admitted: true; evict: C | undefined } | { admitted: false; refusedBy: 'client' | 'network' | 'all' };
 
 interface Entry<C> {
   connection: C;

@@ -187,7 +187,10 @@ export function opsRouter({ readiness, metrics }: OpsDeps): Router {
   });
   serve(router, readyRoute, async (_req, res) => {
     const report = await readiness.check();
-    res.set(noStore).status(report.failed.length === 0 ? 200 : 503).json(report);
+    res
+      .set(noStore)
+      .status(report.failed.length === 0 ? 200 : 503)
+      .json(report);
   });
   serve(router, metricsRoute, async (_req, res) => {
     const { contentType, body } = await metrics.text();

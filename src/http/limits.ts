@@ -118,9 +118,7 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
 
 /** the budget or the disk: 503, retryable; the client's own share: 429, until its uploads end */
 function refused(refusal: Refusal, client: string, what: string): Error {
-  return refusal === 'client'
-    ? new TooManyRequests(`temporary space of ${client}: ${what}`)
-    : new ServiceUnavailable(`temporary space (${refusal}): ${what}`);
+  return refusal === 'client' ? new TooManyRequests(`temporary space of ${client}: ${what}`) : new ServiceUnavailable(`temporary space (${refusal}): ${what}`);
 }
 
 function declaredLength(req: Request): number | undefined {

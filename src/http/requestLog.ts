@@ -54,8 +54,7 @@ export function subjectOf(req: Request, res: Response, route: string): RequestSu
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const endsWith = (path: string[], pattern: string[]) =>
-  pattern.length <= path.length &&
-  pattern.every((segment, i) => segment.startsWith(':') || segment === path[path.length - pattern.length + i]);
+  pattern.length <= path.length && pattern.every((segment, i) => segment.startsWith(':') || segment === path[path.length - pattern.length + i]);
 
 /** Counts the body bytes that reach the request, whoever reads them (or nobody: a refused upload). */
 function meterBody(req: Request): { bytes: number } {
@@ -80,10 +79,14 @@ export function requestLog(log: Logger, metrics: Pick<Metrics, 'http'>): Request
     const requestId = requestIdOf(req);
     res.set('x-request-id', requestId);
     const body = meterBody(req);
-    observeRequest(log, metrics, req, res, { requestId, bytesIn: () => body.bytes, describe: () => {
-      const route = routeOf(req);
-      return { route, subject: subjectOf(req, res, route) };
-    } });
+    observeRequest(log, metrics, req, res, {
+      requestId,
+      bytesIn: () => body.bytes,
+      describe: () => {
+        const route = routeOf(req);
+        return { route, subject: subjectOf(req, res, route) };
+      },
+    });
     next();
   };
 }
@@ -100,13 +103,7 @@ export interface ObservedRequest {
  * The log line and metrics sample of `requestLog`, for a request whichever way it is served (through
  * Express, or by a route served ahead of it: fastStatus.ts).
  */
-export function observeRequest(
-  log: Logger,
-  metrics: Pick<Metrics, 'http'>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  observed: ObservedRequest,
-): void {
+export function observeRequest(log: Logger, metrics: Pick<Metrics, 'http'>, req: IncomingMessage, res: ServerResponse, observed: ObservedRequest): void {
   const start = process.hrtime.bigint();
   const socket = req.socket;
   const writtenBefore = socket.bytesWritten;

@@ -35,7 +35,7 @@ export async function sendBlobRange(blob: OpenBlob, start: number, end: number, 
   };
   res.once('close', onClose);
   try {
-    for (let position = start; position <= end; ) {
+    for (let position = start; position <= end;) {
       // a buffer is filled again only after the socket took its bytes (the write's callback)
       while (free.length === 0 && !gone) await new Promise<void>((resolve) => (wake = resolve));
       if (gone) throw new Error('the client went away before the body was sent');

@@ -79,4 +79,3 @@ export async function* countedBytes(
     yield chunk;
   }
 }
-

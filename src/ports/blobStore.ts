@@ -110,5 +110,4 @@ export class BlobStoreUnavailable extends Error {
 }
 
 /** Keys must not escape the store: no `..`, no absolute paths, no empty segments. */
-export const isValidBlobKey = (key: string): boolean =>
-  /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(key) && key.length <= 512;
+export const isValidBlobKey = (key: string): boolean => /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(key) && key.length <= 512;

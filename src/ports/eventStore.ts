@@ -149,7 +149,6 @@ export const serializedSize = (event: SerializedEventText): number =>
 export const appendSize = (events: readonly Pick<NewEvent, 'type' | 'data' | 'metadata'>[]): number =>
   events.reduce((sum, e) => sum + serializedSize(serializeEvent(e)), 0);
 
-
 /**
  * The store cannot be reached or refused to work; the request may be retried. From an append, this
  * class itself means nothing was written (the store said so, or the call never reached it).

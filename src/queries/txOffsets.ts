@@ -29,12 +29,7 @@ export function offsetsOf(doc: TxStatusDocument | undefined, now: number, retent
  * bundle transaction at the root's offset plus its own offset in the root; it has offsets when and
  * for as long as its root has (the retention counts from the root's acceptance).
  */
-export function nestedOffsetsOf(
-  nested: NestedOffsetsDocument,
-  root: TxStatusDocument | undefined,
-  now: number,
-  retentionMs: number,
-): TxOffsets | undefined {
+export function nestedOffsetsOf(nested: NestedOffsetsDocument, root: TxStatusDocument | undefined, now: number, retentionMs: number): TxOffsets | undefined {
   const rootOffsets = offsetsOf(root, now, retentionMs);
   if (!rootOffsets) return undefined;
   return {

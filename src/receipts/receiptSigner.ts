@@ -30,8 +30,7 @@ export class ReceiptSigningError extends Error {
   override readonly name = 'ReceiptSigningError';
 }
 
-export const startSignWorker = (workerData: SignWorkerData): Worker =>
-  new Worker(new URL('./signWorker.mjs', import.meta.url), { workerData });
+export const startSignWorker = (workerData: SignWorkerData): Worker => new Worker(new URL('./signWorker.mjs', import.meta.url), { workerData });
 
 interface Pending {
   request: UnsignedReceipt;
@@ -121,9 +120,7 @@ export function createReceiptSigner({
       if (closed) return Promise.reject(new ReceiptSigningError('receipt signer is closed'));
       const invalid = invalidField({ id, deadlineHeight, timestamp });
       if (invalid) return Promise.reject(new TypeError(`cannot sign a receipt: ${invalid}`));
-      return new Promise((resolve, reject) =>
-        dispatch({ request: { id, deadlineHeight, timestamp }, resolve, reject, retried: false }),
-      );
+      return new Promise((resolve, reject) => dispatch({ request: { id, deadlineHeight, timestamp }, resolve, reject, retried: false }));
     },
     async close() {
       closed = true;

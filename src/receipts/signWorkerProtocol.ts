@@ -6,7 +6,4 @@ export interface SignWorkerData {
 }
 /** `message`: the bytes to sign, RSA-PSS (SHA-256, salt length 0) as receiptMessage.ts describes */
 export type SignRequest = { seq: number; message: Uint8Array };
-export type SignResponse =
-  | { type: 'ready' }
-  | { type: 'signed'; seq: number; signature: string }
-  | { type: 'failed'; seq: number; message: string };
+export type SignResponse = { type: 'ready' } | { type: 'signed'; seq: number; signature: string } | { type: 'failed'; seq: number; message: string };

@@ -28,17 +28,7 @@ export interface ParsedHeader {
 
 const MAX_HEADER_BYTES = 2 + MAX_SIGNATURE_AND_OWNER_BYTES + 33 + 33 + 16 + MAX_TAG_BYTES;
 
-type Step =
-  | 'signatureType'
-  | 'signature'
-  | 'owner'
-  | 'targetFlag'
-  | 'target'
-  | 'anchorFlag'
-  | 'anchor'
-  | 'tagSizes'
-  | 'tags'
-  | 'done';
+type Step = 'signatureType' | 'signature' | 'owner' | 'targetFlag' | 'target' | 'anchorFlag' | 'anchor' | 'tagSizes' | 'tags' | 'done';
 
 export class HeaderParser {
   private readonly bytes = Buffer.allocUnsafe(MAX_HEADER_BYTES);

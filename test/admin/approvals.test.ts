@@ -43,10 +43,6 @@ describe('admin API: payment approvals', () => {
     expect(again.status).to.equal(200);
     expect(await again.json()).to.deep.equal(creditedOnly(alice, '1000'));
     const history = await (await app.admin(`/admin/accounts/${alice}/history`)).json();
-    expect(history.events.map((e: { type: string }) => e.type)).to.deep.equal([
-      'AccountCredited',
-      'PaymentApproved',
-      'PaymentApprovalRevoked',
-    ]);
+    expect(history.events.map((e: { type: string }) => e.type)).to.deep.equal(['AccountCredited', 'PaymentApproved', 'PaymentApprovalRevoked']);
   });
 });

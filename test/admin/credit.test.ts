@@ -8,8 +8,7 @@ describe('admin API: credits', () => {
   });
   afterEach(() => app.close());
 
-  const credit = (address: string, body: unknown, prefix = '/admin') =>
-    app.admin(`${prefix}/accounts/${address}/credit`, { method: 'POST', body });
+  const credit = (address: string, body: unknown, prefix = '/admin') => app.admin(`${prefix}/accounts/${address}/credit`, { method: 'POST', body });
 
   it('credits an account and answers its balance with the credit id, as JSON', async () => {
     const res = await credit(alice, { winc: '1000', creditId: 'invoice-1' });
@@ -27,9 +26,7 @@ describe('admin API: credits', () => {
     await credit(alice, { winc: big });
     const res = await credit(alice, { winc: '10' }, '/v1/admin');
     expect((await res.json()).winc).to.equal('123456789012345678901234567900');
-    expect(await (await app.admin(`/v1/admin/accounts/${alice}`)).json()).to.deep.equal(
-      creditedOnly(alice, '123456789012345678901234567900'),
-    );
+    expect(await (await app.admin(`/v1/admin/accounts/${alice}`)).json()).to.deep.equal(creditedOnly(alice, '123456789012345678901234567900'));
   });
 
   it('credits the same creditId once, answering the same balance to the repeat', async () => {

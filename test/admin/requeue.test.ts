@@ -33,7 +33,8 @@ describe('admin API: requeue of a FAILED item', () => {
     app.admin(`${prefix}/items/${id}/requeue`, { method: 'POST', body });
   const stored = async (id: string) => {
     const events: { type: string; data: unknown; causationId: string | undefined }[] = [];
-    for await (const e of app.eventStore.readStream(dataItemStream(id as DataItemId))) events.push({ type: e.type, data: e.data, causationId: e.metadata.causationId });
+    for await (const e of app.eventStore.readStream(dataItemStream(id as DataItemId)))
+      events.push({ type: e.type, data: e.data, causationId: e.metadata.causationId });
     return events;
   };
 

@@ -44,7 +44,10 @@ describe('data item repository', () => {
   it('fails a creation with WrongExpectedRevision when the stream exists, and appends nothing (a racing acceptance won)', async () => {
     await new DataItemRepository(store).create({ type: 'AcceptDataItem', data: dataItemAccepted(id, { timestamp: 1 }).data }, ctx);
     const second = new DataItemRepository(store).create({ type: 'AcceptDataItem', data: dataItemAccepted(id, { timestamp: 2 }).data }, ctx);
-    const error = await second.then(() => undefined, (e: unknown) => e);
+    const error = await second.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(WrongExpectedRevision.is(error)).to.equal(true);
     expect((await streamOf()).map((e) => (e.data as { timestamp: number }).timestamp)).to.deep.equal([1]);
   });

@@ -23,7 +23,7 @@ describe('after an append of unknown outcome, the item stream read back', () => 
       'no_stream',
     );
 
-  it('finds this upload\'s acceptance by its reservation, with the receipt and position it was recorded with', async () => {
+  it("finds this upload's acceptance by its reservation, with the receipt and position it was recorded with", async () => {
     const { position } = await accepted('r-ours');
     const found = await findAcceptance(store, id, payment);
     expect(found.kind).to.equal('ours');

@@ -34,7 +34,10 @@ describe('acceptance without a fresh block height', function () {
   async function attempt(tag: string, current: () => number | undefined) {
     const item = await signedItem(signers.ethereum(), tag);
     const owner = nativeAddress(3, item.rawOwner);
-    await service.accounts.execute({ type: 'Credit', data: { address: owner, winc: 10_000n, creditId: `credit-${tag}`, now: Date.now() } }, { correlationId: 'test' });
+    await service.accounts.execute(
+      { type: 'Credit', data: { address: owner, winc: 10_000n, creditId: `credit-${tag}`, now: Date.now() } },
+      { correlationId: 'test' },
+    );
     const countingSigner: ReceiptSigner = {
       sign: (unsigned) => {
         signed++;
@@ -42,7 +45,12 @@ describe('acceptance without a fresh block height', function () {
       },
       close: async () => {},
     };
-    const deps: AcceptDeps = { ...service.multipart.accept, pricing: createFixedPricing({ wincPerByte: 1n }), signer: countingSigner, blockHeight: { current } };
+    const deps: AcceptDeps = {
+      ...service.multipart.accept,
+      pricing: createFixedPricing({ wincPerByte: 1n }),
+      signer: countingSigner,
+      blockHeight: { current },
+    };
     const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
     let failure: unknown;
     await acceptDataItem(received, { token: 'arweave', ctx: { requestId: tag } }, deps).catch((error: unknown) => (failure = error));

@@ -36,7 +36,7 @@ describe('a reservation racing another upload of the same item', function () {
   });
   afterEach(() => service.close());
 
-  it('answers with the other upload\'s acceptance once that is recorded, and reserves nothing', async () => {
+  it("answers with the other upload's acceptance once that is recorded, and reserves nothing", async () => {
     await reserveFirst();
     const second = reserveOrAwaitRacing(deps(), request);
     const accepted = dataItemAccepted(id, { winc: '300', payer: owner, reservationId: 'first' });

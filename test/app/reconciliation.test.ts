@@ -47,10 +47,7 @@ describe('reservations that outlive a crash', function () {
 
   it('releases a stale reservation whose item was never accepted (crash between reserving and accepting)', async () => {
     const dataItemId = 'B'.repeat(43);
-    await service.accounts.execute(
-      { type: 'Reserve', data: { address, reservationId: 'r-crashed', winc: 300n, dataItemId, now: Date.now() - HOUR } },
-      meta,
-    );
+    await service.accounts.execute({ type: 'Reserve', data: { address, reservationId: 'r-crashed', winc: 300n, dataItemId, now: Date.now() - HOUR } }, meta);
     await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
     expect(availableOf(await service.accounts.read(address))).to.equal(700n);
     expect(await service.reconciler.runOnce()).to.deep.equal({ settled: 0, released: 1 });
@@ -60,10 +57,7 @@ describe('reservations that outlive a crash', function () {
 
   it('settles a stale reservation whose item was accepted with it (crash between accepting and settling)', async () => {
     const dataItemId = 'C'.repeat(43);
-    await service.accounts.execute(
-      { type: 'Reserve', data: { address, reservationId: 'r-accepted', winc: 300n, dataItemId, now: Date.now() - HOUR } },
-      meta,
-    );
+    await service.accounts.execute({ type: 'Reserve', data: { address, reservationId: 'r-accepted', winc: 300n, dataItemId, now: Date.now() - HOUR } }, meta);
     const accepted = dataItemAccepted(dataItemId, { payer: address, reservationId: 'r-accepted', winc: '300' });
     await service.eventStore.append(dataItemStream(dataItemId as DataItemId), [toNewEvent(accepted, newEventId(), meta)], 'no_stream');
     await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
@@ -91,16 +85,20 @@ describe('reservations that outlive a crash', function () {
     const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
     let failure: unknown;
     try {
-      await acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'r' } }, {
-        eventStore: service.eventStore,
-        blobStore: service.blobStore,
-        accounts: service.accounts,
-        pricing: createFixedPricing({ wincPerByte: 1n }),
-        blockHeight: { current: () => 1 },
-        signer: failingSigner,
-        receiptSettings: { dataCaches: [], fastFinalityIndexes: [], publicModulus: 'n', deadlineHeightOffset: 200 },
-        now: Date.now,
-      });
+      await acceptDataItem(
+        received,
+        { token: 'arweave', ctx: { requestId: 'r' } },
+        {
+          eventStore: service.eventStore,
+          blobStore: service.blobStore,
+          accounts: service.accounts,
+          pricing: createFixedPricing({ wincPerByte: 1n }),
+          blockHeight: { current: () => 1 },
+          signer: failingSigner,
+          receiptSettings: { dataCaches: [], fastFinalityIndexes: [], publicModulus: 'n', deadlineHeightOffset: 200 },
+          now: Date.now,
+        },
+      );
     } catch (error) {
       failure = error;
     }
@@ -133,12 +131,16 @@ describe('reservations that outlive a crash', function () {
     const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
     let failure: unknown;
     try {
-      await acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'r' } }, {
-        ...service.multipart.accept,
-        signer: stallingSigner,
-        now: () => clock,
-        reservationTimeoutMs: 10 * 60_000,
-      });
+      await acceptDataItem(
+        received,
+        { token: 'arweave', ctx: { requestId: 'r' } },
+        {
+          ...service.multipart.accept,
+          signer: stallingSigner,
+          now: () => clock,
+          reservationTimeoutMs: 10 * 60_000,
+        },
+      );
     } catch (error) {
       failure = error;
     }
@@ -156,7 +158,11 @@ describe('reservations that outlive a crash', function () {
 
     // within the time, the same item is accepted and charged
     const again = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1 << 20 });
-    const outcome = await acceptDataItem(again, { token: 'arweave', ctx: { requestId: 'r2' } }, { ...service.multipart.accept, reservationTimeoutMs: 10 * 60_000 });
+    const outcome = await acceptDataItem(
+      again,
+      { token: 'arweave', ctx: { requestId: 'r2' } },
+      { ...service.multipart.accept, reservationTimeoutMs: 10 * 60_000 },
+    );
     expect(outcome.kind).to.equal('accepted');
     expect((await service.accounts.read(owner)).spent).to.equal(BigInt(item.getRaw().length));
   });
@@ -189,10 +195,7 @@ describe('account repository across processes', () => {
     await first.execute({ type: 'Credit', data: { address, winc: 10n, creditId: 'c', now: 1 } }, meta);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? first : second).execute(
-          { type: 'Reserve', data: { address, reservationId: `r${i}`, winc: 1n, dataItemId: `i${i}`, now: 2 } },
-          meta,
-        ),
+        (i % 2 ? first : second).execute({ type: 'Reserve', data: { address, reservationId: `r${i}`, winc: 1n, dataItemId: `i${i}`, now: 2 } }, meta),
       ),
     );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(10);

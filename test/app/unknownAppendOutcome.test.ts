@@ -61,7 +61,11 @@ describe('an acceptance whose append ends without saying whether it was written'
     expect(price > 0n).to.equal(true);
 
     const state = await service.accounts.read(owner);
-    expect({ available: availableOf(state), spent: state.spent, open: state.reservations.size }).to.deep.equal({ available: CREDIT - price, spent: price, open: 0 });
+    expect({ available: availableOf(state), spent: state.spent, open: state.reservations.size }).to.deep.equal({
+      available: CREDIT - price,
+      spent: price,
+      open: 0,
+    });
     expect(await accountEventTypes()).to.deep.equal(['AccountCredited', 'BalanceReserved', 'ReservationSettled']);
 
     const retry = await upload(service, item);

@@ -59,7 +59,16 @@ describe('upload tally', function () {
     uploads.execute(
       {
         type: 'ReceiveChunk',
-        data: { uploadId, offset, length, sha256: digest(n), blobKey: `uploads/${uploadId}/${offset}_${n}`, ...(owner ? { owner } : {}), maxChunks: 100, now: 2 },
+        data: {
+          uploadId,
+          offset,
+          length,
+          sha256: digest(n),
+          blobKey: `uploads/${uploadId}/${offset}_${n}`,
+          ...(owner ? { owner } : {}),
+          maxChunks: 100,
+          now: 2,
+        },
       },
       { correlationId: 't' },
     );

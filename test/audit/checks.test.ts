@@ -48,7 +48,10 @@ const plan = (planId: string, items: { id: string; size: number; offset: number 
   type: 'BundlePlanned',
   data: { planId, items, headerSize, totalSize: totalSize ?? items.reduce((end, i) => Math.max(end, i.offset + i.size), headerSize), timestamp: 0 },
 });
-const drop = (planId: string, itemIds: string[]): DomainEvent => ({ type: 'BundleDropped', data: { planId, itemIds, reason: 'spec', countsAsAttempt: true, timestamp: 0 } });
+const drop = (planId: string, itemIds: string[]): DomainEvent => ({
+  type: 'BundleDropped',
+  data: { planId, itemIds, reason: 'spec', countsAsAttempt: true, timestamp: 0 },
+});
 const permanent = (planId: string, itemIds: string[]): DomainEvent => ({
   type: 'BundlePermanent',
   data: { planId, itemIds, txId: 'tx', blockHeight: 1, confirmations: 18, timestamp: 0 },
@@ -66,12 +69,19 @@ describe('audit checks', () => {
     it('gives every consumer every value in order, through a small buffer, whatever their pace', async () => {
       const fast: number[] = [];
       const slow: number[] = [];
-      await fanOut(count(50), [collect(fast), async (values) => {
-        for await (const v of values) {
-          await new Promise((r) => setImmediate(r));
-          slow.push(v);
-        }
-      }], 4);
+      await fanOut(
+        count(50),
+        [
+          collect(fast),
+          async (values) => {
+            for await (const v of values) {
+              await new Promise((r) => setImmediate(r));
+              slow.push(v);
+            }
+          },
+        ],
+        4,
+      );
       expect(fast).to.deep.equal([...Array(50).keys()]);
       expect(slow).to.deep.equal([...Array(50).keys()]);
     });
@@ -79,21 +89,38 @@ describe('audit checks', () => {
     it('does not let a consumer that stops early hold the others back', async () => {
       const all: number[] = [];
       const firstThree: number[] = [];
-      await fanOut(count(20), [collect(all), async (values) => {
-        for await (const v of values) {
-          firstThree.push(v);
-          if (firstThree.length === 3) break;
-        }
-      }], 2);
+      await fanOut(
+        count(20),
+        [
+          collect(all),
+          async (values) => {
+            for await (const v of values) {
+              firstThree.push(v);
+              if (firstThree.length === 3) break;
+            }
+          },
+        ],
+        2,
+      );
       expect(all).to.have.length(20);
       expect(firstThree).to.deep.equal([0, 1, 2]);
     });
 
     it('throws the error of a failing consumer once the others have ended', async () => {
       const seen: number[] = [];
-      const failure = await fanOut(count(1000), [collect(seen), async (values) => {
-        for await (const v of values) if (v === 5) throw new Error('check failed');
-      }], 2).then(() => undefined, (e: Error) => e.message);
+      const failure = await fanOut(
+        count(1000),
+        [
+          collect(seen),
+          async (values) => {
+            for await (const v of values) if (v === 5) throw new Error('check failed');
+          },
+        ],
+        2,
+      ).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
       expect(failure).to.equal('check failed');
       expect(seen.length).to.be.lessThan(1000);
     });
@@ -103,7 +130,17 @@ describe('audit checks', () => {
     it('accepts an item planned again after its bundle was dropped or made permanent, and reports it planned while live', async () => {
       const { findings, sink } = recorder();
       await checkLiveBundles(
-        stream([plan('p1', [{ id: a, size: 10, offset: 160 }, { id: b, size: 10, offset: 170 }]), drop('p1', [a, b]), plan('p2', [{ id: a, size: 10, offset: 96 }]), permanent('p2', [a]), plan('p3', [{ id: a, size: 10, offset: 96 }]), plan('p4', [{ id: a, size: 10, offset: 96 }])]),
+        stream([
+          plan('p1', [
+            { id: a, size: 10, offset: 160 },
+            { id: b, size: 10, offset: 170 },
+          ]),
+          drop('p1', [a, b]),
+          plan('p2', [{ id: a, size: 10, offset: 96 }]),
+          permanent('p2', [a]),
+          plan('p3', [{ id: a, size: 10, offset: 96 }]),
+          plan('p4', [{ id: a, size: 10, offset: 96 }]),
+        ]),
         sink,
       );
       expect(findings).to.deep.equal([{ kind: 'item-in-two-bundles', id: a, detail: 'planned in p4 while live in p3' }]);
@@ -136,7 +173,11 @@ describe('audit checks', () => {
       );
       const found = `stored bytes lost: no blob at items/${a}, found 1970-01-01T00:00:00.000Z`;
       expect(findings).to.deep.equal([
-        { kind: 'damaged-item-planned', id: b, detail: `planned in p2 while damaged (stored bytes lost: no blob at items/${b}, found 1970-01-01T00:00:00.000Z)` },
+        {
+          kind: 'damaged-item-planned',
+          id: b,
+          detail: `planned in p2 while damaged (stored bytes lost: no blob at items/${b}, found 1970-01-01T00:00:00.000Z)`,
+        },
         { kind: 'item-damaged', id: a, detail: `${found}; not repaired: never posted until the same item is uploaded again` },
       ]);
     });
@@ -146,7 +187,16 @@ describe('audit checks', () => {
     const failed = (id: string): DomainEvent => ({ type: 'DataItemFailed', data: { id, attempts: 1, reason: '1 bundles dropped', timestamp: 0 } });
     const requeued = (id: string): DomainEvent => ({
       type: 'DataItemRequeued',
-      data: { id, by: 'ops', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 10, acceptedAt: 0, timestamp: 5 },
+      data: {
+        id,
+        by: 'ops',
+        reason: 'gateway healed',
+        previousFailure: '1 bundles dropped',
+        previousAttempts: 1,
+        rawContentLength: 10,
+        acceptedAt: 0,
+        timestamp: 5,
+      },
     });
 
     it('accepts a FAILED item requeued, then bundled; reports one planned while FAILED and never requeued', async () => {
@@ -155,12 +205,18 @@ describe('audit checks', () => {
         stream([
           dataItemAccepted(a),
           dataItemAccepted(b),
-          plan('p1', [{ id: a, size: 10, offset: 160 }, { id: b, size: 10, offset: 170 }]),
+          plan('p1', [
+            { id: a, size: 10, offset: 160 },
+            { id: b, size: 10, offset: 170 },
+          ]),
           drop('p1', [a, b]),
           failed(a),
           failed(b),
           requeued(a),
-          plan('p2', [{ id: a, size: 10, offset: 160 }, { id: b, size: 10, offset: 170 }]),
+          plan('p2', [
+            { id: a, size: 10, offset: 160 },
+            { id: b, size: 10, offset: 170 },
+          ]),
           permanent('p2', [a, b]),
         ]),
         sink,
@@ -200,9 +256,26 @@ describe('audit checks', () => {
         stream([
           dataItemAccepted(a, { rawContentLength: 100 }),
           dataItemAccepted(b, { rawContentLength: 50 }),
-          plan('good', [{ id: a, size: 100, offset: 160 }, { id: b, size: 50, offset: 260 }], 160, 310),
+          plan(
+            'good',
+            [
+              { id: a, size: 100, offset: 160 },
+              { id: b, size: 50, offset: 260 },
+            ],
+            160,
+            310,
+          ),
           drop('good', [a, b]),
-          plan('bad', [{ id: a, size: 100, offset: 224 }, { id: b, size: 60, offset: 324 }, { id: c, size: 5, offset: 384 }], 160, 400),
+          plan(
+            'bad',
+            [
+              { id: a, size: 100, offset: 224 },
+              { id: b, size: 60, offset: 324 },
+              { id: c, size: 5, offset: 384 },
+            ],
+            160,
+            400,
+          ),
         ]),
         noStreams,
         sink,
@@ -231,7 +304,16 @@ describe('audit checks', () => {
     it('counts a reservation still open as awaiting settlement, and reports a second settle, a charge without a reservation and a reservation never made', async () => {
       const { findings, counts, sink } = recorder();
       await checkSettlements(
-        stream([reserve('r1', a), accepted(a, 'r1'), settle('r1', a), settle('r1', a), reserve('r2', b), accepted(b, 'r2'), accepted(c), accepted(itemId(4), 'r4')]),
+        stream([
+          reserve('r1', a),
+          accepted(a, 'r1'),
+          settle('r1', a),
+          settle('r1', a),
+          reserve('r2', b),
+          accepted(b, 'r2'),
+          accepted(c),
+          accepted(itemId(4), 'r4'),
+        ]),
         sink,
       );
       expect(findings).to.deep.equal([
@@ -264,7 +346,20 @@ describe('audit checks', () => {
       };
       const readStore = { getMany: async () => new Map(), scan: async () => [], getCheckpoint: async () => undefined };
       const findings: Finding[] = [];
-      const summary = await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} }, now: Date.now }, (f) => findings.push(f));
+      const summary = await runAudit(
+        {
+          eventStore,
+          readStore,
+          blobStore: {
+            read: async () => {
+              throw new Error('no blobs');
+            },
+            list: async function* () {},
+          },
+          now: Date.now,
+        },
+        (f) => findings.push(f),
+      );
       expect(findings.map(({ kind, id }) => ({ kind, id }))).to.deep.equal([{ kind: 'event-invalid', id: 'account-someone@3' }]);
       expect(findings[0]!.detail).to.match(/^AccountCredited: /);
       expect(summary.checked.events).to.equal(1);
@@ -281,7 +376,10 @@ describe('audit checks', () => {
         position: revision + 1n,
         created: 0,
       });
-      const events = [recorded(0n, { address: 'someone', by: 'ops', reason: 'spam', timestamp: 1 }), recorded(1n, { address: 'other', reason: 'spam', timestamp: 2 })];
+      const events = [
+        recorded(0n, { address: 'someone', by: 'ops', reason: 'spam', timestamp: 1 }),
+        recorded(1n, { address: 'other', reason: 'spam', timestamp: 2 }),
+      ];
       const eventStore = {
         headPosition: async () => 2n,
         async *readAll() {
@@ -291,7 +389,20 @@ describe('audit checks', () => {
       };
       const readStore = { getMany: async () => new Map(), scan: async () => [], getCheckpoint: async () => undefined };
       const findings: Finding[] = [];
-      await runAudit({ eventStore, readStore, blobStore: { read: async () => { throw new Error('no blobs'); }, list: async function* () {} }, now: Date.now }, (f) => findings.push(f));
+      await runAudit(
+        {
+          eventStore,
+          readStore,
+          blobStore: {
+            read: async () => {
+              throw new Error('no blobs');
+            },
+            list: async function* () {},
+          },
+          now: Date.now,
+        },
+        (f) => findings.push(f),
+      );
       expect(findings.map(({ kind, id }) => ({ kind, id }))).to.deep.equal([{ kind: 'event-invalid', id: 'blocklist@1' }]);
     });
   });

@@ -22,14 +22,20 @@ describe('npm run audit on a clean service', function () {
     const solana = await signedItem(signers.solana(), 'a small free item', [{ name: 'Content-Type', value: 'text/plain' }]);
     const paid = await itemOfSize(owner, 5000);
     const paidByPayer = await itemOfSize(owner, 2000);
-    const nested = await bundleItem(signers.ethereum(), await bundleBytes([await signedItem(signers.solana(), 'inner'), await signedItem(signers.ethereum(), 'inner 2')]));
+    const nested = await bundleItem(
+      signers.ethereum(),
+      await bundleBytes([await signedItem(signers.solana(), 'inner'), await signedItem(signers.ethereum(), 'inner 2')]),
+    );
     const chunked = await itemOfSize(owner, 6000);
 
     const ownerAddress = ethAddress(paid);
     const payer = toChecksumAddress('0x' + '7'.repeat(40));
     await credit(service, ownerAddress, 200_000n);
     await credit(service, payer, 100_000n);
-    const { position } = await service.accounts.execute({ type: 'Approve', data: { address: payer, approvedAddress: ownerAddress, winc: 25_000n, now: Date.now() } }, meta);
+    const { position } = await service.accounts.execute(
+      { type: 'Approve', data: { address: payer, approvedAddress: ownerAddress, winc: 25_000n, now: Date.now() } },
+      meta,
+    );
     await service.projections.waitFor(position!, 5000);
 
     await uploaded(service, free);

@@ -25,7 +25,9 @@ describe('npm run audit: blobs without their event', function () {
 
     const { findings, summary } = await auditOf(service, { blobGraceMs: 0 });
     expect(kindsAndIds(findings)).to.deep.equal([{ kind: 'blob-orphan', id: never.id }]);
-    expect(findings[0]!.detail).to.match(new RegExp(`^items/${never.id}: the item has no DataItemAccepted \\(${never.getRaw().length} bytes, last changed \\d{4}-`));
+    expect(findings[0]!.detail).to.match(
+      new RegExp(`^items/${never.id}: the item has no DataItemAccepted \\(${never.getRaw().length} bytes, last changed \\d{4}-`),
+    );
     expect(summary.checked.blobsListed).to.equal(2);
   });
 
@@ -48,7 +50,9 @@ describe('npm run audit: blobs without their event', function () {
         { kind: 'blob-orphan', id: unknown },
       ].sort((a, b) => a.id.localeCompare(b.id)),
     );
-    expect(findings.find((f) => f.id === finished)!.detail).to.match(new RegExp(`^uploads/${finished}/data: the upload is FINALIZED, its bytes should be gone \\(100 bytes`));
+    expect(findings.find((f) => f.id === finished)!.detail).to.match(
+      new RegExp(`^uploads/${finished}/data: the upload is FINALIZED, its bytes should be gone \\(100 bytes`),
+    );
     expect(findings.find((f) => f.id === unknown)!.detail).to.match(new RegExp(`^uploads/${unknown}/data: the upload has no events \\(10 bytes`));
   });
 

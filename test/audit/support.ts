@@ -9,7 +9,6 @@ import { SERVICE_WALLET_FILE, startTestService, type TestService } from '../supp
 import { asBody } from '../support/items.js';
 import { collectionOf, liveBundlesProjection } from '../../projections/index.js';
 
-
 export const FREE = 1500;
 export const RATE = 10n;
 export const meta = { correlationId: 'audit-test' };
@@ -49,7 +48,10 @@ async function livePlans(service: TestService): Promise<string[]> {
 }
 
 export async function dropPlan(service: TestService, planId: string): Promise<void> {
-  const { position } = await new BundleRepository(service.eventStore).execute({ type: 'Drop', data: { planId, reason: 'audit test drop', now: Date.now() } }, meta);
+  const { position } = await new BundleRepository(service.eventStore).execute(
+    { type: 'Drop', data: { planId, reason: 'audit test drop', now: Date.now() } },
+    meta,
+  );
   await service.projections.waitFor(position!, 5000);
 }
 
@@ -70,6 +72,5 @@ export async function auditOf(
 
 /** kind and id of each finding: what the corruption tests assert (details are checked where they matter) */
 export const kindsAndIds = (findings: readonly Finding[]) => findings.map(({ kind, id }) => ({ kind, id }));
-
 
 export { runScript, type CliResult } from '../support/runScript.js';

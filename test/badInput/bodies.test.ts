@@ -211,7 +211,10 @@ describe('bad input: hostile bodies for single uploads', function () {
     });
 
     it('accepts empty tag names and values', async () => {
-      for (const tag of [{ name: '', value: 'v' }, { name: 'n', value: '' }]) {
+      for (const tag of [
+        { name: '', value: 'v' },
+        { name: 'n', value: '' },
+      ]) {
         await expectAccepted(await assembledFor(all.ed25519, { tagCount: 1, rawTags: rawTagsOf([tag]), payload: Buffer.from('z') }));
       }
     });

@@ -138,8 +138,16 @@ describe('bad input: hostile paths and chunk requests', function () {
           Buffer.from(JSON.stringify({ approvedAddress: ADDRESS, winc: '1' })),
         ],
       },
-      { name: 'DELETE /admin/accounts/:payer/approvals/:approvedAddress (payer)', expected: address, request: (v) => ['DELETE', `/admin/accounts/${v}/approvals/${ADDRESS}`, bearer] },
-      { name: 'DELETE /admin/accounts/:payer/approvals/:approvedAddress (approved)', expected: address, request: (v) => ['DELETE', `/admin/accounts/${ADDRESS}/approvals/${v}`, bearer] },
+      {
+        name: 'DELETE /admin/accounts/:payer/approvals/:approvedAddress (payer)',
+        expected: address,
+        request: (v) => ['DELETE', `/admin/accounts/${v}/approvals/${ADDRESS}`, bearer],
+      },
+      {
+        name: 'DELETE /admin/accounts/:payer/approvals/:approvedAddress (approved)',
+        expected: address,
+        request: (v) => ['DELETE', `/admin/accounts/${ADDRESS}/approvals/${v}`, bearer],
+      },
     ];
   };
 
@@ -195,7 +203,22 @@ describe('bad input: hostile paths and chunk requests', function () {
 
   it('answers 400 Invalid chunk size to a chunk size that is not one integer within [2500, 500000000]', async () => {
     const misses: string[] = [];
-    for (const query of ['0', '2499', '500000001', '-2500', '2500.5', '1e4', '0x9c4', '+2500', '%202500', '', '%ZZ', 'abc', '25000&chunkSize=25000', '99999999999999999999']) {
+    for (const query of [
+      '0',
+      '2499',
+      '500000001',
+      '-2500',
+      '2500.5',
+      '1e4',
+      '0x9c4',
+      '+2500',
+      '%202500',
+      '',
+      '%ZZ',
+      'abc',
+      '25000&chunkSize=25000',
+      '99999999999999999999',
+    ]) {
       for (const target of [`/chunks/arweave/-1/-1?chunkSize=${query}`, `/chunks/-1/-1?chunkSize=${query}`]) {
         const miss = mismatchOf(await answerOf(await send('GET', target)), 400, 'Invalid chunk size');
         if (miss) misses.push(`${target}: ${miss}`);
@@ -211,7 +234,25 @@ describe('bad input: hostile paths and chunk requests', function () {
   });
 
   it('answers 400 Invalid chunk to offsets that are not a non-negative integer within the maximum item size', async () => {
-    const offsets = ['-2', '-0', '1.5', '1.', '.5', '0x10', '1e3', '+1', '%201', '1%20', '%2d1', '%66inalize', 'Infinity', 'NaN', '99999999999999999', '9007199254740993', String(MAX_SIZE - 2)];
+    const offsets = [
+      '-2',
+      '-0',
+      '1.5',
+      '1.',
+      '.5',
+      '0x10',
+      '1e3',
+      '+1',
+      '%201',
+      '1%20',
+      '%2d1',
+      '%66inalize',
+      'Infinity',
+      'NaN',
+      '99999999999999999',
+      '9007199254740993',
+      String(MAX_SIZE - 2),
+    ];
     const misses: string[] = [];
     for (const offset of offsets) {
       const miss = mismatchOf(await answerOf(await send('POST', `/chunks/arweave/${uploadId}/${offset}`, {}, Buffer.from('abc'))), 400, 'Invalid chunk');
@@ -285,13 +326,53 @@ describe('bad input: hostile paths and chunk requests', function () {
     const longer = () => Buffer.concat([raw, randomBytes(500)]);
 
     const cases: [string, () => [number, number][], (() => Uint8Array)?][] = [
-      ['a gap', () => [[0, 3000], [4000, raw.length - 4000]]],
-      ['an overlap', () => [[0, 3000], [2500, raw.length - 2500]]],
+      [
+        'a gap',
+        () => [
+          [0, 3000],
+          [4000, raw.length - 4000],
+        ],
+      ],
+      [
+        'an overlap',
+        () => [
+          [0, 3000],
+          [2500, raw.length - 2500],
+        ],
+      ],
       ['no chunk at offset 0', () => [[1, raw.length - 1]]],
-      ['a chunk past the end, after a gap', () => [[0, raw.length], [raw.length + 100, 50]], longer],
-      ['a chunk right after the end', () => [[0, raw.length], [raw.length, 50]], longer],
-      ['the last chunk re-sent shorter', () => [[0, 3000], [3000, raw.length - 3000], [3000, 1000]]],
-      ['the first chunk re-sent longer, overlapping the next', () => [[0, 3000], [3000, raw.length - 3000], [0, 3001]]],
+      [
+        'a chunk past the end, after a gap',
+        () => [
+          [0, raw.length],
+          [raw.length + 100, 50],
+        ],
+        longer,
+      ],
+      [
+        'a chunk right after the end',
+        () => [
+          [0, raw.length],
+          [raw.length, 50],
+        ],
+        longer,
+      ],
+      [
+        'the last chunk re-sent shorter',
+        () => [
+          [0, 3000],
+          [3000, raw.length - 3000],
+          [3000, 1000],
+        ],
+      ],
+      [
+        'the first chunk re-sent longer, overlapping the next',
+        () => [
+          [0, 3000],
+          [3000, raw.length - 3000],
+          [0, 3001],
+        ],
+      ],
     ];
     for (const [name, pieces, bytes] of cases) {
       it(`answers 400 Invalid Data Item to ${name}, marks the upload INVALID and deletes its bytes`, async () => {
@@ -304,7 +385,12 @@ describe('bad input: hostile paths and chunk requests', function () {
     }
 
     it('accepts the same item in chunks sent out of order, one of them twice', async () => {
-      const { res } = await uploadPieces([[6000, raw.length - 6000], [3000, 3000], [0, 3000], [3000, 3000]]);
+      const { res } = await uploadPieces([
+        [6000, raw.length - 6000],
+        [3000, 3000],
+        [0, 3000],
+        [3000, 3000],
+      ]);
       expect(res.status).to.equal(200);
       expect((await res.json()).id).to.equal(item.id);
       accepted.add(item.id);

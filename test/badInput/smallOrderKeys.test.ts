@@ -34,7 +34,10 @@ function smallOrderEncodings(): Buffer[] {
     }
     const e = ExtendedPoint.fromAffine(q);
     // multiplyUnsafe refuses l itself: (l - 1)Q + Q
-    const t = e.multiplyUnsafe(CURVE.l - 1n).add(e).toAffine();
+    const t = e
+      .multiplyUnsafe(CURVE.l - 1n)
+      .add(e)
+      .toAffine();
     found.set(`${t.x}:${t.y}`, t);
   }
   const encodings: Buffer[] = [];
@@ -75,7 +78,11 @@ describe('bad input: small-order ed25519 keys', () => {
     }
   });
 
-  for (const [name, type] of [['ed25519', 2], ['solana', 4], ['injected aptos', 5]] as const) {
+  for (const [name, type] of [
+    ['ed25519', 2],
+    ['solana', 4],
+    ['injected aptos', 5],
+  ] as const) {
     it(`refuses ${name} items forged for a small-order owner, which arbundles accepts`, async () => {
       for (const owner of encodings) {
         for (const payload of ['one content', 'another content']) {

@@ -27,12 +27,10 @@ interface Piece {
 function uploadWith(pieces: readonly Piece[]): Upload {
   const events: UploadEvent[] = [
     { type: 'UploadCreated', data: { uploadId: UPLOAD_ID, token: 'arweave', timestamp: 1 } },
-    ...pieces.map(
-      ({ offset, length }, i): UploadEvent => ({
-        type: 'ChunkReceived',
-        data: { uploadId: UPLOAD_ID, offset, length, sha256: i.toString(16).padStart(64, '0'), blobKey: `uploads/${UPLOAD_ID}/data`, timestamp: 2 + i },
-      }),
-    ),
+    ...pieces.map(({ offset, length }, i): UploadEvent => ({
+      type: 'ChunkReceived',
+      data: { uploadId: UPLOAD_ID, offset, length, sha256: i.toString(16).padStart(64, '0'), blobKey: `uploads/${UPLOAD_ID}/data`, timestamp: 2 + i },
+    })),
   ];
   const upload = events.reduce<UploadState>(evolveUpload, undefined);
   if (!upload) throw new Error('no upload');

@@ -38,18 +38,20 @@ const patternBytes = (length: number, seed: number): Buffer => {
 };
 
 const tagText = (maxLength: number) => fc.string({ unit: 'binary', minLength: 1, maxLength });
-const tagsArb = fc.oneof(
-  { weight: 8, arbitrary: fc.array(fc.record({ name: tagText(24), value: tagText(60) }), { maxLength: 8 }) },
-  // many small tags, up to the 128 limit
-  { weight: 1, arbitrary: fc.array(fc.record({ name: tagText(3), value: tagText(3) }), { minLength: 100, maxLength: 128 }) },
-  // a few large ones, towards the 1024 / 3072 byte limits (ASCII: one byte a character)
-  {
-    weight: 1,
-    arbitrary: fc.array(fc.record({ name: fc.string({ minLength: 1000, maxLength: 1024 }), value: fc.string({ minLength: 1, maxLength: 2000 }) }), {
-      maxLength: 1,
-    }),
-  },
-).filter((tags) => tags.reduce((n, t) => n + Buffer.byteLength(t.name) + Buffer.byteLength(t.value) + 6, 2) <= 4096);
+const tagsArb = fc
+  .oneof(
+    { weight: 8, arbitrary: fc.array(fc.record({ name: tagText(24), value: tagText(60) }), { maxLength: 8 }) },
+    // many small tags, up to the 128 limit
+    { weight: 1, arbitrary: fc.array(fc.record({ name: tagText(3), value: tagText(3) }), { minLength: 100, maxLength: 128 }) },
+    // a few large ones, towards the 1024 / 3072 byte limits (ASCII: one byte a character)
+    {
+      weight: 1,
+      arbitrary: fc.array(fc.record({ name: fc.string({ minLength: 1000, maxLength: 1024 }), value: fc.string({ minLength: 1, maxLength: 2000 }) }), {
+        maxLength: 1,
+      }),
+    },
+  )
+  .filter((tags) => tags.reduce((n, t) => n + Buffer.byteLength(t.name) + Buffer.byteLength(t.value) + 6, 2) <= 4096);
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const payloadArb = fc.oneof(
@@ -215,9 +217,7 @@ describe('bad input: property-based fuzzing of the streaming verifier', function
 
   /** an outcome in comparable form: the verified item, or the error's class and detail */
   const verdictOf = (outcome: Outcome) =>
-    'valid' in outcome
-      ? { valid: outcome.valid }
-      : { error: (outcome.error as Error).constructor.name, detail: (outcome.error as InvalidDataItem).detail };
+    'valid' in outcome ? { valid: outcome.valid } : { error: (outcome.error as Error).constructor.name, detail: (outcome.error as InvalidDataItem).detail };
 
   it('accepts every valid item of every signature type, however its stream is cut, as arbundles reads it', async () => {
     await fc.assert(
@@ -254,7 +254,10 @@ describe('bad input: property-based fuzzing of the streaming verifier', function
         expect(error, String(error)).to.be.instanceOf(InvalidDataItem);
         if (arbundles) {
           const detail = (error as InvalidDataItem).detail ?? '';
-          expect(STRICTER_THAN_ARBUNDLES.some((pattern) => pattern.test(detail)), `arbundles accepts what was refused for: ${detail}`).to.equal(true);
+          expect(
+            STRICTER_THAN_ARBUNDLES.some((pattern) => pattern.test(detail)),
+            `arbundles accepts what was refused for: ${detail}`,
+          ).to.equal(true);
           stricter.push(detail);
         }
       }),

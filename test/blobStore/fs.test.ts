@@ -143,7 +143,7 @@ describe('fs blob store', function () {
       expect((await bytesOf(reading)).equals(before)).to.equal(true);
     });
 
-    it('opens a blob for reads at any position into the caller\'s buffer, of the version open when opened', async function () {
+    it("opens a blob for reads at any position into the caller's buffer, of the version open when opened", async function () {
       const s = await open();
       const bytes = randomBytes(2 * 1024 * 1024 + 5);
       await s.put('items/x', piecesOf(bytes));

@@ -77,7 +77,13 @@ describe(`GridFS blob store on ${mongoTarget}`, function () {
 
     it('reads every range across GridFS chunks, parts and holes exactly', async function () {
       const model = Buffer.alloc(7300);
-      const parts: [number, number][] = [[0, 2500], [2500, 999], [3499, 1], [5000, 2300], [1200, 1300]];
+      const parts: [number, number][] = [
+        [0, 2500],
+        [2500, 999],
+        [3499, 1],
+        [5000, 2300],
+        [1200, 1300],
+      ];
       for (const [offset, length] of parts) {
         const bytes = randomBytes(length);
         bytes.copy(model, offset);
@@ -138,9 +144,7 @@ describe(`GridFS blob store on ${mongoTarget}`, function () {
       await leave(new ObjectId());
       const reopened = await open(bucketName);
       try {
-        expect((await files().find().toArray()).map((f) => [String(f._id), f.filename])).to.deep.equal([
-          [String(kept), `${committed.toHexString()}/1`],
-        ]);
+        expect((await files().find().toArray()).map((f) => [String(f._id), f.filename])).to.deep.equal([[String(kept), `${committed.toHexString()}/1`]]);
         expect((await bytesOf(await reopened.read('items/a'))).toString()).to.equal('left');
       } finally {
         await reopened.close();

@@ -42,7 +42,10 @@ describe('block list: admin API', function () {
     for await (const e of service.eventStore.readStream(blocklistStream())) events.push({ type: e.type, data: e.data });
     expect(events).to.deep.equal([
       { type: 'AddressBlocked', data: { address: eth, by: 'ops-alice', reason: 'spam', timestamp: Date.parse(blocked.entry!.since) } },
-      { type: 'AddressUnblocked', data: { address: eth, by: 'ops-bob', reason: 'appeal granted', timestamp: (events[1]!.data as { timestamp: number }).timestamp } },
+      {
+        type: 'AddressUnblocked',
+        data: { address: eth, by: 'ops-bob', reason: 'appeal granted', timestamp: (events[1]!.data as { timestamp: number }).timestamp },
+      },
     ]);
   });
 
@@ -52,8 +55,16 @@ describe('block list: admin API', function () {
   });
 
   it('answers 401 Unauthorized without the token, and blocks nothing', async () => {
-    for (const [method, path] of [['GET', '/blocklist'], ['PUT', `/blocklist/${alice}`], ['DELETE', `/blocklist/${alice}`]] as const) {
-      const res = await fetch(`${service.url}/admin${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? null : JSON.stringify({ by: 'x', reason: 'y' }) });
+    for (const [method, path] of [
+      ['GET', '/blocklist'],
+      ['PUT', `/blocklist/${alice}`],
+      ['DELETE', `/blocklist/${alice}`],
+    ] as const) {
+      const res = await fetch(`${service.url}/admin${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'GET' ? null : JSON.stringify({ by: 'x', reason: 'y' }),
+      });
       await expectText(res, 401, 'Unauthorized');
     }
     expect(await (await admin(service, 'GET', '/blocklist')).json()).to.deep.equal({ blocked: [] });

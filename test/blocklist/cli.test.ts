@@ -7,7 +7,8 @@ import { eventually } from '../limits/support.js';
 import { admin, ownerOf, startBlocklistService, upload } from './support.js';
 
 /** the status of a fresh free item of `signer` (ECDSA keys sign a new payload each time) */
-const statusOfNewUpload = async (service: TestService, signer: ReturnType<typeof signers.ethereum>) => (await upload(service, await itemOfSize(signer, 900))).status;
+const statusOfNewUpload = async (service: TestService, signer: ReturnType<typeof signers.ethereum>) =>
+  (await upload(service, await itemOfSize(signer, 900))).status;
 
 describe('block list: npm run block / unblock / blocklist beside a running service', function () {
   this.timeout(120_000);
@@ -28,7 +29,9 @@ describe('block list: npm run block / unblock / blocklist beside a running servi
     await eventually(async () => (await statusOfNewUpload(service, signer)) === 403, 'the service refuses the owner', 30_000);
     // the admin API reads the stream: it lists the CLI's block at once
     const listed = (await (await admin(service, 'GET', '/blocklist')).json()).blocked;
-    expect(listed.map((b: { address: string; by: string; reason: string }) => [b.address, b.by, b.reason])).to.deep.equal([[owner, 'ops-carol', 'phishing pages']]);
+    expect(listed.map((b: { address: string; by: string; reason: string }) => [b.address, b.by, b.reason])).to.deep.equal([
+      [owner, 'ops-carol', 'phishing pages'],
+    ]);
 
     const again = await runScript('block', [owner, '--by', 'ops-dan', '--reason', 'again'], env);
     expect(again).to.deep.equal({ code: 0, stdout: `${owner} was already blocked (by ops-carol: phishing pages)\n`, stderr: '' });

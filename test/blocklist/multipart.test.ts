@@ -9,7 +9,7 @@ import { admin, block, credit, ownerOf, startBlocklistService, unblock } from '.
 
 const refusal = (status: number, message: string) => new RegExp(`^HTTP/1\\.1 ${status} ${message}\\r\\n[^]*\\r\\n\\r\\n${message}$`);
 
-const view = async (service: TestService, uploadId: string) => (await (await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`)).json());
+const view = async (service: TestService, uploadId: string) => await (await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`)).json();
 const status = async (service: TestService, uploadId: string) => (await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json()).status;
 
 describe('block list: multi-part uploads', function () {
@@ -69,7 +69,8 @@ describe('block list: multi-part uploads', function () {
     const item = await itemOfSize(signers.ethereum(), 900); // free
     const uploadId = await createUpload(service.url);
     const withPayer = { 'content-type': 'application/octet-stream', 'x-paid-by': payer };
-    const chunk = (body: Uint8Array) => fetch(`${service.url}/chunks/arweave/${uploadId}/0`, { method: 'POST', body: new Uint8Array(body), headers: withPayer });
+    const chunk = (body: Uint8Array) =>
+      fetch(`${service.url}/chunks/arweave/${uploadId}/0`, { method: 'POST', body: new Uint8Array(body), headers: withPayer });
     await expectUploadText(await chunk(item.getRaw()), 403, 'Forbidden');
     expect((await postChunk(service.url, uploadId, 0, item.getRaw())).status).to.equal(200);
     const finalize = await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST', headers: { 'x-paid-by': payer } });

@@ -70,7 +70,8 @@ describe('bundle attempts: what counts', function () {
     };
   }
 
-  const dropsOf = async () => ofType(await bundleEvents(node.service), 'BundleDropped').map((e) => ({ reason: e.data.reason, countsAsAttempt: e.data.countsAsAttempt }));
+  const dropsOf = async () =>
+    ofType(await bundleEvents(node.service), 'BundleDropped').map((e) => ({ reason: e.data.reason, countsAsAttempt: e.data.countsAsAttempt }));
 
   it('lets a bundle the wallet cannot pay for wait, once recorded, without an attempt; funded, it is posted', async () => {
     const gateway = scriptedGateway();

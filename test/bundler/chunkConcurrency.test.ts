@@ -32,7 +32,8 @@ describe('bundler posting chunks several at a time', function () {
     await node!.pass();
     const bundle = await bundleState(node!.service, planId);
     expect(bundle?.status, node!.logs.join('\n')).to.equal('permanent');
-    for (const status of await statusesOf(node!.service, items)) expect(status).to.deep.equal({ status: 'FINALIZED', info: 'permanent', bundleId: bundle!.txId });
+    for (const status of await statusesOf(node!.service, items))
+      expect(status).to.deep.equal({ status: 'FINALIZED', info: 'permanent', bundleId: bundle!.txId });
     await expectOffsetsInBundle(node!.service, suite.arlocal, items, bundle!.txId!);
     // every chunk taken once, at the offset and under the data root arweave-js computes from the bundle's bytes
     const reference = await generateTransactionChunks(await suite.arlocal.data(bundle!.txId!));

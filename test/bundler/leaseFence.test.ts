@@ -130,9 +130,15 @@ describe('bundler lease fencing', function () {
     const planId = 'plan-seeded';
     const earlier = new BundleRepository(eventStore);
     const meta = { correlationId: 'earlier' };
-    await earlier.execute({ type: 'Plan', data: { planId, items: [{ id: item!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } }, meta);
+    await earlier.execute(
+      { type: 'Plan', data: { planId, items: [{ id: item!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } },
+      meta,
+    );
     const tx = { id: 't'.repeat(43) };
-    await earlier.execute({ type: 'MarkPrepared', data: { planId, txId: tx.id, reward: '5', anchor: 'a', anchorHeight: 1_000, dataRoot: 'r', dataSize: 1_096, tx, now: 2 } }, meta);
+    await earlier.execute(
+      { type: 'MarkPrepared', data: { planId, txId: tx.id, reward: '5', anchor: 'a', anchorHeight: 1_000, dataRoot: 'r', dataSize: 1_096, tx, now: 2 } },
+      meta,
+    );
     await earlier.execute({ type: 'MarkPosted', data: { planId, now: 3 } }, meta);
     const { position } = await earlier.execute({ type: 'MarkSeeded', data: { planId, now: 4 } }, meta);
     await node.service.projections.waitFor(position!, 10_000);
@@ -141,7 +147,15 @@ describe('bundler lease fencing', function () {
     // mined (and is paused before the answer comes), the second after (in a block, not yet permanent)
     const gatewayAnswering = (status: () => Promise<TransactionStatus>): ArweaveGateway => {
       const unused = () => Promise.reject(new Error('not used by this test'));
-      return { transactionStatus: status, currentHeight: async () => 1_100, price: unused, anchor: unused, postTransaction: unused, postChunk: unused, walletBalance: unused };
+      return {
+        transactionStatus: status,
+        currentHeight: async () => 1_100,
+        price: unused,
+        anchor: unused,
+        postTransaction: unused,
+        postChunk: unused,
+        walletBalance: unused,
+      };
     };
     const asked = gate();
     const firstGateway = gatewayAnswering(async () => {
@@ -155,7 +169,12 @@ describe('bundler lease fencing', function () {
     const firstPass = first.runOnce();
     await asked.reached;
 
-    const second = createBundler({ ...node.deps, gateway: secondGateway, holdLease: lease('second', 10_000), fence: new LeaseFence(eventStore, 'second', Date.now) });
+    const second = createBundler({
+      ...node.deps,
+      gateway: secondGateway,
+      holdLease: lease('second', 10_000),
+      fence: new LeaseFence(eventStore, 'second', Date.now),
+    });
     await second.runOnce();
     asked.open();
     await firstPass;
@@ -180,7 +199,10 @@ describe('bundler lease fencing', function () {
     expect(await firstFence.take()).to.equal(true);
     const paused = pausingAppendTo(eventStore, bundleStream(planId));
     const first = firstFence.fenced(new BundleRepository(paused.store));
-    const plan: BundleCommand = { type: 'Plan', data: { planId, items: [{ id: item!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } };
+    const plan: BundleCommand = {
+      type: 'Plan',
+      data: { planId, items: [{ id: item!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 },
+    };
     paused.gate.open(); // the plan goes through
     await first.execute(plan, { correlationId: 'first' });
 
@@ -216,10 +238,16 @@ describe('bundler lease fencing', function () {
     // the exhausted item's one bundle was dropped: with one attempt allowed it is out of attempts
     const earlier = new BundleRepository(eventStore);
     const meta = { correlationId: 'earlier' };
-    await earlier.execute({ type: 'Plan', data: { planId: 'plan-dropped', items: [{ id: exhausted!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } }, meta);
+    await earlier.execute(
+      { type: 'Plan', data: { planId: 'plan-dropped', items: [{ id: exhausted!.id, size: 1_000, offset: 96 }], headerSize: 96, totalSize: 1_096, now: 1 } },
+      meta,
+    );
     const { position } = await earlier.execute({ type: 'Drop', data: { planId: 'plan-dropped', reason: 'lost', now: 2 } }, meta);
     await node.service.projections.waitFor(position!, 10_000);
-    const damagedPlan = await earlier.execute({ type: 'Plan', data: { planId: 'plan-damaged', items: [{ id: damaged!.id, size: 2_000, offset: 96 }], headerSize: 96, totalSize: 2_096, now: 3 } }, meta);
+    const damagedPlan = await earlier.execute(
+      { type: 'Plan', data: { planId: 'plan-damaged', items: [{ id: damaged!.id, size: 2_000, offset: 96 }], headerSize: 96, totalSize: 2_096, now: 3 } },
+      meta,
+    );
 
     const firstFence = new LeaseFence(eventStore, 'first', Date.now);
     expect(await firstFence.take()).to.equal(true);

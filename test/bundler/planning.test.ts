@@ -73,7 +73,10 @@ describe('bundle planning', function () {
     const items = await uploadItems(node.service, [1_000]);
     const [planId] = await planBundles(node.deps);
     // the drop recorded as a process would, which then stopped before recording DataItemFailed
-    const { position } = await node.deps.bundles.execute({ type: 'Drop', data: { planId: planId!, reason: 'test', now: Date.now() } }, { correlationId: 'test' });
+    const { position } = await node.deps.bundles.execute(
+      { type: 'Drop', data: { planId: planId!, reason: 'test', now: Date.now() } },
+      { correlationId: 'test' },
+    );
     await node.service.projections.waitFor(position!, 5_000);
     expect(await queued(node.service, items[0]!.id)).to.include({ attempts: 1 });
 

@@ -31,7 +31,9 @@ describe('streaming a bundle from the blob store', () => {
     const short = entries.map((e, i) => (i === 2 ? { ...e, size: e.size + 1 } : e));
     const error = await collect(bundleBytes(blobs.store, short)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(BundleBlobMismatch);
-    expect((error as BundleBlobMismatch).message).to.equal(`blob ${entries[2]!.blobKey} holds ${entries[2]!.size} bytes, the bundle expects ${entries[2]!.size + 1}`);
+    expect((error as BundleBlobMismatch).message).to.equal(
+      `blob ${entries[2]!.blobKey} holds ${entries[2]!.size} bytes, the bundle expects ${entries[2]!.size + 1}`,
+    );
   });
 
   it('fails on a longer blob before yielding a byte past its declared size', async () => {
@@ -45,7 +47,9 @@ describe('streaming a bundle from the blob store', () => {
       error = e;
     }
     expect(error).to.be.instanceOf(BundleBlobMismatch);
-    expect((error as BundleBlobMismatch).message).to.equal(`blob ${entries[1]!.blobKey} holds at least ${entries[1]!.size} bytes, the bundle expects ${entries[1]!.size - 1}`);
+    expect((error as BundleBlobMismatch).message).to.equal(
+      `blob ${entries[1]!.blobKey} holds at least ${entries[1]!.size} bytes, the bundle expects ${entries[1]!.size - 1}`,
+    );
     // the header and item 0 went out; nothing of item 1 (its one read chunk was too long)
     expect(Buffer.concat(yielded).byteLength).to.equal(layout.items[1]!.offset);
   });
@@ -57,9 +61,20 @@ describe('streaming a bundle from the blob store', () => {
 
   it('yields any range equal to the same slice of the whole bundle', async () => {
     const layout = bundleLayout(entries);
-    const edges = [0, 1, 31, 32, layout.headerSize - 1, layout.headerSize, ...layout.items.flatMap((i) => [i.offset - 1, i.offset, i.offset + 1, i.offset + i.size - 1])];
+    const edges = [
+      0,
+      1,
+      31,
+      32,
+      layout.headerSize - 1,
+      layout.headerSize,
+      ...layout.items.flatMap((i) => [i.offset - 1, i.offset, i.offset + 1, i.offset + i.size - 1]),
+    ];
     const random = seededRandom(7);
-    const ranges: [number, number][] = [[0, layout.totalSize], [layout.totalSize, layout.totalSize]];
+    const ranges: [number, number][] = [
+      [0, layout.totalSize],
+      [layout.totalSize, layout.totalSize],
+    ];
     for (const edge of edges) ranges.push([edge, edge + 1], [edge, Math.min(layout.totalSize, edge + 256 * 1024)]);
     for (let i = 0; i < 40; i++) {
       const start = Math.floor(random() * layout.totalSize);

@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import Arweave from 'arweave';
 import type { DataItem } from 'arbundles';
-import { BundleChunkMismatch, bundleBytes, bundleLayout, chunkUploads, computeDataRoot, type BlobEntry, type ChunkUpload, type DataTree } from '../../src/bundling/index.js';
+import {
+  BundleChunkMismatch,
+  bundleBytes,
+  bundleLayout,
+  chunkUploads,
+  computeDataRoot,
+  type BlobEntry,
+  type ChunkUpload,
+  type DataTree,
+} from '../../src/bundling/index.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
 import { once, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
 import { arbundlesBundle, mixedItems } from './support/bundles.js';

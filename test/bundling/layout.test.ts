@@ -68,7 +68,12 @@ describe('bundle layout', () => {
   });
 
   it('refuses the same item twice', () => {
-    expect(() => bundleLayout([{ id: id(7), size: 1 }, { id: id(7), size: 1 }])).to.throw(RangeError, `item ${id(7)} is twice in the bundle`);
+    expect(() =>
+      bundleLayout([
+        { id: id(7), size: 1 },
+        { id: id(7), size: 1 },
+      ]),
+    ).to.throw(RangeError, `item ${id(7)} is twice in the bundle`);
   });
 });
 
@@ -93,7 +98,19 @@ describe('bundle header', () => {
   it('builds any range of the header equal to the same slice of the whole', () => {
     const entries = Array.from({ length: 9 }, (_, i) => ({ id: id(i + 1), size: 1000 * (i + 1) + i }));
     const whole = bundleHeader(entries);
-    const ranges = [[0, 0], [0, 1], [0, 32], [31, 33], [32, 96], [95, 97], [100, 300], [544, 608], [600, 608], [0, 608], [608, 608]] as const;
+    const ranges = [
+      [0, 0],
+      [0, 1],
+      [0, 32],
+      [31, 33],
+      [32, 96],
+      [95, 97],
+      [100, 300],
+      [544, 608],
+      [600, 608],
+      [0, 608],
+      [608, 608],
+    ] as const;
     for (const [start, end] of ranges) {
       expect(headerRange(entries, start, end).toString('hex'), `[${start}, ${end})`).to.equal(whole.subarray(start, end).toString('hex'));
     }

@@ -30,9 +30,23 @@ async function streamed(source: Iterable<Uint8Array>) {
 
 describe('data root and chunk proofs', () => {
   const sizes = [
-    1, 1000, 32 * KiB, 256 * KiB - 1, 256 * KiB, 256 * KiB + 1, 256 * KiB + 31 * KiB, 256 * KiB + 32 * KiB - 1,
-    256 * KiB + 32 * KiB, 256 * KiB + 33 * KiB, 512 * KiB, 512 * KiB + 10, 768 * KiB + 20 * KiB, MiB + 7, 3 * MiB,
-    5 * 256 * KiB + 100, 7 * 256 * KiB + 31 * KiB,
+    1,
+    1000,
+    32 * KiB,
+    256 * KiB - 1,
+    256 * KiB,
+    256 * KiB + 1,
+    256 * KiB + 31 * KiB,
+    256 * KiB + 32 * KiB - 1,
+    256 * KiB + 32 * KiB,
+    256 * KiB + 33 * KiB,
+    512 * KiB,
+    512 * KiB + 10,
+    768 * KiB + 20 * KiB,
+    MiB + 7,
+    3 * MiB,
+    5 * 256 * KiB + 100,
+    7 * 256 * KiB + 31 * KiB,
   ];
   for (const [n, size] of sizes.entries()) {
     it(`equals arweave-js for ${size} bytes fed in random pieces`, async () => {
@@ -65,7 +79,10 @@ describe('data root and chunk proofs', () => {
 
   it('proves a 256 KiB multiple with the empty last chunk in the tree but not uploaded', async () => {
     const tree = await computeDataRoot(asAsync([bytesOf(512 * KiB)]));
-    expect(tree.chunks.map((c) => [c.minByteRange, c.maxByteRange])).to.deep.equal([[0, 262144], [262144, 524288]]);
+    expect(tree.chunks.map((c) => [c.minByteRange, c.maxByteRange])).to.deep.equal([
+      [0, 262144],
+      [262144, 524288],
+    ]);
     // a 3-leaf tree: the first two chunks sit under a branch beside the empty leaf
     expect(tree.proofFor(0).byteLength).to.equal(96 + 96 + 64);
     expect(() => tree.proofFor(2)).to.throw(RangeError, 'no chunk 2 (there are 2)');

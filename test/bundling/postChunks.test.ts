@@ -149,7 +149,10 @@ describe('posting chunks several at a time', () => {
     pending.get(3)!.resolve();
     pending.get(4)!.reject(new Error('HTTP 500 for chunk 4'));
     expect(await outcome).to.equal('HTTP 500 for chunk 2');
-    expect([...pending.keys()].sort((a, b) => a - b), "chunks taken").to.deep.equal([0, 1, 2, 3, 4]);
+    expect(
+      [...pending.keys()].sort((a, b) => a - b),
+      'chunks taken',
+    ).to.deep.equal([0, 1, 2, 3, 4]);
     expect([posted.upTo, posted.has(3), posted.has(4), posted.complete]).to.deep.equal([2, true, false, false]);
 
     const resent: number[] = [];
@@ -173,7 +176,8 @@ describe('posting chunks several at a time', () => {
       read: {
         value: async (key: string, range?: ByteRange) => {
           const stream = await blobs.store.read(key, range);
-          if (key === lastItem.blobKey && range && range.start <= lastInBlob && lastInBlob <= range.end) stream.once('close', () => setImmediate(badRead.resolve));
+          if (key === lastItem.blobKey && range && range.start <= lastInBlob && lastInBlob <= range.end)
+            stream.once('close', () => setImmediate(badRead.resolve));
           return stream;
         },
       },

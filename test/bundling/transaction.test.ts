@@ -72,7 +72,11 @@ describe('bundle transaction', () => {
 
   it('refuses fields a gateway would reject', async () => {
     const good = { jwk, anchor: ANCHOR, reward: '1', dataRoot: new Uint8Array(32), dataSize: 10 };
-    const failure = (overrides: object) => signBundleTransaction({ ...good, ...overrides }).then(() => 'signed', (e: Error) => e.message);
+    const failure = (overrides: object) =>
+      signBundleTransaction({ ...good, ...overrides }).then(
+        () => 'signed',
+        (e: Error) => e.message,
+      );
     expect(await failure({ anchor: 'abc' })).to.equal('anchor "abc" is not a tx id or block hash');
     expect(await failure({ reward: '01' })).to.equal('reward "01" is not a winston amount');
     expect(await failure({ reward: '-1' })).to.equal('reward "-1" is not a winston amount');

@@ -34,9 +34,11 @@ const offsetsOf = (raw: number) => Array.from({ length: Math.ceil(raw / CHUNK) }
 
 /** the payload as a stream of 64 KiB pieces, the way a file would arrive */
 const streamOf = (payload: Buffer) =>
-  Readable.from((function* () {
-    for (let at = 0; at < payload.length; at += 64 * KiB) yield payload.subarray(at, at + 64 * KiB);
-  })());
+  Readable.from(
+    (function* () {
+      for (let at = 0; at < payload.length; at += 64 * KiB) yield payload.subarray(at, at + 64 * KiB);
+    })(),
+  );
 
 describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', function () {
   this.timeout(60_000);
@@ -78,7 +80,10 @@ describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', fu
   });
 
   describe('single upload (POST /tx/ethereum at the root)', () => {
-    for (const [name, size] of [['1 KiB', KiB], ['1 MiB', MiB]] as const) {
+    for (const [name, size] of [
+      ['1 KiB', KiB],
+      ['1 MiB', MiB],
+    ] as const) {
       it(`uploads ${name} with irys.upload and the receipt verifies`, async () => {
         const payload = randomBytes(size);
         const receipt = await irys.upload(payload, { tags });
@@ -166,7 +171,10 @@ describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', fu
       }
     });
 
-    for (const [name, size] of [['1 MiB', MiB], ['20 MiB', 20 * MiB]] as const) {
+    for (const [name, size] of [
+      ['1 MiB', MiB],
+      ['20 MiB', 20 * MiB],
+    ] as const) {
       it(`uploads a pre-signed ${name} item in 512 KiB chunks with uploadTransaction and the receipt in data verifies`, async () => {
         const payload = randomBytes(size);
         const tx = irys.createTransaction(payload, { tags });
@@ -217,7 +225,10 @@ describe('Irys uploader (@irys/upload 0.0.15, ethereum) against the service', fu
       const unfunded = await startTestService();
       try {
         const client = await Uploader(Ethereum).withWallet(randomBytes(32).toString('hex')).bundlerUrl(unfunded.url);
-        const error = await client.upload(randomBytes(MiB)).then(() => undefined, (e: Error) => e);
+        const error = await client.upload(randomBytes(MiB)).then(
+          () => undefined,
+          (e: Error) => e,
+        );
         expect(error?.message).to.equal('402 error: Insufficient balance');
       } finally {
         await unfunded.close();

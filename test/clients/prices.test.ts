@@ -59,17 +59,24 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       expect((await irys.getPrice(5000)).toString(10)).to.equal('50000');
       expect((await irys.getPrice(FREE)).toString(10)).to.equal('0');
       expect((await irys.utils.getPrice('ethereum', FREE + 1)).toString(10)).to.equal('10010');
-      expect(requests.entries).to.deep.equal(['GET /price/ethereum/5000 -> 200', `GET /price/ethereum/${FREE} -> 200`, `GET /price/ethereum/${FREE + 1} -> 200`]);
+      expect(requests.entries).to.deep.equal([
+        'GET /price/ethereum/5000 -> 200',
+        `GET /price/ethereum/${FREE} -> 200`,
+        `GET /price/ethereum/${FREE + 1} -> 200`,
+      ]);
       expect(foreign.origins).to.deep.equal([]);
     });
 
-    it('getBalance() and getLoadedBalance() read the operator\'s credit (GET /account/balance/ethereum?address=)', async () => {
+    it("getBalance() and getLoadedBalance() read the operator's credit (GET /account/balance/ethereum?address=)", async () => {
       expect((await irys.getBalance()).toString(10)).to.equal('0');
       await credit(service, toChecksumAddress(irys.address!), 123_456n);
       expect((await irys.getBalance()).toString(10)).to.equal('123456');
       expect((await irys.getLoadedBalance()).toString(10)).to.equal('123456');
       expect((await irys.getBalance(irys.address!)).toString(10)).to.equal('123456');
-      expect(requests.entries.every((e) => e === `GET /account/balance/ethereum?address=${irys.address} -> 200`), requests.entries.join()).to.equal(true);
+      expect(
+        requests.entries.every((e) => e === `GET /account/balance/ethereum?address=${irys.address} -> 200`),
+        requests.entries.join(),
+      ).to.equal(true);
       expect(foreign.origins).to.deep.equal([]);
     });
   });
@@ -97,7 +104,7 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       expect(foreign.origins).to.deep.equal([]);
     });
 
-    it('getBalance() reads the signer\'s balance after an operator credit, with the approval lists its CLI reads', async () => {
+    it("getBalance() reads the signer's balance after an operator credit, with the approval lists its CLI reads", async () => {
       const address = addressOfJwk(arweaveJwk);
       expect(await turbo.signer.getNativeAddress()).to.equal(address);
       await credit(service, address, 987_654n);
@@ -116,7 +123,10 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
     it('getCreditShareApprovals({ userAddress }) lists the approvals given and received (GET /v1/account/approvals/get)', async () => {
       const giver = 'giver'.padEnd(43, 'G');
       const taker = 'taker'.padEnd(43, 'T');
-      const { position } = await service.accounts.execute({ type: 'Approve', data: { address: giver, approvedAddress: taker, winc: 700n, now: Date.now() } }, meta);
+      const { position } = await service.accounts.execute(
+        { type: 'Approve', data: { address: giver, approvedAddress: taker, winc: 700n, now: Date.now() } },
+        meta,
+      );
       await service.projections.waitFor(position!, 5000);
       const approval = { payingAddress: giver, approvedAddress: taker, remainingWinc: '700' };
       expect(await turbo.getCreditShareApprovals({ userAddress: taker })).to.deep.equal({ givenApprovals: [], receivedApprovals: [approval] });
@@ -135,7 +145,20 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
         await writeFile(file, randomBytes(2 * FREE));
         const { stdout } = await promisify(execFile)(
           process.execPath,
-          [TURBO_CLI, 'upload-file', '--file-path', file, '--wallet-file', ARWEAVE_JWK_FILE, '--token', 'arweave', '--upload-url', service.url, '--payment-url', service.url],
+          [
+            TURBO_CLI,
+            'upload-file',
+            '--file-path',
+            file,
+            '--wallet-file',
+            ARWEAVE_JWK_FILE,
+            '--token',
+            'arweave',
+            '--upload-url',
+            service.url,
+            '--payment-url',
+            service.url,
+          ],
           { timeout: 50_000 },
         );
         return JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string; winc: string };
@@ -159,7 +182,7 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
       }
     });
 
-    it('the turbo CLI pays with a payer that approved the signer, as the balance\'s receivedApprovals name it', async () => {
+    it("the turbo CLI pays with a payer that approved the signer, as the balance's receivedApprovals name it", async () => {
       const signer = addressOfJwk(arweaveJwk);
       const payer = 'payer'.padEnd(43, 'Z');
       await credit(service, payer, 100_000n);

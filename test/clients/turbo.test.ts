@@ -51,7 +51,11 @@ describe('turbo-sdk 1.43 against the service', function () {
   }
 
   describe('single upload (chunkingMode disabled)', () => {
-    for (const [name, size] of [['1 KiB', KiB], ['1 MiB', MiB], ['20 MiB', 20 * MiB]] as const) {
+    for (const [name, size] of [
+      ['1 KiB', KiB],
+      ['1 MiB', MiB],
+      ['20 MiB', 20 * MiB],
+    ] as const) {
       it(`uploads ${name} with one POST /v1/tx/arweave, reaching no other host, and the service stores exactly the signed item`, async () => {
         const payload = randomBytes(size);
         const answer = await turbo.upload({ data: payload, dataItemOpts: { tags }, chunkingMode: 'disabled' });
@@ -70,7 +74,11 @@ describe('turbo-sdk 1.43 against the service', function () {
   });
 
   describe('multi-part upload (chunkingMode force)', () => {
-    for (const [name, size] of [['1 KiB', KiB], ['1 MiB', MiB], ['20 MiB', 20 * MiB]] as const) {
+    for (const [name, size] of [
+      ['1 KiB', KiB],
+      ['1 MiB', MiB],
+      ['20 MiB', 20 * MiB],
+    ] as const) {
       it(`uploads ${name} in 5 MiB chunks, finalizes asynchronously and polls status until FINALIZED`, async () => {
         const payload = randomBytes(size);
         const answer = await turbo.upload({ data: payload, dataItemOpts: { tags }, chunkingMode: 'force' });
@@ -111,7 +119,10 @@ describe('turbo-sdk 1.43 against the service', function () {
 
     /** turbo-sdk throws its FailedRequestError with the status and the service's plain-text message */
     async function refusal(run: () => Promise<unknown>) {
-      const error = await run().then(() => undefined, (e: { status?: number; message: string }) => e);
+      const error = await run().then(
+        () => undefined,
+        (e: { status?: number; message: string }) => e,
+      );
       return { status: error?.status, message: error?.message.split('\n').at(-1) };
     }
 
@@ -129,10 +140,7 @@ describe('turbo-sdk 1.43 against the service', function () {
       log.stop();
       expect(outcome).to.deep.equal({ status: 402, message: 'Failed request (Status 402): Insufficient balance' });
       const uploadId = log.entries[1]?.split('/')[4];
-      expect(log.entries).to.deep.equal([
-        `GET /v1/chunks/arweave/-1/-1?chunkSize=${TURBO_CHUNK} -> 200`,
-        `POST /v1/chunks/arweave/${uploadId}/0 -> 402`,
-      ]);
+      expect(log.entries).to.deep.equal([`GET /v1/chunks/arweave/-1/-1?chunkSize=${TURBO_CHUNK} -> 200`, `POST /v1/chunks/arweave/${uploadId}/0 -> 402`]);
     });
   });
 });

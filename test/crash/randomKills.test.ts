@@ -101,7 +101,9 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
     const deadline = Date.now() + RESERVATION_TIMEOUT_MS + 30_000;
     for (;;) {
       stillOpen = await openReservations(join(dataDir, 'read.db'));
-      balances = new Map(await Promise.all(signers.map(async (s) => [s.address, await (await fetch(`${service!.url}/account/balance/${s.address}`)).json()] as const)));
+      balances = new Map(
+        await Promise.all(signers.map(async (s) => [s.address, await (await fetch(`${service!.url}/account/balance/${s.address}`)).json()] as const)),
+      );
       const reserved = [...balances.values()].some((b) => b.reservedWinc !== '0');
       if ((Object.keys(stillOpen).length === 0 && !reserved) || Date.now() > deadline) break;
       await sleep(250);
@@ -131,8 +133,14 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
     const summary = `${ledger.items.size} items, ${withReceipt().length} with a receipt`;
     expect(ledger.problems, `${summary}\n${ledger.problems.join('\n')}`).to.deep.equal([]);
     // the load did something worth checking: receipts of both kinds
-    expect(withReceipt().some((s) => s.via === 'single'), summary).to.equal(true);
-    expect(withReceipt().some((s) => s.via === 'multipart'), summary).to.equal(true);
+    expect(
+      withReceipt().some((s) => s.via === 'single'),
+      summary,
+    ).to.equal(true);
+    expect(
+      withReceipt().some((s) => s.via === 'multipart'),
+      summary,
+    ).to.equal(true);
   });
 
   it('keeps every item that got a receipt: its status answers 200 and its exact bytes are stored under items/<id>', async () => {
@@ -145,7 +153,8 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
       }
       const stored = await blobOf(sent);
       if (!stored) lost.push(ledger.describe(sent, ROUNDS + 1, 'no blob under items/<id>'));
-      else if (!stored.equals(sent.raw)) lost.push(ledger.describe(sent, ROUNDS + 1, `blob of ${stored.length} bytes differs from the ${sent.raw.length} sent`));
+      else if (!stored.equals(sent.raw))
+        lost.push(ledger.describe(sent, ROUNDS + 1, `blob of ${stored.length} bytes differs from the ${sent.raw.length} sent`));
     }
     expect(lost, lost.join('\n')).to.deep.equal([]);
   });
@@ -157,7 +166,8 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
       const stored = await blobOf(sent);
       if (status === 200 && !stored) damaged.push(ledger.describe(sent, ROUNDS + 1, 'has a status but no blob'));
       else if (status !== 200 && status !== 404) damaged.push(ledger.describe(sent, ROUNDS + 1, `status answers ${status}`));
-      if (stored && !stored.equals(sent.raw)) damaged.push(ledger.describe(sent, ROUNDS + 1, `blob of ${stored.length} bytes differs from the ${sent.raw.length} sent`));
+      if (stored && !stored.equals(sent.raw))
+        damaged.push(ledger.describe(sent, ROUNDS + 1, `blob of ${stored.length} bytes differs from the ${sent.raw.length} sent`));
     }
     expect(damaged, damaged.join('\n')).to.deep.equal([]);
   });
@@ -188,13 +198,22 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
       expect(log.problems, `seed ${SEED}:\n${log.problems.join('\n')}`).to.deep.equal([]);
       expect(log.events, `seed ${SEED}`).to.be.greaterThan(0);
       expect(log.head, `seed ${SEED}: head after reading ${log.events} events`).to.equal(log.lastPosition);
-      expect({ events: integrityOf(join(dataDir, 'events.db')), read: integrityOf(join(dataDir, 'read.db')) }, `seed ${SEED}`).to.deep.equal({ events: 'ok', read: 'ok' });
+      expect({ events: integrityOf(join(dataDir, 'events.db')), read: integrityOf(join(dataDir, 'read.db')) }, `seed ${SEED}`).to.deep.equal({
+        events: 'ok',
+        read: 'ok',
+      });
     });
 
     it('recorded for each item the receipt its client got, and charged each payer the prices of exactly its accepted items', () => {
       const differs = withReceipt()
         .filter((sent) => JSON.stringify(log.accepted.get(sent.id)?.receipt) !== JSON.stringify(sent.receipt))
-        .map((sent) => ledger.describe(sent, ROUNDS + 1, `recorded receipt ${JSON.stringify(log.accepted.get(sent.id)?.receipt)}, the client holds ${JSON.stringify(sent.receipt)}`));
+        .map((sent) =>
+          ledger.describe(
+            sent,
+            ROUNDS + 1,
+            `recorded receipt ${JSON.stringify(log.accepted.get(sent.id)?.receipt)}, the client holds ${JSON.stringify(sent.receipt)}`,
+          ),
+        );
       expect(differs, differs.join('\n')).to.deep.equal([]);
 
       for (const signer of signers) {
@@ -202,7 +221,10 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
         expect(balances.get(signer.address)!.spentWinc, `seed ${SEED}: spent by ${signer.name} ${signer.address}`).to.equal(charged.toString());
       }
       // some items were paid for, so there were reservations for the kills to interrupt
-      expect([...log.accepted.values()].some((a) => a.payer !== undefined), `seed ${SEED}`).to.equal(true);
+      expect(
+        [...log.accepted.values()].some((a) => a.payer !== undefined),
+        `seed ${SEED}`,
+      ).to.equal(true);
     });
 
     it('passes the audit (npm run audit) on the data directory', async () => {

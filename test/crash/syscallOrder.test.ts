@@ -44,7 +44,19 @@ describe('durability: syscall order before a receipt', function () {
       'strace',
       // -f every thread (libuv's pool, workers), -yy paths and sockets of fds, -s enough of each
       // buffer to find an id in a WAL page or an HTTP response
-      ['-f', '-qq', '-yy', '-s', '8192', '-e', 'trace=write,writev,pwrite64,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,sendmsg,sendto', '-o', tracePath, '-p', String(service.process.pid)],
+      [
+        '-f',
+        '-qq',
+        '-yy',
+        '-s',
+        '8192',
+        '-e',
+        'trace=write,writev,pwrite64,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,sendmsg,sendto',
+        '-o',
+        tracePath,
+        '-p',
+        String(service.process.pid),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let straceErr = '';
@@ -115,7 +127,8 @@ function violations(calls: readonly Syscall[], id: string, dataDir: string): str
   const wal = join(dataDir, 'events.db-wal');
   const written = before.find((c) => c.name.startsWith('pwrite') && c.fdPath === wal && c.data.includes(id));
   if (!written) problems.push(`no write of ${id} to ${wal} before the receipt`);
-  else if (!before.some((c) => c.name === 'fsync' && c.fdPath === wal && c.started > written.done)) problems.push(`no fsync of ${wal} after the commit's write`);
+  else if (!before.some((c) => c.name === 'fsync' && c.fdPath === wal && c.started > written.done))
+    problems.push(`no fsync of ${wal} after the commit's write`);
   return problems;
 }
 

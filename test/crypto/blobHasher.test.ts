@@ -8,7 +8,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 /** `bytes` given in chunks of 1 to `most` bytes (the sizes a socket or a file hands out vary) */
 async function feed(session: HashSession, bytes: Uint8Array, most: number, seed = 1) {
   let state = seed;
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     state = (state * 1103515245 + 12345) % 2 ** 31;
     const n = 1 + (state % most);
     await session.update(bytes.subarray(at, at + n));

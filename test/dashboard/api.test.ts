@@ -145,14 +145,15 @@ describe('dashboard summary: items waiting for a bundle and the last failures', 
   });
   after(() => service.close());
 
-  const summary = async () => (await (await fetch(`${service.url}/dashboard/api/summary`)).json()) as {
-    generatedAt: string;
-    waiting: { items: number; oldestAcceptedAt: string | null; oldestAgeSeconds: number | null };
-    failures: { id: string; at: string; reason: string }[];
-  };
+  const summary = async () =>
+    (await (await fetch(`${service.url}/dashboard/api/summary`)).json()) as {
+      generatedAt: string;
+      waiting: { items: number; oldestAcceptedAt: string | null; oldestAgeSeconds: number | null };
+      failures: { id: string; at: string; reason: string }[];
+    };
   const acceptedAt = async (id: string) => (await service.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))!.doc.timestamp;
 
-  it('counts the items waiting with the oldest one\'s age, lists a FAILED item with when and why, and drops it once requeued', async () => {
+  it("counts the items waiting with the oldest one's age, lists a FAILED item with when and why, and drops it once requeued", async () => {
     const items = [await signedItem(signers.arweave(), 'oldest'), await signedItem(signers.arweave(), 'newer'), await signedItem(signers.arweave(), 'fails')];
     for (const item of items) expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
     const oldest = await acceptedAt(items[0]!.id);
@@ -167,7 +168,11 @@ describe('dashboard summary: items waiting for a bundle and the last failures', 
     const failing = items[2]!;
     const failedAt = Date.now();
     const failed = { type: 'DataItemFailed' as const, data: { id: failing.id, attempts: 10, reason: '10 bundles dropped', timestamp: failedAt } };
-    const { position } = await service.eventStore.append(dataItemStream(failing.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    const { position } = await service.eventStore.append(
+      dataItemStream(failing.id as DataItemId),
+      [toNewEvent(failed, newEventId(), { correlationId: 'spec' })],
+      0n,
+    );
     expect(await service.projections.waitFor(position, 10_000)).to.equal(true);
     const afterFailure = await summary();
     expect(afterFailure.waiting.items).to.equal(2);
@@ -184,4 +189,3 @@ describe('dashboard summary: items waiting for a bundle and the last failures', 
     expect(afterRequeue.waiting).to.include({ items: 3, oldestAcceptedAt: new Date(oldest).toISOString() });
   });
 });
-

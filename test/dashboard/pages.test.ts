@@ -52,8 +52,7 @@ describe('dashboard pages in a browser', function () {
   let uploadId: string;
   let payer: string;
 
-  const upload = async (item: DataItem) =>
-    expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+  const upload = async (item: DataItem) => expect((await fetch(`${env.service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
   const statusOf = async (id: string) => (await env.service.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))!.doc;
   /** bundler passes, as the periodic bundler would make them, until the bundles by state satisfy `done` (a minute at most) */
   async function bundleUntil(done: (bundles: Record<string, number>) => boolean): Promise<void> {
@@ -117,7 +116,9 @@ describe('dashboard pages in a browser', function () {
       const minute = new Date(Math.floor((await statusOf(item.id)).timestamp / MINUTE) * MINUTE).toISOString();
       expected.set(minute, (expected.get(minute) ?? 0) + 1);
     }
-    const bars = await page.$$eval('#uploads-chart rect', (rects) => rects.map((r) => [r.getAttribute('data-minute'), Number(r.getAttribute('data-items'))] as const));
+    const bars = await page.$$eval('#uploads-chart rect', (rects) =>
+      rects.map((r) => [r.getAttribute('data-minute'), Number(r.getAttribute('data-items'))] as const),
+    );
     expect(bars).to.have.length(60);
     expect(bars.filter(([, n]) => n > 0)).to.deep.equal([...expected.entries()]);
     expect(await text('#uploads-last-hour')).to.equal('4');
@@ -230,14 +231,18 @@ describe('dashboard pages in a browser', function () {
     await page.screenshot({ path: join(tmpdir(), 'dashboard-damaged.png'), fullPage: true });
   });
 
-  it('shows the items waiting for a bundle with the oldest one\'s age, and the last failures linked to their pages; a requeued one leaves', async () => {
+  it("shows the items waiting for a bundle with the oldest one's age, and the last failures linked to their pages; a requeued one leaves", async () => {
     const before = (await (await fetch(`${env.service.url}/dashboard/api/summary`)).json()) as { waiting: { items: number } };
     const failing = await signedItem(signers.arweave(), 'will fail', [{ name: 'Content-Type', value: 'text/plain' }]);
     await upload(failing);
     // what the bundler records for an item whose bundles were dropped MAX_BUNDLE_ATTEMPTS times
     const failedAt = Date.now();
     const failed = { type: 'DataItemFailed' as const, data: { id: failing.id, attempts: 10, reason: '10 bundles dropped', timestamp: failedAt } };
-    const { position } = await env.service.eventStore.append(dataItemStream(failing.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    const { position } = await env.service.eventStore.append(
+      dataItemStream(failing.id as DataItemId),
+      [toNewEvent(failed, newEventId(), { correlationId: 'spec' })],
+      0n,
+    );
     expect(await env.service.projections.waitFor(position, 10_000)).to.equal(true);
     const waiting = await signedItem(signers.arweave(), 'waits', [{ name: 'Content-Type', value: 'text/plain' }]);
     await upload(waiting);
@@ -247,19 +252,27 @@ describe('dashboard pages in a browser', function () {
     await page.goto(`${env.service.url}/dashboard`);
     await page.waitForFunction((n) => document.getElementById('waiting-items')?.textContent === String(n), summary.waiting.items, { timeout: 15_000 });
     const oldest = summary.waiting.oldestAcceptedAt;
-    expect(await text('#waiting-oldest')).to.match(new RegExp(`^\\d+ (s|min|h \\d+ min) \\(accepted ${oldest.slice(0, 10)} ${oldest.slice(11, 23).replace('.', '\\.')} UTC\\)$`));
+    expect(await text('#waiting-oldest')).to.match(
+      new RegExp(`^\\d+ (s|min|h \\d+ min) \\(accepted ${oldest.slice(0, 10)} ${oldest.slice(11, 23).replace('.', '\\.')} UTC\\)$`),
+    );
     const rows = await page.$$eval('#failures tr', (trs) =>
-      trs.map((tr) => [tr.getAttribute('data-id'), tr.querySelector('a')?.getAttribute('href'), tr.querySelector('time')?.getAttribute('datetime'), tr.querySelectorAll('td')[2]?.textContent]),
+      trs.map((tr) => [
+        tr.getAttribute('data-id'),
+        tr.querySelector('a')?.getAttribute('href'),
+        tr.querySelector('time')?.getAttribute('datetime'),
+        tr.querySelectorAll('td')[2]?.textContent,
+      ]),
     );
     expect(rows[0]).to.deep.equal([failing.id, `/dashboard/tx/${failing.id}`, new Date(failedAt).toISOString(), '10 bundles dropped']);
     expect(await page.isVisible('#failures-none')).to.equal(false);
     await page.screenshot({ path: join(tmpdir(), 'dashboard-failures.png'), fullPage: true });
 
     // requeued, it leaves the list and waits for a bundle again: the page follows without a reload
-    const outcome = await createRequeue({ eventStore: env.service.eventStore, now: Date.now, awaitProjection: (p) => env.service.projections.waitFor(p, 10_000) })(
-      { id: failing.id, by: 'ops', reason: 'gateway healed' },
-      { correlationId: 'dashboard-test' },
-    );
+    const outcome = await createRequeue({
+      eventStore: env.service.eventStore,
+      now: Date.now,
+      awaitProjection: (p) => env.service.projections.waitFor(p, 10_000),
+    })({ id: failing.id, by: 'ops', reason: 'gateway healed' }, { correlationId: 'dashboard-test' });
     expect(outcome.requeued).to.equal(true);
     await page.waitForFunction((id) => !document.querySelector(`#failures tr[data-id="${id}"]`), failing.id, { timeout: 15_000 });
     expect(await text('#waiting-items')).to.equal(String(summary.waiting.items + 1));
@@ -297,7 +310,9 @@ describe('the status page while the gateway is unreachable', function () {
       expect(await text('#block-height-read-at')).to.equal('never');
       expect(await text('#block-height-gateway')).to.equal('unreachable');
       expect(await page.getAttribute('#block-height-gateway', 'class')).to.equal('alarm');
-      expect(await text('#block-height-error')).to.match(/^GET http:\/\/127\.0\.0\.1:\d+\/info failed \(ECONNREFUSED\) \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC\)$/);
+      expect(await text('#block-height-error')).to.match(
+        /^GET http:\/\/127\.0\.0\.1:\d+\/info failed \(ECONNREFUSED\) \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC\)$/,
+      );
       expect(await text('#block-height-banner')).to.equal(
         'Uploads are refused (503 Service unavailable): no block height was ever read from the gateway. They are taken again once the gateway answers.',
       );

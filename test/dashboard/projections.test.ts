@@ -12,7 +12,11 @@ import { dataItemAccepted, itemId } from '../support/events.js';
 /** Applies events at positions 1, 2, 3... exactly as the runner does. */
 function project<D>(p: ProjectionDefinition<D>, events: DomainEvent[], start = new Map<string, PositionedDocument<D>>()) {
   const docs = new Map(start);
-  applyEvents(p, events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })), docs);
+  applyEvents(
+    p,
+    events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })),
+    docs,
+  );
   return docs;
 }
 
@@ -57,10 +61,22 @@ describe('upload-stats projection', () => {
 });
 
 describe('upload-stats: the last failures', () => {
-  const failed = (n: number, at: number): DomainEvent => ({ type: 'DataItemFailed', data: { id: itemId(n), attempts: 3, reason: '3 bundles dropped', timestamp: at } });
+  const failed = (n: number, at: number): DomainEvent => ({
+    type: 'DataItemFailed',
+    data: { id: itemId(n), attempts: 3, reason: '3 bundles dropped', timestamp: at },
+  });
   const requeued = (n: number, at: number): DomainEvent => ({
     type: 'DataItemRequeued',
-    data: { id: itemId(n), by: 'ops', reason: 'gateway fixed', previousFailure: '3 bundles dropped', previousAttempts: 3, rawContentLength: 1100, acceptedAt: T, timestamp: at },
+    data: {
+      id: itemId(n),
+      by: 'ops',
+      reason: 'gateway fixed',
+      previousFailure: '3 bundles dropped',
+      previousAttempts: 3,
+      rawContentLength: 1100,
+      acceptedAt: T,
+      timestamp: at,
+    },
   });
   const stats = (events: DomainEvent[]) => project(uploadStatsProjection, events).get(UPLOAD_STATS_ID)?.doc;
 
@@ -141,11 +157,25 @@ describe('item-history projection', () => {
       dataItemAccepted(id, { timestamp: T + 1, winc: '11', payer: 'payer', reservationId: 'r1', uploadId: 'upload-1' }),
       { type: 'ReservationSettled', data: { address: 'payer', reservationId: 'r1', winc: '11', dataItemId: id, timestamp: T + 2 } },
       planned('plan-a', 2),
-      { type: 'BundleDropped', data: { planId: 'plan-a', itemIds: [id, itemId(2)], reason: 'not seen 50 blocks after its anchor', countsAsAttempt: true, timestamp: T + 20 } },
+      {
+        type: 'BundleDropped',
+        data: { planId: 'plan-a', itemIds: [id, itemId(2)], reason: 'not seen 50 blocks after its anchor', countsAsAttempt: true, timestamp: T + 20 },
+      },
       planned('plan-b', 1),
       {
         type: 'BundlePrepared',
-        data: { planId: 'plan-b', itemIds: [id], txId: 'tx-b', reward: '9', anchor: 'a', dataRoot: 'r', dataSize: 1196, anchorHeight: 3, tx: {}, timestamp: T + 30 },
+        data: {
+          planId: 'plan-b',
+          itemIds: [id],
+          txId: 'tx-b',
+          reward: '9',
+          anchor: 'a',
+          dataRoot: 'r',
+          dataSize: 1196,
+          anchorHeight: 3,
+          tx: {},
+          timestamp: T + 30,
+        },
       },
       { type: 'BundlePermanent', data: { planId: 'plan-b', itemIds: [id], txId: 'tx-b', blockHeight: 4, confirmations: 18, timestamp: T + 40 } },
     ]);
@@ -169,14 +199,29 @@ describe('item-history projection', () => {
       dataItemAccepted(bad, { timestamp: T }),
       dataItemAccepted(other, { timestamp: T }),
       planned('plan-a', 2),
-      { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'short', size: 900, sha256: 'c'.repeat(64), planId: 'plan-a', timestamp: T + 20 } },
+      {
+        type: 'DataItemDamaged',
+        data: { id: bad, blobKey: `items/${bad}`, found: 'short', size: 900, sha256: 'c'.repeat(64), planId: 'plan-a', timestamp: T + 20 },
+      },
       {
         type: 'BundleDropped',
-        data: { planId: 'plan-a', itemIds: [bad, other], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], countsAsAttempt: true, timestamp: T + 21 },
+        data: {
+          planId: 'plan-a',
+          itemIds: [bad, other],
+          reason: 'stored bytes of 1 item no longer match their acceptance',
+          damagedItemIds: [bad],
+          countsAsAttempt: true,
+          timestamp: T + 21,
+        },
       },
       { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: T + 30 } },
     ]);
-    expect(docs.get(bad)?.doc?.entries.slice(2).map((e) => [e.type, e.summary])).to.deep.equal([
+    expect(
+      docs
+        .get(bad)
+        ?.doc?.entries.slice(2)
+        .map((e) => [e.type, e.summary]),
+    ).to.deep.equal([
       [
         'DataItemDamaged',
         `stored bytes cut short: blob items/${bad} holds 900 bytes, fewer than accepted: left the bundle queue; it is never posted until the same item is uploaded again`,
@@ -198,10 +243,24 @@ describe('item-history: a failed item requeued', () => {
       { type: 'DataItemFailed', data: { id, attempts: 1, reason: '1 bundles dropped', timestamp: T + 1 } },
       {
         type: 'DataItemRequeued',
-        data: { id, by: 'alice', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 1100, acceptedAt: T, timestamp: T + 2 },
+        data: {
+          id,
+          by: 'alice',
+          reason: 'gateway healed',
+          previousFailure: '1 bundles dropped',
+          previousAttempts: 1,
+          rawContentLength: 1100,
+          acceptedAt: T,
+          timestamp: T + 2,
+        },
       },
     ]);
-    expect(docs.get(id)?.doc?.entries.slice(1).map((e) => [e.at, e.type, e.summary])).to.deep.equal([
+    expect(
+      docs
+        .get(id)
+        ?.doc?.entries.slice(1)
+        .map((e) => [e.at, e.type, e.summary]),
+    ).to.deep.equal([
       [T + 1, 'DataItemFailed', 'failed after 1 bundle attempts: 1 bundles dropped'],
       [T + 2, 'DataItemRequeued', 'requeued by alice: gateway healed; back in the bundle queue (it had failed: 1 bundles dropped)'],
     ]);
@@ -214,7 +273,18 @@ describe('bundle-history projection', () => {
       { type: 'BundlePlanned', data: { planId: 'p', timestamp: T, items: [{ id: itemId(1), size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196 } },
       {
         type: 'BundlePrepared',
-        data: { planId: 'p', itemIds: [itemId(1)], txId: 'tx', reward: '9', anchor: 'a', dataRoot: 'r', dataSize: 1196, anchorHeight: 3, tx: {}, timestamp: T + 1 },
+        data: {
+          planId: 'p',
+          itemIds: [itemId(1)],
+          txId: 'tx',
+          reward: '9',
+          anchor: 'a',
+          dataRoot: 'r',
+          dataSize: 1196,
+          anchorHeight: 3,
+          tx: {},
+          timestamp: T + 1,
+        },
       },
       { type: 'BundlePosted', data: { planId: 'p', txId: 'tx', timestamp: T + 2 } },
       { type: 'BundleSeeded', data: { planId: 'p', txId: 'tx', timestamp: T + 3 } },

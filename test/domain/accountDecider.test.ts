@@ -26,9 +26,7 @@ describe('account decider', () => {
     expect(decideAccount({ type: 'Credit', data: { address: A, winc: 5n, creditId: 'x', now: 3 } }, given([]))).to.deep.equal([
       { type: 'AccountCredited', data: { address: A, winc: '5', creditId: 'x', timestamp: 3 } },
     ]);
-    expect(() => decideAccount({ type: 'Credit', data: { address: A, winc: 0n, creditId: 'x', now: 3 } }, given([]))).to.throw(
-      InvalidAccountCommand,
-    );
+    expect(() => decideAccount({ type: 'Credit', data: { address: A, winc: 0n, creditId: 'x', now: 3 } }, given([]))).to.throw(InvalidAccountCommand);
   });
 
   it('credits a credit id once: the same id again decides nothing', () => {
@@ -51,9 +49,7 @@ describe('account decider', () => {
   it('settles a reservation for its amount, once', () => {
     const state = given([credited('100'), reserved('r1', '60')]);
     const events = decideAccount({ type: 'Settle', data: { address: A, reservationId: 'r1', now: 11 } }, state);
-    expect(events).to.deep.equal([
-      { type: 'ReservationSettled', data: { address: A, reservationId: 'r1', winc: '60', dataItemId: 'item-r1', timestamp: 11 } },
-    ]);
+    expect(events).to.deep.equal([{ type: 'ReservationSettled', data: { address: A, reservationId: 'r1', winc: '60', dataItemId: 'item-r1', timestamp: 11 } }]);
     const after = events.reduce(evolveAccount, state);
     expect(availableOf(after)).to.equal(40n);
     expect(after.spent).to.equal(60n);
@@ -96,8 +92,6 @@ describe('account decider', () => {
       { type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, timestamp: 4 } },
     ]);
     expect(decideAccount(revoke, given([]))).to.deep.equal([]);
-    expect(() => decideAccount({ type: 'Approve', data: { address: A, approvedAddress: A, winc: 1n, now: 1 } }, given([]))).to.throw(
-      InvalidAccountCommand,
-    );
+    expect(() => decideAccount({ type: 'Approve', data: { address: A, approvedAddress: A, winc: 1n, now: 1 } }, given([]))).to.throw(InvalidAccountCommand);
   });
 });

@@ -36,7 +36,18 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
   it('records no wait for a bundle past planning', () => {
     const prepared: BundleEvent = {
       type: 'BundlePrepared',
-      data: { planId: P, itemIds: ['item-a'], txId: 't'.repeat(43), reward: '1', anchor: 'a', dataRoot: 'r', dataSize: 170, anchorHeight: 3, tx: {}, timestamp: 2 },
+      data: {
+        planId: P,
+        itemIds: ['item-a'],
+        txId: 't'.repeat(43),
+        reward: '1',
+        anchor: 'a',
+        dataRoot: 'r',
+        dataSize: 170,
+        anchorHeight: 3,
+        tx: {},
+        timestamp: 2,
+      },
     };
     expect(decideBundle(awaitFunds(5), given([planned, prepared]))).to.deep.equal([]);
   });
@@ -79,10 +90,22 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
     const underToken = (fence: number): BundleCommand => ({ type: 'MarkPosted', data: { planId: P, now: 9, fence } });
     const prepared = (fence?: number): BundleEvent => ({
       type: 'BundlePrepared',
-      data: { planId: P, itemIds: ['item-a'], txId: 't'.repeat(43), reward: '1', anchor: 'a', dataRoot: 'r', dataSize: 170, anchorHeight: 3, tx: {}, timestamp: 2, ...(fence !== undefined ? { fence } : {}) },
+      data: {
+        planId: P,
+        itemIds: ['item-a'],
+        txId: 't'.repeat(43),
+        reward: '1',
+        anchor: 'a',
+        dataRoot: 'r',
+        dataSize: 170,
+        anchorHeight: 3,
+        tx: {},
+        timestamp: 2,
+        ...(fence !== undefined ? { fence } : {}),
+      },
     });
 
-    it('records the command\'s fencing token on each event it decides, and the newest one in the state', () => {
+    it("records the command's fencing token on each event it decides, and the newest one in the state", () => {
       expect(decideBundle(underToken(4), given([planned, prepared(4)]))).to.deep.equal([
         { type: 'BundlePosted', data: { planId: P, txId: 't'.repeat(43), timestamp: 9, fence: 4 } },
       ]);
@@ -90,7 +113,10 @@ describe('bundle decider: waiting for funds, and what a drop counts', () => {
     });
 
     it('refuses a command under a token older than the newest on the stream: its bundler lost the lease', () => {
-      expect(() => decideBundle(underToken(3), given([planned, prepared(4)]))).to.throw(LeaseLost, 'bundle plan-1 was advanced under fencing token 4; MarkPosted carries 3');
+      expect(() => decideBundle(underToken(3), given([planned, prepared(4)]))).to.throw(
+        LeaseLost,
+        'bundle plan-1 was advanced under fencing token 4; MarkPosted carries 3',
+      );
     });
 
     it('takes a command under a token on a stream recorded before fencing, or the same token', () => {
@@ -114,7 +140,10 @@ describe('bundle decider: the lifecycle, one recorded step at a time (given / wh
   const posted: BundleEvent = { type: 'BundlePosted', data: { planId: P, txId: tx.id, timestamp: 3 } };
   const seeded: BundleEvent = { type: 'BundleSeeded', data: { planId: P, txId: tx.id, timestamp: 4 } };
   const confirmed: BundleEvent = { type: 'BundleConfirmed', data: { planId: P, blockHeight: 1_010, confirmations: 1, txId: tx.id, timestamp: 5 } };
-  const permanent: BundleEvent = { type: 'BundlePermanent', data: { planId: P, blockHeight: 1_010, confirmations: 60, itemIds: ['item-a'], txId: tx.id, timestamp: 6 } };
+  const permanent: BundleEvent = {
+    type: 'BundlePermanent',
+    data: { planId: P, blockHeight: 1_010, confirmations: 60, itemIds: ['item-a'], txId: tx.id, timestamp: 6 },
+  };
   const step = (type: 'MarkPosted' | 'MarkSeeded', now: number): BundleCommand => ({ type, data: { planId: P, now } });
   const confirm: BundleCommand = { type: 'MarkConfirmed', data: { planId: P, blockHeight: 1_010, confirmations: 1, now: 5 } };
   const makePermanent: BundleCommand = { type: 'MarkPermanent', data: { planId: P, blockHeight: 1_010, confirmations: 60, now: 6 } };
@@ -125,8 +154,14 @@ describe('bundle decider: the lifecycle, one recorded step at a time (given / wh
   });
 
   it('plans once', () => {
-    spec.given([]).when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 1 } }).then([planned]);
-    spec.given([planned]).when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 9 } }).thenNothing();
+    spec
+      .given([])
+      .when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 1 } })
+      .then([planned]);
+    spec
+      .given([planned])
+      .when({ type: 'Plan', data: { planId: P, items, headerSize: 160, totalSize: 170, now: 9 } })
+      .thenNothing();
   });
 
   it('goes planned, prepared, posted, seeded, confirmed, permanent, each step recorded once', () => {
@@ -152,7 +187,10 @@ describe('bundle decider: the lifecycle, one recorded step at a time (given / wh
 
   it('drops a live bundle with its transaction, and never a permanent or dropped one', () => {
     spec.given([planned]).when(drop).then([dropped()]);
-    spec.given([planned, prepared, posted, seeded]).when(drop).then([dropped(tx.id)]);
+    spec
+      .given([planned, prepared, posted, seeded])
+      .when(drop)
+      .then([dropped(tx.id)]);
     spec.given([planned, prepared, posted, seeded, permanent]).when(drop).thenNothing();
     spec.given([planned, dropped()]).when(drop).thenNothing();
   });

@@ -60,7 +60,10 @@ describe('data item decider', () => {
 
     it('is repaired by bytes of the accepted sha256 and size, and by nothing else', () => {
       expect(decide(repair(), given([accepted, damaged]))).to.deep.equal({ events: [repaired] });
-      expect(decide(repair({ uploadId: 'up-1' }), given([accepted, damaged])).events[0]).to.deep.equal({ ...repaired, data: { ...repaired.data, uploadId: 'up-1' } });
+      expect(decide(repair({ uploadId: 'up-1' }), given([accepted, damaged])).events[0]).to.deep.equal({
+        ...repaired,
+        data: { ...repaired.data, uploadId: 'up-1' },
+      });
       expect(decide(repair({ sha256: 'b'.repeat(64) }), given([accepted, damaged]))).to.deep.equal({ events: [] });
       expect(decide(repair({ size: 1099 }), given([accepted, damaged]))).to.deep.equal({ events: [] });
     });
@@ -93,7 +96,16 @@ describe('data item decider', () => {
       expect(decide(fail, given([]))).to.deep.equal({ events: [] });
       const requeued: DataItemEvent = {
         type: 'DataItemRequeued',
-        data: { id, by: 'ops', reason: 'funded', previousFailure: '3 bundles dropped', previousAttempts: 3, rawContentLength: 1100, acceptedAt: 1, timestamp: 8 },
+        data: {
+          id,
+          by: 'ops',
+          reason: 'funded',
+          previousFailure: '3 bundles dropped',
+          previousAttempts: 3,
+          rawContentLength: 1100,
+          acceptedAt: 1,
+          timestamp: 8,
+        },
       };
       expect(decide(fail, given([dataItemAccepted(id), failed, requeued]))).to.deep.equal({ events: [failed] });
     });
@@ -106,7 +118,16 @@ describe('data item decider', () => {
     const requeue: DataItemCommand = { type: 'RequeueItem', data: { id, by: 'alice', reason: 'gateway healed', now: 5000 } };
     const requeued: DataItemEvent = {
       type: 'DataItemRequeued',
-      data: { id, by: 'alice', reason: 'gateway healed', previousFailure: '10 bundles dropped', previousAttempts: 10, rawContentLength: 1100, acceptedAt: 1000, timestamp: 5000 },
+      data: {
+        id,
+        by: 'alice',
+        reason: 'gateway healed',
+        previousFailure: '10 bundles dropped',
+        previousAttempts: 10,
+        rawContentLength: 1100,
+        acceptedAt: 1000,
+        timestamp: 5000,
+      },
     };
 
     it('puts a FAILED item back: DataItemRequeued with who, why, the failure it leaves and what the queue needs', () => {

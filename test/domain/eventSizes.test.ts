@@ -116,9 +116,28 @@ async function largest(): Promise<DomainEvent[]> {
     { type: 'DataItemRepaired', data: { id: id(0), sha256: 'f'.repeat(64), uploadId, timestamp } },
     {
       type: 'DataItemRequeued',
-      data: { id: id(0), by: operator, reason: reason500, previousFailure: `${big} bundles dropped`, previousAttempts: big, rawContentLength: big, acceptedAt: big, timestamp },
+      data: {
+        id: id(0),
+        by: operator,
+        reason: reason500,
+        previousFailure: `${big} bundles dropped`,
+        previousAttempts: big,
+        rawContentLength: big,
+        acceptedAt: big,
+        timestamp,
+      },
     },
-    { type: 'AccountCredited', data: { address, winc, creditId: 'c'.repeat(128), reason: reason500, onChain: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, target: address, quantity: winc, blockHeight: big }, timestamp } },
+    {
+      type: 'AccountCredited',
+      data: {
+        address,
+        winc,
+        creditId: 'c'.repeat(128),
+        reason: reason500,
+        onChain: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, target: address, quantity: winc, blockHeight: big },
+        timestamp,
+      },
+    },
     {
       type: 'TopUpClaimed',
       data: { token: 't'.repeat(32), txId: 'x'.repeat(128), sender: address, address, target: address, quantity: winc, winc, confirmed: false, timestamp },
@@ -157,7 +176,17 @@ async function largest(): Promise<DomainEvent[]> {
     { type: 'BundleAwaitingFunds', data: { ...base, reward: winc, balance: winc, address: id(3) } },
     {
       type: 'BundlePrepared',
-      data: { ...base, itemIds, txId: tx.id, reward: winc, anchor: tx.last_tx, dataRoot: tx.data_root, dataSize: BUNDLE_BYTES, anchorHeight: big, tx: { ...tx } },
+      data: {
+        ...base,
+        itemIds,
+        txId: tx.id,
+        reward: winc,
+        anchor: tx.last_tx,
+        dataRoot: tx.data_root,
+        dataSize: BUNDLE_BYTES,
+        anchorHeight: big,
+        tx: { ...tx },
+      },
     },
     { type: 'BundlePosted', data: { ...base, txId: id(4) } },
     { type: 'BundleSeeded', data: { ...base, txId: id(4) } },
@@ -179,11 +208,15 @@ describe('event sizes (EventStoreDB refuses an append over 1 MiB)', function () 
     const sizes = new Map<DomainEventType, number>(events.map((e) => [e.type, appendSize([toNewEvent(e, id(0), metadata)])]));
     // every kind the service has is sized here: a new one fails until it is
     expect([...sizes.keys()].sort()).to.deep.equal(DomainEvent.options.map((o) => o.shape.type.value).sort());
-    const table = [...sizes].sort((a, b) => b[1] - a[1]).map(([type, size]) => `${type.padEnd(24)} ${String(size).padStart(9)} bytes  ${((100 * size) / MAX_APPEND_BYTES).toFixed(1)}%`);
+    const table = [...sizes]
+      .sort((a, b) => b[1] - a[1])
+      .map(([type, size]) => `${type.padEnd(24)} ${String(size).padStart(9)} bytes  ${((100 * size) / MAX_APPEND_BYTES).toFixed(1)}%`);
     console.log(`      largest event of each kind (limit ${MAX_APPEND_BYTES}):\n${table.map((l) => `        ${l}`).join('\n')}`);
     expect([...sizes].filter(([, size]) => size > MAX_APPEND_BYTES)).to.deep.equal([]);
     // the nearest: the bundle events that list every item (a drop of a bundle whose items are all damaged lists them twice)
-    expect(Object.fromEntries(['BundleDropped', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent'].map((t) => [t, sizes.get(t as DomainEventType)]))).to.deep.equal({
+    expect(
+      Object.fromEntries(['BundleDropped', 'BundlePlanned', 'BundlePrepared', 'BundlePermanent'].map((t) => [t, sizes.get(t as DomainEventType)])),
+    ).to.deep.equal({
       BundleDropped: 921_991,
       BundlePlanned: 910_925,
       BundlePrepared: 462_995,

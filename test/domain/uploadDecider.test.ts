@@ -29,45 +29,83 @@ const lifetimes = { lifetimeMs: 1000, headerlessLifetimeMs: 100 };
 describe('upload decider (given / when / then)', () => {
   describe('creation', () => {
     it('creates an upload once', () => {
-      spec.given([]).when({ type: 'CreateUpload', data: { uploadId: U, token: 'arweave', now: 1 } }).then([created]);
-      spec.given([created]).when({ type: 'CreateUpload', data: { uploadId: U, token: 'arweave', now: 7 } }).thenNothing();
+      spec
+        .given([])
+        .when({ type: 'CreateUpload', data: { uploadId: U, token: 'arweave', now: 1 } })
+        .then([created]);
+      spec
+        .given([created])
+        .when({ type: 'CreateUpload', data: { uploadId: U, token: 'arweave', now: 7 } })
+        .thenNothing();
     });
   });
 
   describe('chunks', () => {
     it('records a chunk, and nothing for the same bytes sent again at that offset', () => {
-      spec.given([created]).when(receive(0, 2500)).then([chunk(0, 2500)]);
-      spec.given([created, chunk(0, 2500)]).when(receive(0, 2500, 'a', 8)).thenNothing();
+      spec
+        .given([created])
+        .when(receive(0, 2500))
+        .then([chunk(0, 2500)]);
+      spec
+        .given([created, chunk(0, 2500)])
+        .when(receive(0, 2500, 'a', 8))
+        .thenNothing();
     });
 
     it('records other bytes at an offset as replacing the chunk there', () => {
       spec
         .given([created, chunk(0, 2500)])
         .when(receive(0, 2600, 'b'))
-        .then([{ type: 'ChunkReceived', data: { ...(chunk(0, 2600, 'b').data as object), replaced: { length: 2500, blobKey: `chunks/${U}/0/a` } } } as UploadEvent]);
+        .then([
+          { type: 'ChunkReceived', data: { ...(chunk(0, 2600, 'b').data as object), replaced: { length: 2500, blobKey: `chunks/${U}/0/a` } } } as UploadEvent,
+        ]);
     });
 
     it('refuses a chunk for an upload never created, or expired', () => {
       spec.given([]).when(receive(0, 2500)).thenThrows(UploadNotFound);
-      spec.given([created, { type: 'UploadExpired', data: { uploadId: U, timestamp: 9 } }]).when(receive(0, 2500)).thenThrows(UploadNotFound);
+      spec
+        .given([created, { type: 'UploadExpired', data: { uploadId: U, timestamp: 9 } }])
+        .when(receive(0, 2500))
+        .thenThrows(UploadNotFound);
     });
 
     it('refuses a chunk once finalize was asked', () => {
-      spec.given([created, chunk(0, 2500), finalizeRequested]).when(receive(2500, 500)).thenThrows(UploadAlreadyFinalized);
+      spec
+        .given([created, chunk(0, 2500), finalizeRequested])
+        .when(receive(2500, 500))
+        .thenThrows(UploadAlreadyFinalized);
     });
 
     it('refuses a chunk past maxChunks, a second short chunk and a short chunk before the last', () => {
-      spec.given([created, chunk(0, 2500), chunk(2500, 2500), chunk(5000, 2500)]).when(receive(7500, 2500)).thenThrows(InvalidChunk, 'more than 3 chunks');
-      spec.given([created, chunk(5000, 100)]).when(receive(6000, 100)).thenThrows(InvalidChunk, 'a second chunk shorter than 2500 bytes (the first at 5000)');
-      spec.given([created, chunk(5000, 2500)]).when(receive(0, 100)).thenThrows(InvalidChunk, 'a chunk of 100 bytes at 0 is not the last');
+      spec
+        .given([created, chunk(0, 2500), chunk(2500, 2500), chunk(5000, 2500)])
+        .when(receive(7500, 2500))
+        .thenThrows(InvalidChunk, 'more than 3 chunks');
+      spec
+        .given([created, chunk(5000, 100)])
+        .when(receive(6000, 100))
+        .thenThrows(InvalidChunk, 'a second chunk shorter than 2500 bytes (the first at 5000)');
+      spec
+        .given([created, chunk(5000, 2500)])
+        .when(receive(0, 100))
+        .thenThrows(InvalidChunk, 'a chunk of 100 bytes at 0 is not the last');
     });
   });
 
   describe('finalization', () => {
     it('asks finalize once while assembling, and again after underfunded (the payer may have been credited)', () => {
-      spec.given([created, chunk(0, 2500)]).when(requestFinalize).then([finalizeRequested]);
-      spec.given([created, chunk(0, 2500), finalizeRequested]).when(requestFinalize).thenNothing();
-      spec.given([created, chunk(0, 2500), finalizeRequested, validated, underfunded]).when(requestFinalize).then([finalizeRequested]);
+      spec
+        .given([created, chunk(0, 2500)])
+        .when(requestFinalize)
+        .then([finalizeRequested]);
+      spec
+        .given([created, chunk(0, 2500), finalizeRequested])
+        .when(requestFinalize)
+        .thenNothing();
+      spec
+        .given([created, chunk(0, 2500), finalizeRequested, validated, underfunded])
+        .when(requestFinalize)
+        .then([finalizeRequested]);
     });
 
     it('is validated only while validating, and finalized only while validating or finalizing', () => {
@@ -82,7 +120,10 @@ describe('upload decider (given / when / then)', () => {
 
     it('records an invalid item or an underfunded payer only while finalizing', () => {
       const markInvalid: UploadCommand = { type: 'MarkInvalid', data: { uploadId: U, reason: 'bad signature', now: 5 } };
-      spec.given([created, finalizeRequested]).when(markInvalid).then([{ type: 'UploadInvalid', data: { uploadId: U, reason: 'bad signature', timestamp: 5 } }]);
+      spec
+        .given([created, finalizeRequested])
+        .when(markInvalid)
+        .then([{ type: 'UploadInvalid', data: { uploadId: U, reason: 'bad signature', timestamp: 5 } }]);
       spec.given([created, finalizeRequested, validated, finalized]).when(markInvalid).thenNothing();
       const markUnderfunded: UploadCommand = { type: 'MarkUnderfunded', data: { uploadId: U, dataItemId: 'item-1', now: 5 } };
       spec.given([created, finalizeRequested, validated]).when(markUnderfunded).then([underfunded]);
@@ -94,13 +135,22 @@ describe('upload decider (given / when / then)', () => {
     const expired = (timestamp: number): UploadEvent => ({ type: 'UploadExpired', data: { uploadId: U, timestamp } });
 
     it('expires an upload past its lifetime, and not one finalized', () => {
-      spec.given([created]).when(expire(1001)).then([expired(1001)]);
+      spec
+        .given([created])
+        .when(expire(1001))
+        .then([expired(1001)]);
       spec.given([created, finalizeRequested, validated, finalized]).when(expire(5000)).thenNothing();
     });
 
     it('expires an upload with no header chunk after its short lifetime, counted from its last chunk', () => {
-      spec.given([created, chunk(5000, 2500, 'a', 50)]).when(expire(149)).thenNothing();
-      spec.given([created, chunk(5000, 2500, 'a', 50)]).when(expire(150)).then([expired(150)]);
+      spec
+        .given([created, chunk(5000, 2500, 'a', 50)])
+        .when(expire(149))
+        .thenNothing();
+      spec
+        .given([created, chunk(5000, 2500, 'a', 50)])
+        .when(expire(150))
+        .then([expired(150)]);
     });
   });
 });

@@ -11,7 +11,13 @@ const validated: UploadEvent = { type: 'UploadValidated', data: { uploadId: U, d
 const underfunded: UploadEvent = { type: 'UploadUnderfunded', data: { uploadId: U, dataItemId: 'item-1', timestamp: 5 } };
 const finalized: UploadEvent = { type: 'UploadFinalized', data: { uploadId: U, dataItemId: 'item-1', receipt, timestamp: 6 } };
 const fold = (events: UploadEvent[]): UploadState => events.reduce(evolveUpload, undefined);
-const pick = (state: UploadState) => state && { status: state.status, statusChangedAt: state.statusChangedAt, ...('finalize' in state ? { finalize: state.finalize } : {}), ...('dataItemId' in state ? { dataItemId: state.dataItemId } : {}) };
+const pick = (state: UploadState) =>
+  state && {
+    status: state.status,
+    statusChangedAt: state.statusChangedAt,
+    ...('finalize' in state ? { finalize: state.finalize } : {}),
+    ...('dataItemId' in state ? { dataItemId: state.dataItemId } : {}),
+  };
 
 describe('upload state by status', () => {
   it('holds the finalize request from validating on, and the item once validated', () => {

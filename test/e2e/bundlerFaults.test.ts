@@ -184,7 +184,12 @@ describe('bundler under gateway faults (arlocal behind a faulty proxy)', functio
     const [dropped] = ofType(await bundleEvents(service), 'BundleDropped');
     expect(dropped?.data).to.include({ planId: firstPlan, txId: first!.txId, reason: 'not seen 51 blocks after its anchor (not_found)' });
     for (const status of await statusesOf(service, items)) expect(status).to.deep.equal({ status: 'CONFIRMED', info: 'new' });
-    for (const item of items) expect(await queued(service, item.id)).to.deep.equal({ size: item.getRaw().length, acceptedAt: (await queued(service, item.id))!.acceptedAt, attempts: 1 });
+    for (const item of items)
+      expect(await queued(service, item.id)).to.deep.equal({
+        size: item.getRaw().length,
+        acceptedAt: (await queued(service, item.id))!.acceptedAt,
+        attempts: 1,
+      });
 
     gateway.heal();
     await node!.pass();

@@ -123,7 +123,11 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     const waiting = { status: 'CONFIRMED', info: 'new' };
     expect(await statusesOf(service, items)).to.deep.equal([waiting, DAMAGED, waiting, DAMAGED]);
     // damaged bytes are not served back (CONTRACT.md section 7); the good items' are
-    for (const [item, status] of [[changed, 404], [lost, 404], [good, 200]] as const) {
+    for (const [item, status] of [
+      [changed, 404],
+      [lost, 404],
+      [good, 200],
+    ] as const) {
       const read = await fetch(`${service.url}/${item.id}`);
       expect(read.status, item.id).to.equal(status);
       await read.arrayBuffer();
@@ -183,7 +187,9 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     expect(metrics).to.match(/^data_items_damaged 2$/m);
     const lines: string[] = [];
     for await (const line of history({ eventStore: service.eventStore, readStore: service.readStore }, lost.id)) lines.push(line);
-    expect(lines.join('')).to.include(`DataItemDamaged  ${' '.repeat(8)}stored bytes lost: no blob at items/${lost.id} (found in bundle ${firstPlan!.data.planId})`);
+    expect(lines.join('')).to.include(
+      `DataItemDamaged  ${' '.repeat(8)}stored bytes lost: no blob at items/${lost.id} (found in bundle ${firstPlan!.data.planId})`,
+    );
     expect(lines.join('')).to.include('now: FAILED (damaged), in no bundle');
   });
 

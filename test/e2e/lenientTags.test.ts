@@ -20,7 +20,10 @@ describe('items with tags only arbundles accepts, to an Arweave gateway (arlocal
   it('bundles, indexes and audits them like any other item', async () => {
     const many = Array.from({ length: 129 }, (_, i) => ({ name: `T${i}`, value: '' }));
     const items = [
-      await signedItem(signers.arweave(), 'empty value', [{ name: 'Content-Type', value: 'text/plain' }, { name: 'App-Version', value: '' }]),
+      await signedItem(signers.arweave(), 'empty value', [
+        { name: 'Content-Type', value: 'text/plain' },
+        { name: 'App-Version', value: '' },
+      ]),
       await signedItem(signers.ethereum(), 'empty name', [{ name: '', value: 'nameless' }]),
       await signedItem(signers.solana(), 'many tags', many),
     ];

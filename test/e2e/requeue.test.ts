@@ -3,7 +3,17 @@ import { runAudit } from '../../src/audit/audit.js';
 import type { Finding } from '../../src/audit/types.js';
 import { itemHistoryProjection, collectionOf, type ItemHistoryDocument } from '../../projections/index.js';
 import { runScript } from '../support/runScript.js';
-import { BLOCKS_TO_PERMANENT, bundleState, bundlerNodesOnArlocal, liveBundleIds, plansOf, queued, statusesOf, uploadItems, type BundlerNode } from '../bundler/harness.js';
+import {
+  BLOCKS_TO_PERMANENT,
+  bundleState,
+  bundlerNodesOnArlocal,
+  liveBundleIds,
+  plansOf,
+  queued,
+  statusesOf,
+  uploadItems,
+  type BundlerNode,
+} from '../bundler/harness.js';
 
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 
@@ -39,7 +49,10 @@ describe('requeue of FAILED items (arlocal behind a faulty proxy)', function () 
     expect((await bundleState(service, lost!))?.status).to.equal('dropped');
     for (const status of await statusesOf(service, items)) expect(status).to.deep.equal({ status: 'FAILED', info: 'failed' });
     // posting again changes nothing: the item exists (202), and stays FAILED
-    expect((await fetch(`${service.url}/tx`, { method: 'POST', body: new Uint8Array(items[0]!.getRaw()), headers: { 'content-type': 'application/octet-stream' } })).status).to.equal(202);
+    expect(
+      (await fetch(`${service.url}/tx`, { method: 'POST', body: new Uint8Array(items[0]!.getRaw()), headers: { 'content-type': 'application/octet-stream' } }))
+        .status,
+    ).to.equal(202);
     expect((await statusesOf(service, items))[0]).to.deep.equal({ status: 'FAILED', info: 'failed' });
 
     // the operator: the first through the admin API, then every other one through the CLI
@@ -54,7 +67,13 @@ describe('requeue of FAILED items (arlocal behind a faulty proxy)', function () 
 
     const cli = await runScript('requeue', ['--all-failed', '--reason', 'gateway lost bundles, fixed', '--by', 'bob'], { DATA_DIR: node.dataDir });
     expect(cli.code, cli.stderr).to.equal(0);
-    expect(cli.stdout.split('\n').filter((l) => l.startsWith('requeued ')).map((l) => l.split(' ')[1]).sort()).to.deep.equal([items[1]!.id, items[2]!.id].sort());
+    expect(
+      cli.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('requeued '))
+        .map((l) => l.split(' ')[1])
+        .sort(),
+    ).to.deep.equal([items[1]!.id, items[2]!.id].sort());
     expect(cli.stdout).to.include('2 requeued\n');
     // the CLI wrote beside the running service: its projector picks the events up
     await service.projections.waitFor(await service.eventStore.headPosition(), 30_000);
@@ -86,7 +105,9 @@ describe('requeue of FAILED items (arlocal behind a faulty proxy)', function () 
       'BundlePrepared',
       'BundlePermanent',
     ]);
-    expect(history?.doc.entries[5]?.summary).to.equal('requeued by bob: gateway lost bundles, fixed; back in the bundle queue (it had failed: 1 bundles dropped)');
+    expect(history?.doc.entries[5]?.summary).to.equal(
+      'requeued by bob: gateway lost bundles, fixed; back in the bundle queue (it had failed: 1 bundles dropped)',
+    );
     const findings: Finding[] = [];
     await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, now: Date.now }, (f) => findings.push(f));
     expect(findings).to.deep.equal([]);

@@ -1,15 +1,7 @@
 /** Contract: reading one stream, reading `$all` from a position, the head position. */
 import { expect } from 'chai';
 import type { EventStore } from '../../src/ports/eventStore.js';
-import {
-  collect,
-  inStreams,
-  isAscending,
-  newEvent,
-  summary,
-  testStreams,
-  type ContractOptions,
-} from './contractSupport.js';
+import { collect, inStreams, isAscending, newEvent, summary, testStreams, type ContractOptions } from './contractSupport.js';
 
 export function readContract(store: () => EventStore, options: ContractOptions): void {
   describe('readStream', () => {
@@ -23,19 +15,24 @@ export function readContract(store: () => EventStore, options: ContractOptions):
 
     it('reads from a revision', async () => {
       const { a } = testStreams('a');
-      await store().append(a, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)), 'no_stream');
+      await store().append(
+        a,
+        ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)),
+        'no_stream',
+      );
       const events = await collect(store().readStream(a, { fromRevision: 2n }));
       expect(summary(events)).to.deep.equal([`${a}:2:E2`, `${a}:3:E3`, `${a}:4:E4`]);
     });
 
     it('reads at most maxCount events, from a revision when given', async () => {
       const { a } = testStreams('a');
-      await store().append(a, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)), 'no_stream');
+      await store().append(
+        a,
+        ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)),
+        'no_stream',
+      );
       expect(summary(await collect(store().readStream(a, { maxCount: 2 })))).to.deep.equal([`${a}:0:E0`, `${a}:1:E1`]);
-      expect(summary(await collect(store().readStream(a, { fromRevision: 3n, maxCount: 5 })))).to.deep.equal([
-        `${a}:3:E3`,
-        `${a}:4:E4`,
-      ]);
+      expect(summary(await collect(store().readStream(a, { fromRevision: 3n, maxCount: 5 })))).to.deep.equal([`${a}:3:E3`, `${a}:4:E4`]);
     });
 
     it('reads nothing from a stream that does not exist', async () => {
@@ -129,7 +126,11 @@ export function readContract(store: () => EventStore, options: ContractOptions):
     it('counts no further than the limit', async () => {
       const { a } = testStreams('a');
       const before = await store().headPosition();
-      await store().append(a, ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)), 'no_stream');
+      await store().append(
+        a,
+        ['E0', 'E1', 'E2', 'E3', 'E4'].map((t) => newEvent(t)),
+        'no_stream',
+      );
       expect(await store().countEventsAfter(before, 3)).to.equal(3);
       expect(await store().countEventsAfter(before, 5)).to.equal(5);
       expect(await store().countEventsAfter(before, 0)).to.equal(0);

@@ -22,13 +22,7 @@ export function subscribeContract(store: () => EventStore): void {
         const { c } = testStreams('c');
         await store().append(c, [newEvent('End')], 'no_stream');
         const rest = await nextEvents(iterator, 1, (e) => inStreams(streams)(e) || e.streamName === c);
-        expect(summary([...past, ...live, ...rest])).to.deep.equal([
-          `${a}:0:A1`,
-          `${a}:1:A2`,
-          `${b}:0:B1`,
-          `${a}:2:A3`,
-          `${c}:0:End`,
-        ]);
+        expect(summary([...past, ...live, ...rest])).to.deep.equal([`${a}:0:A1`, `${a}:1:A2`, `${b}:0:B1`, `${a}:2:A3`, `${c}:0:End`]);
       } finally {
         await subscription.close();
       }

@@ -5,14 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import {
-  streamName,
-  WrongExpectedRevision,
-  type EventStore,
-  type NewEvent,
-  type RecordedEvent,
-  type StreamName,
-} from '../../src/ports/eventStore.js';
+import { streamName, WrongExpectedRevision, type EventStore, type NewEvent, type RecordedEvent, type StreamName } from '../../src/ports/eventStore.js';
 
 export interface ContractOptions {
   /** true when each factory call gives an empty store, so emptiness itself can be asserted */
@@ -48,11 +41,7 @@ export const inStreams = (streams: Record<string, StreamName>) => {
 };
 
 /** Reads the next `count` events that satisfy `keep` from a subscription's iterator. */
-export async function nextEvents(
-  iterator: AsyncIterator<RecordedEvent>,
-  count: number,
-  keep: (e: RecordedEvent) => boolean,
-): Promise<RecordedEvent[]> {
+export async function nextEvents(iterator: AsyncIterator<RecordedEvent>, count: number, keep: (e: RecordedEvent) => boolean): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
   while (out.length < count) {
     const step = await iterator.next();

@@ -86,9 +86,7 @@ describe('EventStoreDB test double (real client)', () => {
         const node = await start({ batchAppend });
         const client = connect(node);
         await client.appendToStream('fits', [event('T', 1_048_576 - 2 - 100), event('T', 98)]);
-        const error = await client
-          .appendToStream('too-big', [event('T', 1_048_576 - 2 - 100), event('T', 99)])
-          .catch((e: unknown) => e);
+        const error = await client.appendToStream('too-big', [event('T', 1_048_576 - 2 - 100), event('T', 99)]).catch((e: unknown) => e);
         expect(error).to.be.instanceOf(MaxAppendSizeExceededError);
         expect((error as MaxAppendSizeExceededError).maxAppendSize).to.equal(1_048_576);
         expect([node.log.stream('fits')?.length, node.log.stream('too-big')]).to.deep.equal([2, undefined]);
@@ -173,11 +171,7 @@ describe('EventStoreDB test double (real client)', () => {
       const follower = await start({ followerOf: leader });
       const client = connect(follower);
       await client.appendToStream('s', event('T', 1));
-      expect([leader.calls.batchAppend, follower.calls.batchAppend, leader.log.stream('s')?.length]).to.deep.equal([
-        undefined,
-        1,
-        1,
-      ]);
+      expect([leader.calls.batchAppend, follower.calls.batchAppend, leader.log.stream('s')?.length]).to.deep.equal([undefined, 1, 1]);
       const read = async () => {
         for await (const _ of client.readStream('s', { requiresLeader: true }));
       };
@@ -240,7 +234,11 @@ describe('EventStoreDB test double (real client)', () => {
       expect(await pending.catch((e: unknown) => e)).to.be.instanceOf(EventStoreUnavailable);
       await node.start();
       await eventually(
-        async () => (await store.append(streams.a, [newEvent('A2')], 0n).then(() => true, () => false)),
+        async () =>
+          await store.append(streams.a, [newEvent('A2')], 0n).then(
+            () => true,
+            () => false,
+          ),
         'the client reconnects',
       );
       const resumed = store.subscribeToAll({ after: seen!.position });

@@ -42,7 +42,11 @@ describe('EventStoreDB event store: readers that stop early (test double)', func
 
   it('reads whole streams across pages, from a revision and up to a count', async () => {
     const { s } = testStreams('s');
-    await store.append(s, ['A', 'B', 'C', 'D', 'E'].map((t) => newEvent(t)), 'no_stream');
+    await store.append(
+      s,
+      ['A', 'B', 'C', 'D', 'E'].map((t) => newEvent(t)),
+      'no_stream',
+    );
     const types = async (options: Parameters<EventStore['readStream']>[1]) => {
       const out: string[] = [];
       for await (const event of store.readStream(s, options)) out.push(`${event.revision}:${event.type}`);

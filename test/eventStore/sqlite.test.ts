@@ -110,10 +110,7 @@ describe('SQLite event store', () => {
 
     it('rejects an event that is not JSON without failing the rest of the group', async () => {
       const { a, b } = testStreams('a', 'b');
-      const outcomes = await Promise.allSettled([
-        store.append(a, [newEvent('Bad', { n: 1n })], 'no_stream'),
-        store.append(b, [newEvent('Good')], 'no_stream'),
-      ]);
+      const outcomes = await Promise.allSettled([store.append(a, [newEvent('Bad', { n: 1n })], 'no_stream'), store.append(b, [newEvent('Good')], 'no_stream')]);
       expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'fulfilled']);
       expect(summary(await collect(store.readAll()))).to.deep.equal([`${b}:0:Good`]);
     });
@@ -208,10 +205,7 @@ describe('SQLite event store', () => {
       // the file may not grow past its pages now: what a full disk does to SQLite
       db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
       const large = { padding: 'x'.repeat(64 * 1024) };
-      const outcomes = await Promise.allSettled([
-        store.append(a, [newEvent('A2', large)], 0n),
-        store.append(b, [newEvent('B1', large)], 'no_stream'),
-      ]);
+      const outcomes = await Promise.allSettled([store.append(a, [newEvent('A2', large)], 0n), store.append(b, [newEvent('B1', large)], 'no_stream')]);
       const reasons = outcomes.map((o) => (o.status === 'rejected' ? o.reason : o.status));
       expect(reasons.map((r) => (r as Error).name)).to.deep.equal(['EventStoreUnavailable', 'EventStoreUnavailable']);
       expect(reasons.map(causeOf)).to.deep.equal(['SQLITE_FULL', 'SQLITE_FULL']);
@@ -277,10 +271,7 @@ describe('SQLite event store', () => {
       const { a, b } = testStreams('a', 'b');
       try {
         other.exec('BEGIN IMMEDIATE');
-        const outcomes = await Promise.allSettled([
-          store.append(a, [newEvent('A1')], 'no_stream'),
-          store.append(b, [newEvent('B1')], 'no_stream'),
-        ]);
+        const outcomes = await Promise.allSettled([store.append(a, [newEvent('A1')], 'no_stream'), store.append(b, [newEvent('B1')], 'no_stream')]);
         expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : o.status))).to.deep.equal([
           'EventStoreUnavailable',
           'EventStoreUnavailable',

@@ -127,10 +127,7 @@ describe('SQLite event store: the writer worker', function () {
       store = openSqliteEventStore({ path: newPath(), onOpen: (connection) => (db = connection) });
       const { a } = testStreams('a');
       db.pragma('query_only = ON');
-      for (const error of [
-        await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e),
-        await store.probeWrite().catch((e: unknown) => e),
-      ]) {
+      for (const error of [await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e), await store.probeWrite().catch((e: unknown) => e)]) {
         expect(EventStoreUnavailable.is(error)).to.equal(true);
         expect(error).to.be.instanceOf(EventStoreUnavailable);
         expect((error as Error).message).to.equal('the event store file cannot be written or read now (SQLITE_READONLY)');
@@ -180,9 +177,7 @@ describe('SQLite event store: the writer worker', function () {
       const error = await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e);
       expect(EventStoreUnavailable.is(error)).to.equal(true);
       expect(AppendOutcomeUnknown.is(error)).to.equal(false);
-      expect((error as Error).message).to.equal(
-        'the event store writer stopped (exit code 1: Cannot open database because the directory does not exist)',
-      );
+      expect((error as Error).message).to.equal('the event store writer stopped (exit code 1: Cannot open database because the directory does not exist)');
     });
 
     it('fails a probe write in flight with EventStoreUnavailable', async () => {

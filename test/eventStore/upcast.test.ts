@@ -56,9 +56,13 @@ describe('upcasting: an event stored in an older shape', function () {
 
   it('is projected, live and in a rebuild, as a drop that counted an attempt', async () => {
     const queued = async () => (await service.readStore.get<QueuedItem>(collectionOf(bundleQueueProjection), itemId))?.doc;
-    expect(await queued()).to.include({ attempts: 1 }).and.not.have.property('planId');
+    expect(await queued())
+      .to.include({ attempts: 1 })
+      .and.not.have.property('planId');
     await rebuild({ eventStore: service.eventStore, readStore: service.readStore, projections: allProjections });
-    expect(await queued()).to.include({ attempts: 1 }).and.not.have.property('planId');
+    expect(await queued())
+      .to.include({ attempts: 1 })
+      .and.not.have.property('planId');
   });
 
   it('is audited without a finding', async () => {

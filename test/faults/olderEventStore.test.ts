@@ -71,7 +71,13 @@ describe('an event store older than its read models', function () {
         'with them, or rebuild them from this one with `npm run rebuild` (same configuration, service stopped), then start again.',
     );
     // from the command line: that message, no stack, exit 1
-    const cli = await runScript('../src/main', [], { DATA_DIR: dataDir, GATEWAY_URL: gateway.url, PORT: '0', HOST: '127.0.0.1', WALLET_FILE: SERVICE_WALLET_FILE });
+    const cli = await runScript('../src/main', [], {
+      DATA_DIR: dataDir,
+      GATEWAY_URL: gateway.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WALLET_FILE: SERVICE_WALLET_FILE,
+    });
     expect({ code: cli.code, stderr: cli.stderr }).to.deep.equal({ code: 1, stderr: `start-up failed: ${message}\n` });
 
     const rebuilt = await runScript('rebuild', [], { DATA_DIR: dataDir });

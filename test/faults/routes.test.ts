@@ -28,7 +28,11 @@ async function itemBlobsWithoutAcceptance(service: TestService): Promise<string[
 
 const uploadFiles = (service: TestService, uploadId: string) => readdir(join(service.dataDir, 'blobs', 'uploads', uploadId)).catch(() => []);
 /** the offsets of an upload's chunk blobs (`<offset>_<random>`, one per recorded chunk) */
-const chunkOffsets = (files: string[]) => files.map((file) => /^(\d+)_[0-9a-f]{16}$/.exec(file)?.[1]).map(Number).sort((a, b) => a - b);
+const chunkOffsets = (files: string[]) =>
+  files
+    .map((file) => /^(\d+)_[0-9a-f]{16}$/.exec(file)?.[1])
+    .map(Number)
+    .sort((a, b) => a - b);
 const statusOf = async (service: TestService, uploadId: string) => (await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json()).status;
 
 describe('honest answers when a store cannot take writes', function () {

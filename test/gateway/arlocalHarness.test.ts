@@ -16,7 +16,11 @@ function tryConnect(host: string, port: number): Promise<string> {
   });
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 describe('arlocal test harness', () => {
   const started: Arlocal[] = [];
@@ -62,7 +66,9 @@ describe('arlocal test harness', () => {
     expect(await exists(arlocal.dir)).to.equal(true);
     await arlocal.stop();
 
-    const error = await createArweaveGateway({ gatewayUrl: arlocal.url }).currentHeight().catch((e: unknown) => e);
+    const error = await createArweaveGateway({ gatewayUrl: arlocal.url })
+      .currentHeight()
+      .catch((e: unknown) => e);
     expect(error).to.be.instanceOf(GatewayRequestError);
     expect((error as GatewayRequestError).code).to.equal('ECONNREFUSED');
     expect(await exists(arlocal.dir)).to.equal(false);

@@ -19,10 +19,7 @@ interface Signed {
 /** A format-2 transaction of `data` signed by the test wallet, anchored and priced by the gateway. */
 async function signedTransaction(gateway: ArweaveGateway, data: Buffer): Promise<Signed> {
   const arweave = Arweave.init({}); // signing needs no network: anchor and reward come from `gateway`
-  const tx = await arweave.createTransaction(
-    { data, last_tx: await gateway.anchor(), reward: String(await gateway.price(data.byteLength)) },
-    jwk,
-  );
+  const tx = await arweave.createTransaction({ data, last_tx: await gateway.anchor(), reward: String(await gateway.price(data.byteLength)) }, jwk);
   tx.addTag('Content-Type', 'application/octet-stream');
   await arweave.transactions.sign(tx, jwk);
   const chunks = tx.chunks!.chunks.map((_, index) => tx.getChunk(index, data));

@@ -58,7 +58,14 @@ describe('arweave gateway client when the gateway fails', () => {
   afterEach(() => gateway.close().catch(() => {}));
 
   it('throws a retryable GatewayRequestError of kind "status" from every call when the gateway answers 503', async () => {
-    for (const [method, path] of [['GET', '/price/1000'], ['GET', '/tx_anchor'], ['POST', '/tx'], ['POST', '/chunk'], ['GET', `/tx/${TX_ID}/status`], ['GET', '/info']] as const) {
+    for (const [method, path] of [
+      ['GET', '/price/1000'],
+      ['GET', '/tx_anchor'],
+      ['POST', '/tx'],
+      ['POST', '/chunk'],
+      ['GET', `/tx/${TX_ID}/status`],
+      ['GET', '/info'],
+    ] as const) {
       gateway.answer(method, path, { status: 503, body: 'Service Unavailable' });
     }
     for (const [name, call] of calls) expectRetryable(await failure(call(client)), { kind: 'status', status: 503 }, name);
@@ -73,7 +80,14 @@ describe('arweave gateway client when the gateway fails', () => {
   });
 
   it('throws a retryable GatewayRequestError of kind "timeout" from every call when no answer comes within timeoutMs', async () => {
-    for (const [method, path] of [['GET', '/price/1000'], ['GET', '/tx_anchor'], ['POST', '/tx'], ['POST', '/chunk'], ['GET', `/tx/${TX_ID}/status`], ['GET', '/info']] as const) {
+    for (const [method, path] of [
+      ['GET', '/price/1000'],
+      ['GET', '/tx_anchor'],
+      ['POST', '/tx'],
+      ['POST', '/chunk'],
+      ['GET', `/tx/${TX_ID}/status`],
+      ['GET', '/info'],
+    ] as const) {
       gateway.answer(method, path, 'hang');
     }
     for (const [name, call] of calls) expectRetryable(await failure(call(hasty)), { kind: 'timeout' }, name);
@@ -131,13 +145,21 @@ describe('arweave gateway client when the gateway fails', () => {
 
   it('throws a retryable GatewayRequestError of kind "answer" for a block height its guard refuses, then answers the last one accepted', async () => {
     const logged: string[] = [];
-    const guarded = createArweaveGateway({ gatewayUrl: gateway.url, timeoutMs: 600_000, heights: createHeightGuard({ log: (message) => logged.push(message) }) });
+    const guarded = createArweaveGateway({
+      gatewayUrl: gateway.url,
+      timeoutMs: 600_000,
+      heights: createHeightGuard({ log: (message) => logged.push(message) }),
+    });
     gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 1_500_000 }), contentType: 'application/json' });
     expect(await guarded.currentHeight()).to.equal(1_500_000);
     gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 9_007_199_254_740_991 }), contentType: 'application/json' });
     const error = await failure(guarded.currentHeight());
     expectRetryable(error, { kind: 'answer', status: 200 });
-    expect(error.message).to.match(new RegExp(`^GET ${gateway.url}/info answered block height 9007199254740991, refused: above 15001\\d\\d, the most blocks possible since the last accepted height$`));
+    expect(error.message).to.match(
+      new RegExp(
+        `^GET ${gateway.url}/info answered block height 9007199254740991, refused: above 15001\\d\\d, the most blocks possible since the last accepted height$`,
+      ),
+    );
     gateway.answer('GET', '/info', { status: 200, body: JSON.stringify({ height: 1_499_990 }), contentType: 'application/json' });
     expect(await guarded.currentHeight(), 'a height a little behind: the highest accepted stays').to.equal(1_500_000);
     expect(logged).to.have.length(2);
@@ -175,7 +197,10 @@ describe('arweave gateway client when the gateway fails', () => {
     gateway.answer('POST', '/tx', { status: 404, body: 'Not Found' });
     gateway.answer('GET', `/tx/${TX_ID}/status`, { status: 202, body: 'Pending' });
     await client.postTransaction(header);
-    gateway.answer('GET', `/tx/${TX_ID}/status`, { status: 200, body: JSON.stringify({ block_height: 7, block_indep_hash: BLOCK_HASH, number_of_confirmations: 2 }) });
+    gateway.answer('GET', `/tx/${TX_ID}/status`, {
+      status: 200,
+      body: JSON.stringify({ block_height: 7, block_indep_hash: BLOCK_HASH, number_of_confirmations: 2 }),
+    });
     await client.postTransaction(header);
   });
 
@@ -212,8 +237,16 @@ describe('arweave gateway client when the gateway fails', () => {
       status: 200,
       message: `GET ${gateway.url}/tx/${TX_ID}/status answered without a block height and confirmations`,
     });
-    expectRetryable(await failure(client.anchor()), { kind: 'answer', status: 200, message: `GET ${gateway.url}/tx_anchor answered without a block hash or tx id` });
-    expectRetryable(await failure(client.price(1000)), { kind: 'answer', status: 200, message: `GET ${gateway.url}/price/1000 answered without a price in winston` });
+    expectRetryable(await failure(client.anchor()), {
+      kind: 'answer',
+      status: 200,
+      message: `GET ${gateway.url}/tx_anchor answered without a block hash or tx id`,
+    });
+    expectRetryable(await failure(client.price(1000)), {
+      kind: 'answer',
+      status: 200,
+      message: `GET ${gateway.url}/price/1000 answered without a price in winston`,
+    });
   });
 
   it('sends the header and the chunk as JSON, keeping a path prefix of the gateway URL', async () => {

@@ -249,7 +249,9 @@ describe('gateway block height source', () => {
     const heights = source({ fetchTimeoutMs: 50 });
     await heights.start();
 
-    expect(logged).to.deep.equal([`block height: gateway lost (GET ${gateway.url}/info timed out after 50 ms); no block height known: uploads answer 503 until the gateway answers`]);
+    expect(logged).to.deep.equal([
+      `block height: gateway lost (GET ${gateway.url}/info timed out after 50 ms); no block height known: uploads answer 503 until the gateway answers`,
+    ]);
   });
 
   it('ignores an answer without a valid height', async () => {
@@ -307,8 +309,12 @@ describe('gateway block height source', () => {
     }
     expect(await readFile(stateFile, 'utf8')).to.equal(file);
     expect(logged).to.have.length(3);
-    expect(logged[0]).to.match(/^block height 9007199254740991 from the gateway refused: above 15001\d\d, the most blocks possible since the last accepted height; keeping 1500000$/);
-    expect(logged[1]).to.equal(`block height 1499949 from the gateway refused: ${REORG_TOLERANCE_BLOCKS + 1} blocks below the last accepted 1500000; keeping 1500000`);
+    expect(logged[0]).to.match(
+      /^block height 9007199254740991 from the gateway refused: above 15001\d\d, the most blocks possible since the last accepted height; keeping 1500000$/,
+    );
+    expect(logged[1]).to.equal(
+      `block height 1499949 from the gateway refused: ${REORG_TOLERANCE_BLOCKS + 1} blocks below the last accepted 1500000; keeping 1500000`,
+    );
     expect(logged[2]).to.match(/^block height 1510000 from the gateway refused: above 15001\d\d/);
 
     gateway.set({ answer: 'height', height: 1_500_002 });

@@ -4,10 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 /** How the test gateway answers `GET /info` right now. */
 export type GatewayBehaviour =
-  | { answer: 'height'; height: number }
-  | { answer: 'body'; body: string }
-  | { answer: 'error'; status: number }
-  | { answer: 'never' };
+  { answer: 'height'; height: number } | { answer: 'body'; body: string } | { answer: 'error'; status: number } | { answer: 'never' };
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, standing in for an Arweave gateway. `requests` counts the

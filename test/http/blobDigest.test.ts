@@ -39,7 +39,7 @@ const SIZES = [INLINE_BELOW - 1, INLINE_BELOW, INLINE_BELOW + 1, 3 * MiB + 17];
 describe('the blob digest an acceptance records', function () {
   this.timeout(120_000);
 
-  describe('with the service\'s own hasher', () => {
+  describe("with the service's own hasher", () => {
     let service: TestService;
     before(async () => (service = await startTestService(FREE)));
     after(() => service.close());
@@ -119,7 +119,7 @@ describe('the blob digest an acceptance records', function () {
       expect(workers.started).to.have.length(2);
     });
 
-    it('answers a multi-part finalize 500 Internal server error, keeps the upload\'s chunks, and finalizes it when asked again', async () => {
+    it("answers a multi-part finalize 500 Internal server error, keeps the upload's chunks, and finalizes it when asked again", async () => {
       const item = await itemOfSize(signers.arweave(), 2 * MiB + 5);
       const raw = item.getRaw();
       const uploadId = await createUpload(service.url, `?chunkSize=${MiB}`);

@@ -58,7 +58,10 @@ describe('status queries served ahead of the router', function () {
     dataDir = await mkdtemp(join(tmpdir(), 'fast-status-'));
     gateway = await startGatewayInfo(1_000);
     const config = testServiceConfig(dataDir, gateway.url, { LOG_LEVEL: 'info' });
-    service = await startService(config, createLogger(config.logLevel, (line) => lines.push(line)));
+    service = await startService(
+      config,
+      createLogger(config.logLevel, (line) => lines.push(line)),
+    );
     const item = await signedItem(signers.arweave(), 'asked after');
     id = item.id;
     const res = await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()), headers: { 'content-type': 'application/octet-stream' } });
@@ -98,14 +101,22 @@ describe('status queries served ahead of the router', function () {
     }
   }
 
-  it('leaves an unknown id to the router: 404 TX doesn\'t exist', async () => {
+  it("leaves an unknown id to the router: 404 TX doesn't exist", async () => {
     const answer = await rawRequest(`${service.url}/tx/${'Q'.repeat(43)}/status`, 'GET', {});
     expect(answer).to.include({ status: 404, body: "TX doesn't exist" });
   });
 });
 
 describe('which status requests are served ahead of the router', () => {
-  const doc = { status: 'CONFIRMED', info: 'new', winc: '0', rawContentLength: 1, payloadContentType: 'text/plain', payloadDataStart: 0, payloadContentLength: 1 } as unknown as TxStatusDocument;
+  const doc = {
+    status: 'CONFIRMED',
+    info: 'new',
+    winc: '0',
+    rawContentLength: 1,
+    payloadContentType: 'text/plain',
+    payloadDataStart: 0,
+    payloadContentLength: 1,
+  } as unknown as TxStatusDocument;
   const id = 'A'.repeat(43);
 
   /** the requests that reached the app behind, and the ids the status query was asked for */
@@ -132,7 +143,10 @@ describe('which status requests are served ahead of the router', () => {
   }
 
   it('serves GET and HEAD of /tx/<id>/status and /v1/tx/<id>/status itself', async () => {
-    for (const [method, url] of [['GET', `/tx/${id}/status`], ['HEAD', `/v1/tx/${id}/status`]] as const) {
+    for (const [method, url] of [
+      ['GET', `/tx/${id}/status`],
+      ['HEAD', `/v1/tx/${id}/status`],
+    ] as const) {
       expect(await route(method, url)).to.deep.equal({ reachedApp: [], asked: [id], status: 200 });
     }
   });

@@ -44,7 +44,17 @@ describe('multi-part upload', function () {
     const id = await createUpload(base, '?chunkSize=10000');
     await postChunks(base, id, raw, 10_000, [2, 0, 1]);
     const view = await (await fetch(`${base}/chunks/arweave/${id}/-1`)).json();
-    expect(view).to.deep.equal({ id, min: 2500, max: 500000000, size: 10000, chunks: [[0, 10000], [10000, 10000], [20000, 5000]] });
+    expect(view).to.deep.equal({
+      id,
+      min: 2500,
+      max: 500000000,
+      size: 10000,
+      chunks: [
+        [0, 10000],
+        [10000, 10000],
+        [20000, 5000],
+      ],
+    });
 
     const res = await fetch(`${base}/chunks/arweave/${id}/-1`, { method: 'POST' });
     expect(res.status).to.equal(200);
@@ -145,9 +155,27 @@ describe('multi-part upload', function () {
   });
 
   const cases: [string, (raw: Uint8Array) => [number, Uint8Array][]][] = [
-    ['a gap', (raw) => [[0, raw.subarray(0, 3000)], [4000, raw.subarray(4000)]]],
-    ['an overlap', (raw) => [[0, raw.subarray(0, 3000)], [2500, raw.subarray(2500)]]],
-    ['a corrupted byte', (raw) => [[0, raw.subarray(0, 3000)], [3000, flipped(raw.subarray(3000), 10)]]],
+    [
+      'a gap',
+      (raw) => [
+        [0, raw.subarray(0, 3000)],
+        [4000, raw.subarray(4000)],
+      ],
+    ],
+    [
+      'an overlap',
+      (raw) => [
+        [0, raw.subarray(0, 3000)],
+        [2500, raw.subarray(2500)],
+      ],
+    ],
+    [
+      'a corrupted byte',
+      (raw) => [
+        [0, raw.subarray(0, 3000)],
+        [3000, flipped(raw.subarray(3000), 10)],
+      ],
+    ],
   ];
   for (const [name, mutate] of cases) {
     it(`answers 400 Invalid Data Item for ${name} and shows INVALID`, async () => {

@@ -29,7 +29,10 @@ describe('multi-part uploads and payments', function () {
     expect((await postChunk(service.url, id, 4000, raw.subarray(4000, 8000))).status).to.equal(200);
     await expectText(await postChunk(service.url, id, 8000, raw.subarray(8000)), 402, 'Insufficient balance');
     const view = await (await fetch(`${service.url}/chunks/arweave/${id}/-1`)).json();
-    expect(view.chunks).to.deep.equal([[0, 4000], [4000, 4000]]);
+    expect(view.chunks).to.deep.equal([
+      [0, 4000],
+      [4000, 4000],
+    ]);
   });
 
   it('shows UNDERFUNDED when the payer cannot pay at finalize, and finalizes when asked again after a credit', async () => {
@@ -111,9 +114,12 @@ describe('multi-part finalization after a crash', function () {
     const item = await itemOfSize(signers.arweave(), 10_000);
     const id = await requested(item.getRaw());
     await validated(id, item.id, item.getRaw().length);
-    await service.blobStore.put(`items/${item.id}`, (async function* () {
-      yield item.getRaw();
-    })());
+    await service.blobStore.put(
+      `items/${item.id}`,
+      (async function* () {
+        yield item.getRaw();
+      })(),
+    );
     await expectResumedToFinalized(id, item.id);
   });
 });

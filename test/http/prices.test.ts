@@ -22,7 +22,7 @@ async function credit(service: TestService, address: string, winc: bigint) {
   await service.projections.waitFor(position!, 5000);
 }
 
-describe('prices and balances in the clients\' shapes (GET /price/..., GET /account/balance/:token?address=)', function () {
+describe("prices and balances in the clients' shapes (GET /price/..., GET /account/balance/:token?address=)", function () {
   this.timeout(120_000);
   let service: TestService;
   before(async () => {
@@ -39,7 +39,7 @@ describe('prices and balances in the clients\' shapes (GET /price/..., GET /acco
       }
   });
 
-  it('prices in turbo-sdk\'s { winc, adjustments, fees } at /price/bytes/:bytes', async () => {
+  it("prices in turbo-sdk's { winc, adjustments, fees } at /price/bytes/:bytes", async () => {
     const res = await get(service, `/v1/price/bytes/123456`);
     expect(res.status).to.equal(200);
     expect(JSON.parse(res.body)).to.deep.equal({ winc: '1234560', adjustments: [], fees: [] });
@@ -146,13 +146,18 @@ describe('prices and balances in the clients\' shapes (GET /price/..., GET /acco
     const payer = 'F'.repeat(43);
     await credit(service, payer, 5_000n);
     const expiresAt = Date.now() + 1_000;
-    const { position } = await service.accounts.execute({ type: 'Approve', data: { address: payer, approvedAddress: approved, winc: 300n, expiresAt, now: Date.now() } }, meta);
+    const { position } = await service.accounts.execute(
+      { type: 'Approve', data: { address: payer, approvedAddress: approved, winc: 300n, expiresAt, now: Date.now() } },
+      meta,
+    );
     await service.projections.waitFor(position!, 5000);
     const read = async () => JSON.parse((await get(service, `/account/balance/arweave?address=${approved}`)).body);
     const first = await read();
     // read before the expiry (a busy machine may be later: then it is already gone, as below)
     if (Date.now() < expiresAt - 100) {
-      expect(first.receivedApprovals).to.deep.equal([{ payingAddress: payer, approvedAddress: approved, remainingWinc: '300', expirationDate: new Date(expiresAt).toISOString() }]);
+      expect(first.receivedApprovals).to.deep.equal([
+        { payingAddress: payer, approvedAddress: approved, remainingWinc: '300', expirationDate: new Date(expiresAt).toISOString() },
+      ]);
       expect(first.effectiveBalance).to.equal('300');
     }
     const deadline = Date.now() + 30_000;

@@ -275,7 +275,7 @@ describe('reading a large item back', function () {
   });
   after(() => service.close());
 
-  it('serves a payload of many read buffers exactly, whole and in ranges across the buffers\' edges', async () => {
+  it("serves a payload of many read buffers exactly, whole and in ranges across the buffers' edges", async () => {
     const MiB = 1024 * 1024;
     // not a whole number of the 1 MiB buffers the payload is read into, nor of 64 KiB socket reads
     const payload = randomBytes(5 * MiB + 3);

@@ -36,7 +36,16 @@ describe('single upload (POST /tx)', function () {
     expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     const receipt = await res.json();
     expect(Object.keys(receipt)).to.deep.equal([
-      'id', 'owner', 'dataCaches', 'fastFinalityIndexes', 'deadlineHeight', 'timestamp', 'version', 'winc', 'public', 'signature',
+      'id',
+      'owner',
+      'dataCaches',
+      'fastFinalityIndexes',
+      'deadlineHeight',
+      'timestamp',
+      'version',
+      'winc',
+      'public',
+      'signature',
     ]);
     expect(receipt.id).to.equal(item.id);
     expect(receipt.owner).to.equal(b64sha256(item.rawOwner));

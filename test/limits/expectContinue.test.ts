@@ -34,7 +34,13 @@ describe('Expect: 100-continue on the upload routes', function () {
     ['a content type not application/octet-stream', '/tx', { 'Content-Length': '1000', 'Content-Type': 'text/plain' }, 400, 'Invalid Content Type'],
     ['a token of another shape', '/tx/Not_A_Token', { 'Content-Length': '1000' }, 400, 'Invalid token'],
     ['a chunk over the largest chunk size', '/chunks/arweave/UPLOAD/0', { 'Content-Length': '500000001' }, 400, 'Invalid chunk'],
-    ['a chunk of an unknown upload', '/chunks/arweave/00000000-0000-4000-8000-000000000000/0', { 'Content-Length': '1000' }, 404, 'Multi-part upload not found'],
+    [
+      'a chunk of an unknown upload',
+      '/chunks/arweave/00000000-0000-4000-8000-000000000000/0',
+      { 'Content-Length': '1000' },
+      404,
+      'Multi-part upload not found',
+    ],
   ];
   for (const [what, path, headers, status, message] of refusals) {
     it(`answers ${status} ${message} at once, without 100 Continue, to ${what}`, async () => {
@@ -94,7 +100,7 @@ describe('Expect: 100-continue on the upload routes', function () {
     expect(view.chunks).to.deep.equal([[0, 3000]]);
   });
 
-  it('keeps Node\'s 100 Continue at once on the other routes', async () => {
+  it("keeps Node's 100 Continue at once on the other routes", async () => {
     const conn = await rawConnection(service.url);
     conn.socket.write('GET /info HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
     const received = await conn.closed;

@@ -20,12 +20,22 @@ const meta = { correlationId: 'test' };
 
 /** GET from a chosen local address (a second client, as far as the per-client limits go) */
 async function get(url: string, path: string, options: { method?: string; localAddress?: string } = {}): Promise<Answer & { allow?: string }> {
-  const req = request(new URL(path, url), { method: options.method ?? 'GET', agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
+  const req = request(new URL(path, url), {
+    method: options.method ?? 'GET',
+    agent: false,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  });
   req.end();
   const [res] = (await once(req, 'response')) as [IncomingMessage];
   let body = '';
   for await (const piece of res) body += piece;
-  return { status: res.statusCode!, statusText: res.statusMessage!, contentType: res.headers['content-type'], body, ...(res.headers.allow ? { allow: res.headers.allow } : {}) };
+  return {
+    status: res.statusCode!,
+    statusText: res.statusMessage!,
+    contentType: res.headers['content-type'],
+    body,
+    ...(res.headers.allow ? { allow: res.headers.allow } : {}),
+  };
 }
 
 const created = async (service: TestService, localAddress?: string): Promise<string> => {
@@ -98,7 +108,11 @@ describe('multi-part upload limits', function () {
       const before = await service.eventStore.headPosition();
       for (const path of ['/chunks/-1/-1', '/chunks/arweave/-1/-1', '/v1/chunks/arweave/-1/-1']) {
         const res = await get(service.url, path, { method: 'HEAD' });
-        expect({ status: res.status, statusText: res.statusText, allow: res.allow }, path).to.deep.equal({ status: 405, statusText: 'Method Not Allowed', allow: 'GET' });
+        expect({ status: res.status, statusText: res.statusText, allow: res.allow }, path).to.deep.equal({
+          status: 405,
+          statusText: 'Method Not Allowed',
+          allow: 'GET',
+        });
       }
       expect(await service.eventStore.headPosition()).to.equal(before);
     });
@@ -148,7 +162,7 @@ describe('multi-part upload limits', function () {
       await service.projections.waitFor(position!, 5000);
     }
 
-    it('answers 402 to chunks with no header chunk past the free limit and the client\'s allowance; the header chunk lets them in', async () => {
+    it("answers 402 to chunks with no header chunk past the free limit and the client's allowance; the header chunk lets them in", async () => {
       const item = await itemOfSize(signers.ethereum(), 14_000);
       const raw = item.getRaw();
       await credit(nativeAddress(3, item.rawOwner), 20_000n);

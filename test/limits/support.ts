@@ -15,7 +15,12 @@ export interface Answer {
 }
 
 /** A POST from a chosen local address (fetch cannot choose one); the body sent whole. */
-export async function post(url: string, path: string, body: Uint8Array, options: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function post(
+  url: string,
+  path: string,
+  body: Uint8Array,
+  options: { localAddress?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const target = new URL(path, url);
   const req = request(target, {
     method: 'POST',

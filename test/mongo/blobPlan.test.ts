@@ -109,7 +109,10 @@ describe('GridFS blob plan: parts in write order', function () {
           const id = `L${step}:`;
           const offset = random(30);
           const length = random(12);
-          file.write(offset, Array.from({ length }, (_, i) => `${id}${offset + i}`));
+          file.write(
+            offset,
+            Array.from({ length }, (_, i) => `${id}${offset + i}`),
+          );
           layers.push(layer(id, offset, length, ++seq));
         }
       }

@@ -67,9 +67,15 @@ describe('MongoDB read store commits', function () {
   describe('checkpoints', function () {
     it('moves a checkpoint written without expectation only forward', function () {
       expect(checkpointOps([{ name: 'p', position: 5n }], stored({ p: 9n }))).to.deep.equal([]);
-      expect(checkpointOps([{ name: 'p', position: 9n }, { name: 'p', position: 7n }], stored({ p: 5n }))).to.deep.equal([
-        { replaceOne: { filter: { _id: 'p' }, replacement: { position: 9n }, upsert: true } },
-      ]);
+      expect(
+        checkpointOps(
+          [
+            { name: 'p', position: 9n },
+            { name: 'p', position: 7n },
+          ],
+          stored({ p: 5n }),
+        ),
+      ).to.deep.equal([{ replaceOne: { filter: { _id: 'p' }, replacement: { position: 9n }, upsert: true } }]);
     });
 
     it('writes the position given when the expected checkpoint holds, null meaning absent', function () {
@@ -90,7 +96,15 @@ describe('MongoDB read store commits', function () {
         }
         throw new Error('expected a CheckpointConflict');
       };
-      expect(refuse([{ name: 'q', position: 9n }, { name: 'p', position: 9n, expected: 4n }], { p: 5n }))
+      expect(
+        refuse(
+          [
+            { name: 'q', position: 9n },
+            { name: 'p', position: 9n, expected: 4n },
+          ],
+          { p: 5n },
+        ),
+      )
         .to.be.instanceOf(CheckpointConflict)
         .and.include({ checkpoint: 'p', expected: 4n, actual: 5n });
       expect(refuse([{ name: 'p', position: 6n, expected: null }], { p: 5n })).to.include({ expected: null, actual: 5n });

@@ -22,7 +22,12 @@ function faultyBackend(): { backend: BlobBackend; fail(error: Error | undefined)
       if (property === 'createLayer') {
         return (...args: Parameters<BlobBackend['createLayer']>) => {
           const upload = target.createLayer(...args);
-          return { ...upload, id: upload.id, write: async (chunk: Uint8Array) => (check(), upload.write(chunk)), finish: async () => (check(), upload.finish()) };
+          return {
+            ...upload,
+            id: upload.id,
+            write: async (chunk: Uint8Array) => (check(), upload.write(chunk)),
+            finish: async () => (check(), upload.finish()),
+          };
         };
       }
       return async (...args: unknown[]) => {

@@ -17,8 +17,7 @@ blobStoreContract('GridFS layout on an in-memory backend', async () => {
 
 const text = async (store: BlobStore, key: string) => (await bytesOf(await store.read(key))).toString('latin1');
 const put = (store: BlobStore, key: string, value: string) => store.put(key, piecesOf(Buffer.from(value, 'latin1')));
-const writeAt = (store: BlobStore, key: string, offset: number, value: string) =>
-  store.writeAt(key, offset, piecesOf(Buffer.from(value, 'latin1')));
+const writeAt = (store: BlobStore, key: string, offset: number, value: string) => store.writeAt(key, offset, piecesOf(Buffer.from(value, 'latin1')));
 
 describe('GridFS blob store logic (in-memory backend)', function () {
   let backend: MemoryBlobBackend;
@@ -218,9 +217,11 @@ describe('GridFS blob store logic (in-memory backend)', function () {
       const iterator = stream[Symbol.asyncIterator]();
       await iterator.next();
       backend.files.clear();
-      const failure = await rejectionOf((async () => {
-        for (;;) if ((await iterator.next()).done) return;
-      })());
+      const failure = await rejectionOf(
+        (async () => {
+          for (;;) if ((await iterator.next()).done) return;
+        })(),
+      );
       expect(failure.message).to.match(/deleted during the read/);
     });
 

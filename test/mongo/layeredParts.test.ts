@@ -10,8 +10,7 @@ import { MemoryBlobBackend } from './memoryBlobBackend.js';
 
 const text = async (store: BlobStore, key: string) => (await bytesOf(await store.read(key))).toString('latin1');
 const put = (store: BlobStore, key: string, value: string) => store.put(key, piecesOf(Buffer.from(value, 'latin1')));
-const writeAt = (store: BlobStore, key: string, offset: number, value: string) =>
-  store.writeAt(key, offset, piecesOf(Buffer.from(value, 'latin1')));
+const writeAt = (store: BlobStore, key: string, offset: number, value: string) => store.writeAt(key, offset, piecesOf(Buffer.from(value, 'latin1')));
 
 // The same steps on the fs store and on the GridFS layout (in-memory backend): the bytes and sizes must agree.
 describe('GridFS blob store logic: parts, as the fs store writes them into a file', function () {
@@ -94,7 +93,13 @@ describe('GridFS blob store logic: parts, as the fs store writes them into a fil
       await writeAt(s, 'uploads/u/data', 0, '0123');
       await writeAt(s, 'uploads/u/data', 6, '6789');
     });
-    for (const [start, end] of [[0, 9], [3, 6], [4, 5], [5, 5], [2, 8]] as const) {
+    for (const [start, end] of [
+      [0, 9],
+      [3, 6],
+      [4, 5],
+      [5, 5],
+      [2, 8],
+    ] as const) {
       const expected = await bytesOf(await fs.read('uploads/u/data', { start, end }));
       expect((await bytesOf(await store.read('uploads/u/data', { start, end }))).equals(expected), `${start}-${end}`).to.equal(true);
     }

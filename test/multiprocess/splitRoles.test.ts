@@ -94,7 +94,12 @@ describe('split roles in separate processes on the embedded stores', function ()
 
     const items = [...singles, big];
     const statusOf = async (id: string) => (await fetch(`${queries.url}/tx/${id}/status`)).json().catch(() => ({}));
-    for (const item of items) await eventually(() => statusOf(item.id), (s) => s.info === 'pending' && !!s.bundleId, `status of ${item.id}`);
+    for (const item of items)
+      await eventually(
+        () => statusOf(item.id),
+        (s) => s.info === 'pending' && !!s.bundleId,
+        `status of ${item.id}`,
+      );
 
     // the active projector and the active bundler die: the waiting ones take over their leases
     for (const lease of ['projector', 'bundler']) {
@@ -111,7 +116,12 @@ describe('split roles in separate processes on the embedded stores', function ()
       return statusOf(id);
     };
     for (const item of items) {
-      const status = await eventually(() => minedStatusOf(item.id), (s) => s.status === 'FINALIZED', `status of ${item.id}`, 600);
+      const status = await eventually(
+        () => minedStatusOf(item.id),
+        (s) => s.status === 'FINALIZED',
+        `status of ${item.id}`,
+        600,
+      );
       expect(status.info).to.equal('permanent');
       const stored = await readFile(join(dataDir, 'blobs', 'items', item.id));
       expect(Buffer.compare(stored, item.getRaw()), item.id).to.equal(0);

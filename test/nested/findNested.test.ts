@@ -131,7 +131,7 @@ describe('finding the items nested in a bundle payload', function () {
     });
   });
 
-  it('indexes the items of a malformed inner bundle\'s parent, and nothing under it', async () => {
+  it("indexes the items of a malformed inner bundle's parent, and nothing under it", async () => {
     const innerPayload = Buffer.concat([await bundleBytes([nested.inner1]), Buffer.from([1, 2, 3])]);
     const middle = await bundleItem(signers.solana(), innerPayload);
     const root = await bundleItem(signers.arweave(), await bundleBytes([nested.first, middle]));
@@ -158,7 +158,7 @@ describe('finding the items nested in a bundle payload', function () {
     });
   });
 
-  it('leaves out an entry that copies another item\'s header but whose signature does not cover its bytes, and nothing under it is looked for', async () => {
+  it("leaves out an entry that copies another item's header but whose signature does not cover its bytes, and nothing under it is looked for", async () => {
     const victim = await signedItem(signers.solana(), 'genuine payload');
     const tampered = Buffer.from(victim.getRaw());
     tampered[tampered.length - 1]! ^= 1;
@@ -215,7 +215,7 @@ describe('finding the items nested in a bundle payload', function () {
     expect(turnsAtFinding[turnsAtFinding.length - 1]).to.be.greaterThan(turnsAtFinding[0]!);
   });
 
-  it('checks a large item\'s signature over bytes streamed from the blob, after reading its first 8 KiB for the header', async () => {
+  it("checks a large item's signature over bytes streamed from the blob, after reading its first 8 KiB for the header", async () => {
     const items = await Promise.all([0, 1, 2].map(() => itemOfSize(signers.ethereum(), 200 * 1024)));
     const root = await bundleItem(signers.ethereum(), await bundleBytes(items));
     const stored = await storedRoot(store, root);

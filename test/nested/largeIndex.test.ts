@@ -103,10 +103,15 @@ describe('the nested index of a bundle of 10,000 items', function () {
     const expected = expectedItems(root, SOME);
     // an earlier version crashed after its first part, of its own size: 500 items
     const stream = dataItemStream(root.id as DataItemId);
-    const earlier: NestedItemsIndexed = { type: 'NestedItemsIndexed', data: { id: root.id, items: expected.slice(0, 500), timestamp: 1, verified: true, more: true } };
+    const earlier: NestedItemsIndexed = {
+      type: 'NestedItemsIndexed',
+      data: { id: root.id, items: expected.slice(0, 500), timestamp: 1, verified: true, more: true },
+    };
     await service.eventStore.append(stream, [toNewEvent(earlier, uuidFromName(`NestedItemsIndexed/${root.id}/0`), { correlationId: 'earlier' })], 0n);
 
-    const outcome = await indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, { correlationId: 'recovery' });
+    const outcome = await indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+      correlationId: 'recovery',
+    });
     expect(outcome).to.deep.include({ appended: 4, items: SOME, unindexed: 0 });
     const data = (await partsOf(root.id)).map((e) => e.data as NestedItemsIndexed['data']);
     expect(data.length).to.equal(5);
@@ -143,7 +148,10 @@ describe('the nested index of a bundle of 10,000 items', function () {
   it('records each item once when two runs index the same root at the same time (the recovery of two processes)', async () => {
     const root = await bundleItem(signers.ethereum(), rawBundle(entries.slice(0, SOME)));
     await acceptWithoutIndex(root.getRaw());
-    const index = () => indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, { correlationId: 'recovery' });
+    const index = () =>
+      indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+        correlationId: 'recovery',
+      });
     const outcomes = await Promise.all([index(), index()]);
     expect(outcomes.map((o) => o?.items)).to.deep.equal([SOME, SOME]);
     // the same part from both is kept once (same findings, same event id); none is written twice
@@ -165,13 +173,18 @@ describe('the nested index of a bundle of 10,000 items', function () {
       append: async (...args: Parameters<TestService['eventStore']['append']>) => {
         if (++appends === 2) {
           const recorded = (await partsOf(root.id)).flatMap((e) => (e.data as NestedItemsIndexed['data']).items).length;
-          const other: NestedItemsIndexed = { type: 'NestedItemsIndexed', data: { id: root.id, items: expected.slice(recorded, recorded + 100), timestamp: 1, verified: true, more: true } };
+          const other: NestedItemsIndexed = {
+            type: 'NestedItemsIndexed',
+            data: { id: root.id, items: expected.slice(recorded, recorded + 100), timestamp: 1, verified: true, more: true },
+          };
           await service.eventStore.append(stream, [toNewEvent(other, uuidFromName(`other/${root.id}`), { correlationId: 'other' })], args[2]);
         }
         return service.eventStore.append(...args);
       },
     });
-    const outcome = await indexNestedItems({ eventStore: racing, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, { correlationId: 'recovery' });
+    const outcome = await indexNestedItems({ eventStore: racing, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+      correlationId: 'recovery',
+    });
     expect(outcome).to.deep.include({ appended: 5, items: SOME });
     const data = (await partsOf(root.id)).map((e) => e.data as NestedItemsIndexed['data']);
     // its second part (415 items) less the 100 the other run took

@@ -66,7 +66,11 @@ const prepared = (ids: string[]): DomainEvent => ({
 
 function project(p: AnyProjection, events: DomainEvent[], start = new Map<string, PositionedDocument<unknown>>()) {
   const docs = new Map(start);
-  applyEvents(p, events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })), docs);
+  applyEvents(
+    p,
+    events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })),
+    docs,
+  );
   return docs;
 }
 
@@ -133,7 +137,7 @@ describe('offsets of nested items', () => {
   }
   afterEach(() => readStore.close());
 
-  it('adds the nested item\'s place in its root to the root\'s offset in the bundle', async () => {
+  it("adds the nested item's place in its root to the root's offset in the bundle", async () => {
     const items = [nestedItem(0), nestedItem(1, { parentId: itemId(100), depth: 2 })];
     await given([dataItemAccepted(ROOT), indexed(ROOT, items), planned([ROOT], 96), prepared([ROOT])]);
     expect(await offsetsOf(itemId(101))).to.deep.equal({
@@ -148,7 +152,7 @@ describe('offsets of nested items', () => {
     });
   });
 
-  it('has none until the root\'s bundle transaction is known', async () => {
+  it("has none until the root's bundle transaction is known", async () => {
     await given([dataItemAccepted(ROOT), indexed(ROOT, [nestedItem(0)]), planned([ROOT], 96)]);
     expect(await offsetsOf(itemId(100))).to.equal(undefined);
   });
@@ -164,13 +168,7 @@ describe('offsets of nested items', () => {
 
   it('answers a top-level item from its own status, even when it is nested in another upload too', async () => {
     const alsoTop = itemId(100);
-    await given([
-      dataItemAccepted(ROOT),
-      indexed(ROOT, [nestedItem(0)]),
-      dataItemAccepted(alsoTop),
-      planned([ROOT], 96),
-      prepared([ROOT]),
-    ]);
+    await given([dataItemAccepted(ROOT), indexed(ROOT, [nestedItem(0)]), dataItemAccepted(alsoTop), planned([ROOT], 96), prepared([ROOT])]);
     expect(await offsetsOf(alsoTop)).to.equal(undefined);
     expect(await offsetsOf(ROOT)).to.deep.equal({
       rootBundleId: 'B'.repeat(43),

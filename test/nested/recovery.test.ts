@@ -38,11 +38,12 @@ describe('recovering the nested index of a bundle item left unindexed', function
     return events;
   }
   const typesOf = async (id: string) => (await streamOf(id)).map((e) => e.type);
-  const pending = async () =>
-    (await service.readStore.scan(collectionOf(pendingNestedIndexProjection), { limit: 100 })).map((d) => d.id);
+  const pending = async () => (await service.readStore.scan(collectionOf(pendingNestedIndexProjection), { limit: 100 })).map((d) => d.id);
   const caughtUp = async () => expect(await service.projections.waitFor(await service.eventStore.headPosition(), 10_000)).to.equal(true);
   const index = (eventStore: EventStore) => async (id: string) =>
-    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000, now: Date.now }, id, { correlationId: 'nested-index-recovery' })) !== undefined;
+    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000, now: Date.now }, id, {
+      correlationId: 'nested-index-recovery',
+    })) !== undefined;
   const recover = (now: number, eventStore = service.eventStore) =>
     recoverNestedIndexes({ readStore: service.readStore, index: index(eventStore) }, { now, graceMs: MINUTE });
 
@@ -87,8 +88,7 @@ describe('recovering the nested index of a bundle item left unindexed', function
     const dying: EventStore = new Proxy(service.eventStore, {
       get: (target, name) => {
         if (name === 'append') {
-          return (...args: Parameters<EventStore['append']>) =>
-            ++appends === 2 ? Promise.reject(new Error('process gone')) : target.append(...args);
+          return (...args: Parameters<EventStore['append']>) => (++appends === 2 ? Promise.reject(new Error('process gone')) : target.append(...args));
         }
         const value: unknown = Reflect.get(target, name);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -103,7 +103,12 @@ describe('recovering the nested index of a bundle item left unindexed', function
     expect(await pending()).to.include(root.id);
 
     // another writer's event on the item's stream (an engine's own type this service does not know)
-    const other = { id: uuidFromName(`other/${root.id}`), type: 'SomethingElseHappened', data: { id: root.id }, metadata: { correlationId: 'other', schemaVersion: 1 } };
+    const other = {
+      id: uuidFromName(`other/${root.id}`),
+      type: 'SomethingElseHappened',
+      data: { id: root.id },
+      metadata: { correlationId: 'other', schemaVersion: 1 },
+    };
     await service.eventStore.append(stream, [other], 1n);
 
     expect(await recover(Date.now() + MINUTE + 1_000)).to.equal(1);

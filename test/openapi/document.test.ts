@@ -150,7 +150,7 @@ describe('OpenAPI document (GET /openapi.json)', function () {
     expect((status.responses as Record<string, unknown>)['500']).to.deep.equal({ $ref: '#/components/responses/InternalServerError' });
   });
 
-  it('gives the status route its parameter, answer and header schemas from the routes\' zod schemas', () => {
+  it("gives the status route its parameter, answer and header schemas from the routes' zod schemas", () => {
     const status = doc.paths['/v1/tx/{id}/status']!.get!;
     expect(status.operationId).to.equal('getTxStatus');
     expect(doc.paths['/tx/{id}/status']!.get!.operationId).to.equal('getTxStatusUnversioned');

@@ -69,7 +69,10 @@ describe('real answers match the OpenAPI document', function () {
     const zodSchema = route.responses[res.status]?.content?.schema;
     if (zodSchema) expect(zodSchema.safeParse(body).success, `${path} ${res.status} parses with the route's schema`).to.equal(true);
     else {
-      const messages = (route.errors ?? []).map(httpErrorOf).filter(([status]) => status === res.status).map(([, m]) => m);
+      const messages = (route.errors ?? [])
+        .map(httpErrorOf)
+        .filter(([status]) => status === res.status)
+        .map(([, m]) => m);
       expect(messages, `${path} ${res.status}`).to.include(body);
       expect(res.statusText).to.equal(body);
     }
@@ -84,7 +87,10 @@ describe('real answers match the OpenAPI document', function () {
 
   it('single upload 200, the same item again 202, its status 200, its offsets 404, an unknown id 404', async () => {
     const item = await signedItem(signers.arweave(), 'documented', [{ name: 'Content-Type', value: 'text/plain' }]);
-    const receipt = (await documented(await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()) }), uploadRoute)) as Record<string, unknown>;
+    const receipt = (await documented(await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()) }), uploadRoute)) as Record<
+      string,
+      unknown
+    >;
     expect(receipt.id).to.equal(item.id);
     expect(receipt.winc).to.equal('0');
     const again = await fetch(`${service.url}/tx/arweave`, { method: 'POST', body: asBody(item.getRaw()) });
@@ -118,7 +124,11 @@ describe('real answers match the OpenAPI document', function () {
     const unsatisfiable = await fetch(`${service.url}/${item.id}`, { headers: { range: 'bytes=7-' } });
     expect(unsatisfiable.status).to.equal(416);
     expect(await documented(unsatisfiable, rootDataRoute, '/')).to.equal(undefined);
-    for (const [path, route] of [[`/tx/${'x'.repeat(43)}`, txHeaderRoute], [`/tx/${'x'.repeat(43)}/data`, txDataRoute], [`/${'x'.repeat(43)}`, rootDataRoute]] as const) {
+    for (const [path, route] of [
+      [`/tx/${'x'.repeat(43)}`, txHeaderRoute],
+      [`/tx/${'x'.repeat(43)}/data`, txDataRoute],
+      [`/${'x'.repeat(43)}`, rootDataRoute],
+    ] as const) {
       expect(await documented(await fetch(`${service.url}/v1${path}`), route)).to.equal("TX doesn't exist");
     }
   });
@@ -175,12 +185,24 @@ describe('real answers match the OpenAPI document', function () {
     const item = await signedItem(signers.ethereum(), new Uint8Array(3000).fill(7));
     const raw = item.getRaw();
     for (const offset of [2500, 0]) {
-      const res = await fetch(`${service.url}/v1/chunks/arweave/${created.id}/${offset}`, { method: 'POST', body: asBody(raw.subarray(offset, offset + 2500)) });
+      const res = await fetch(`${service.url}/v1/chunks/arweave/${created.id}/${offset}`, {
+        method: 'POST',
+        body: asBody(raw.subarray(offset, offset + 2500)),
+      });
       expect(res.status).to.equal(200);
       expect(await documented(res, uploadChunkRoute)).to.equal(undefined);
     }
     const view = await documented(await fetch(`${service.url}/v1/chunks/arweave/${created.id}/-1`), viewUploadRoute);
-    expect(view).to.deep.equal({ id: created.id, min: 2500, max: 500000000, size: 2500, chunks: [[0, 2500], [2500, raw.length - 2500]] });
+    expect(view).to.deep.equal({
+      id: created.id,
+      min: 2500,
+      max: 500000000,
+      size: 2500,
+      chunks: [
+        [0, 2500],
+        [2500, raw.length - 2500],
+      ],
+    });
     const assembling = await documented(await fetch(`${service.url}/v1/chunks/arweave/${created.id}/status`), uploadStatusRoute);
     expect(assembling).to.have.property('status', 'ASSEMBLING');
 
@@ -227,7 +249,11 @@ describe('real answers match the OpenAPI document', function () {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
     const requeue = (id: string, prefix = '/v1/admin') =>
       fetch(`${service.url}${prefix}/items/${id}/requeue`, { method: 'POST', headers, body: JSON.stringify({ by: 'ops', reason: 'gateway healed' }) });
-    expect(await documented(await requeue(failing.id), requeueRoute, '/v1/admin')).to.deep.equal({ id: failing.id, requeued: true, previousFailure: '10 bundles dropped' });
+    expect(await documented(await requeue(failing.id), requeueRoute, '/v1/admin')).to.deep.equal({
+      id: failing.id,
+      requeued: true,
+      previousFailure: '10 bundles dropped',
+    });
     expect(await documented(await fetch(`${service.url}/v1/tx/${failing.id}/status`), txStatusRoute)).to.deep.include({ status: 'CONFIRMED', info: 'new' });
     expect(await documented(await requeue(failing.id, '/admin'), requeueRoute, '/admin')).to.deep.include({ id: failing.id, requeued: false });
     expect(await documented(await requeue(waiting.id), requeueRoute, '/v1/admin')).to.equal('Data item not failed');

@@ -52,7 +52,10 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 60_
  */
 function answerBeforeBody(url: string, path: string): Promise<{ status: number; statusMessage: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(10 * 1024 * 1024) } });
+    const req = request(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(10 * 1024 * 1024) },
+    });
     req.on('response', (res) => {
       let body = '';
       res.setEncoding('utf8');

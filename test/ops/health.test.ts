@@ -26,7 +26,9 @@ describe('health and readiness', function () {
       expect(res.status).to.equal(200);
       const body = await res.json();
       // the free space is the disk's own figure
-      expect(body.checks.diskSpace.free).to.be.a('number').and.to.be.at.least(1024 ** 3);
+      expect(body.checks.diskSpace.free)
+        .to.be.a('number')
+        .and.to.be.at.least(1024 ** 3);
       // when the gateway last answered its height (the service refreshes it in the background)
       expect(Date.parse(body.checks.blockHeight.readAt)).to.be.within(Date.now() - 120_000, Date.now());
       expect(body).to.deep.equal({

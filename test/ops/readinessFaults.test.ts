@@ -123,8 +123,18 @@ describe('readiness and read models ahead of the event store', function () {
     const readStore = openSqliteReadStore({ path: join(dir, 'read.db') });
     const blobStore = await openFsBlobStore({ root: join(dir, 'blobs') });
     try {
-      await eventStore.append(streamName('probe-1'), [{ id: randomUUID(), type: 'OpsProbe', data: {}, metadata: { correlationId: 'test', schemaVersion: 1 } }], 'no_stream');
-      const readiness = createReadiness({ eventStore, readStore, blobStore, projectorLag: () => projectorLag(eventStore, readStore, [txStatusProjection]), maxLag: 10 });
+      await eventStore.append(
+        streamName('probe-1'),
+        [{ id: randomUUID(), type: 'OpsProbe', data: {}, metadata: { correlationId: 'test', schemaVersion: 1 } }],
+        'no_stream',
+      );
+      const readiness = createReadiness({
+        eventStore,
+        readStore,
+        blobStore,
+        projectorLag: () => projectorLag(eventStore, readStore, [txStatusProjection]),
+        maxLag: 10,
+      });
       await readStore.commit([], [{ name: checkpointOf(txStatusProjection), position: 1n }]);
       expect((await readiness.check()).checks.projectorLag).to.deep.equal({ ok: true, behind: 0, max: 10 });
 

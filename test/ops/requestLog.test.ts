@@ -32,7 +32,10 @@ describe('request log', function () {
     dataDir = await mkdtemp(join(tmpdir(), 'request-log-'));
     gateway = await startGatewayInfo(1_000);
     const config = testServiceConfig(dataDir, gateway.url, { RECEIPT_SIGNER_WORKERS: '1', ADMIN_TOKEN, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '25000' });
-    service = await startService(config, createLogger(config.logLevel, (line) => lines.push(line)));
+    service = await startService(
+      config,
+      createLogger(config.logLevel, (line) => lines.push(line)),
+    );
   });
   after(async () => {
     await service.stop();
@@ -40,7 +43,7 @@ describe('request log', function () {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('writes one JSON line per request whose request id is the x-request-id header and the events\' correlation id', async () => {
+  it("writes one JSON line per request whose request id is the x-request-id header and the events' correlation id", async () => {
     const item = await signedItem(signers.ethereum(), 'logged');
     const raw = item.getRaw();
     const res = await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(raw), headers: { 'content-type': 'application/octet-stream' } });
@@ -178,7 +181,11 @@ describe('failure log', function () {
     dataDir = await mkdtemp(join(tmpdir(), 'failure-log-'));
     gateway = await startGatewayInfo(1_000);
     const config = testServiceConfig(dataDir, gateway.url, { RECEIPT_SIGNER_WORKERS: '1', LOG_LEVEL: 'info' });
-    service = await startService(config, createLogger(config.logLevel, (line) => lines.push(line)), { blobStore: await failingCommits(join(dataDir, 'blobs')) });
+    service = await startService(
+      config,
+      createLogger(config.logLevel, (line) => lines.push(line)),
+      { blobStore: await failingCommits(join(dataDir, 'blobs')) },
+    );
   });
   after(async () => {
     await service.stop();

@@ -3,10 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 /** How the test gateway answers `GET /price/{bytes}` right now. */
-export type PriceBehaviour =
-  | { answer: 'price'; body: (bytes: number) => string | Promise<string> }
-  | { answer: 'error'; status: number }
-  | { answer: 'never' };
+export type PriceBehaviour = { answer: 'price'; body: (bytes: number) => string | Promise<string> } | { answer: 'error'; status: number } | { answer: 'never' };
 
 /** answers `winston` whatever the size */
 export const flat = (winston: string): PriceBehaviour => ({ answer: 'price', body: () => winston });
@@ -38,9 +35,7 @@ export async function startFakePriceGateway(initial: PriceBehaviour) {
       res.writeHead(b.status, { 'content-type': 'text/plain' }).end('Internal Server Error');
       return;
     }
-    void Promise.resolve(b.body(Number(bytes))).then((body) =>
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(body),
-    );
+    void Promise.resolve(b.body(Number(bytes))).then((body) => res.writeHead(200, { 'content-type': 'text/plain' }).end(body));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -12,9 +12,7 @@ describe('fixed pricing', () => {
 
   it('prices 2 GiB and the largest safe size exactly', async () => {
     expect(await createFixedPricing({ wincPerByte: 1000n }).priceOf(2_147_483_648)).to.equal(2_147_483_648_000n);
-    expect(await createFixedPricing({ wincPerByte: 1_000_000_007n }).priceOf(Number.MAX_SAFE_INTEGER)).to.equal(
-      9_007_199_317_791_385_783_186_937n,
-    );
+    expect(await createFixedPricing({ wincPerByte: 1_000_000_007n }).priceOf(Number.MAX_SAFE_INTEGER)).to.equal(9_007_199_317_791_385_783_186_937n);
   });
 
   it('refuses a size that is not a byte count', async () => {

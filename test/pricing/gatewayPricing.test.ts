@@ -201,13 +201,9 @@ describe('gateway pricing', () => {
       gateway = await startFakePriceGateway({ answer: 'error', status: 500 });
       const prices = pricing({ retryAfterFailureMs: 0 });
 
-      expect(await unavailable(prices.priceOf(1))).to.equal(
-        `price unavailable: GET ${gateway.url}/price/${CHUNK} answered HTTP 500`,
-      );
+      expect(await unavailable(prices.priceOf(1))).to.equal(`price unavailable: GET ${gateway.url}/price/${CHUNK} answered HTTP 500`);
       await gateway.close();
-      expect(await unavailable(prices.priceOf(1))).to.equal(
-        `price unavailable: GET ${gateway.url}/price/${CHUNK} failed (ECONNREFUSED)`,
-      );
+      expect(await unavailable(prices.priceOf(1))).to.equal(`price unavailable: GET ${gateway.url}/price/${CHUNK} failed (ECONNREFUSED)`);
       expect(logged).to.deep.equal([]);
     });
 
@@ -239,9 +235,7 @@ describe('gateway pricing', () => {
 
       for (const body of ['-1', '12.5', '', 'abc', '1e6', '{"winston":"1"}', '0x10']) {
         gateway.set(flat(body));
-        expect(await unavailable(prices.priceOf(1))).to.equal(
-          `price unavailable: GET ${gateway.url}/price/${CHUNK} answered without a price in winston`,
-        );
+        expect(await unavailable(prices.priceOf(1))).to.equal(`price unavailable: GET ${gateway.url}/price/${CHUNK} answered without a price in winston`);
       }
       gateway.set(flat('42\n'));
       expect(await prices.priceOf(1)).to.equal(42n);

@@ -77,7 +77,13 @@ describe('projector lag, in events', function () {
         for (let n = 1; n <= 5; n++) await accept(eventStore, n);
         expect((await projectorLag(eventStore, readStore, allProjections, 3)).behind).to.equal(3n);
         const readiness = (maxLag: number) =>
-          createReadiness({ eventStore, readStore, blobStore: { stat: async () => undefined } as never, projectorLag: () => projectorLag(eventStore, readStore, allProjections, maxLag + 1), maxLag });
+          createReadiness({
+            eventStore,
+            readStore,
+            blobStore: { stat: async () => undefined } as never,
+            projectorLag: () => projectorLag(eventStore, readStore, allProjections, maxLag + 1),
+            maxLag,
+          });
         expect((await readiness(5).check()).checks.projectorLag).to.deep.equal({ ok: true, behind: 5, max: 5 });
         expect((await readiness(4).check()).checks.projectorLag).to.deep.equal({ ok: false, behind: 5, max: 4 });
       });

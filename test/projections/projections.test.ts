@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import { DomainEvent, fromRecorded } from '../../src/domain/events.js';
-import { accountBalanceProjection, allProjections, bundleQueueProjection, txStatusProjection, receiptsProjection, waitingForBundle, type ProjectionDefinition, type QueuedItem } from '../../projections/index.js';
+import {
+  accountBalanceProjection,
+  allProjections,
+  bundleQueueProjection,
+  txStatusProjection,
+  receiptsProjection,
+  waitingForBundle,
+  type ProjectionDefinition,
+  type QueuedItem,
+} from '../../projections/index.js';
 import { uploadStatsProjection, UPLOAD_STATS_ID } from '../../projections/uploadStats.js';
 import { applyEvents, type PositionedDocument } from '../../projections/apply.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
@@ -10,7 +19,11 @@ import { recordedStory } from './story.js';
 /** Applies events at positions 1, 2, 3... exactly as the runner does. */
 function project<D>(p: ProjectionDefinition<D>, events: DomainEvent[], start = new Map<string, PositionedDocument<D>>()) {
   const docs = new Map(start);
-  applyEvents(p, events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })), docs);
+  applyEvents(
+    p,
+    events.map((event, i) => ({ event, recorded: { position: BigInt(i + 1) } as RecordedEvent })),
+    docs,
+  );
   return docs;
 }
 
@@ -35,12 +48,28 @@ describe('tx status projection', () => {
 const [good, bad] = [itemId(1), itemId(2)];
 const planned: DomainEvent = {
   type: 'BundlePlanned',
-  data: { planId: 'p1', items: [{ id: good, size: 1100, offset: 160 }, { id: bad, size: 1100, offset: 1260 }], headerSize: 160, totalSize: 2360, timestamp: 2 },
+  data: {
+    planId: 'p1',
+    items: [
+      { id: good, size: 1100, offset: 160 },
+      { id: bad, size: 1100, offset: 1260 },
+    ],
+    headerSize: 160,
+    totalSize: 2360,
+    timestamp: 2,
+  },
 };
 const damaged: DomainEvent = { type: 'DataItemDamaged', data: { id: bad, blobKey: `items/${bad}`, found: 'missing', planId: 'p1', timestamp: 3 } };
 const droppedForDamage: DomainEvent = {
   type: 'BundleDropped',
-  data: { planId: 'p1', itemIds: [good, bad], reason: 'stored bytes of 1 item no longer match their acceptance', damagedItemIds: [bad], countsAsAttempt: true, timestamp: 4 },
+  data: {
+    planId: 'p1',
+    itemIds: [good, bad],
+    reason: 'stored bytes of 1 item no longer match their acceptance',
+    damagedItemIds: [bad],
+    countsAsAttempt: true,
+    timestamp: 4,
+  },
 };
 const repaired: DomainEvent = { type: 'DataItemRepaired', data: { id: bad, sha256: '0'.repeat(64), timestamp: 5 } };
 const damageStory = [dataItemAccepted(good), dataItemAccepted(bad), planned, damaged, droppedForDamage];
@@ -67,7 +96,10 @@ describe('read models of an item whose stored bytes were found damaged', () => {
     expect(docs.get(good)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
     expect(docs.get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0, damaged: true });
     expect(project(bundleQueueProjection, [...damageStory, repaired]).get(bad)?.doc).to.deep.equal({ size: 1100, acceptedAt: 1_700_000_000_000, attempts: 0 });
-    const otherDrop: DomainEvent = { type: 'BundleDropped', data: { planId: 'p1', itemIds: [good, bad], reason: 'not seen 51 blocks after its anchor', countsAsAttempt: true, timestamp: 4 } };
+    const otherDrop: DomainEvent = {
+      type: 'BundleDropped',
+      data: { planId: 'p1', itemIds: [good, bad], reason: 'not seen 51 blocks after its anchor', countsAsAttempt: true, timestamp: 4 },
+    };
     expect(project(bundleQueueProjection, [dataItemAccepted(good), planned, otherDrop]).get(good)?.doc).to.include({ attempts: 1 });
   });
 
@@ -81,7 +113,10 @@ describe('read models of an item whose stored bytes were found damaged', () => {
 
 /** an item accepted at T0, planned, dropped: out of attempts (1), FAILED; then requeued, planned and made permanent */
 const T0 = 1_700_000_000_000;
-const onePlan = (planId: string): DomainEvent => ({ type: 'BundlePlanned', data: { planId, items: [{ id: good, size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196, timestamp: 2 } });
+const onePlan = (planId: string): DomainEvent => ({
+  type: 'BundlePlanned',
+  data: { planId, items: [{ id: good, size: 1100, offset: 96 }], headerSize: 96, totalSize: 1196, timestamp: 2 },
+});
 const failedStory: DomainEvent[] = [
   dataItemAccepted(good),
   onePlan('p1'),
@@ -90,7 +125,16 @@ const failedStory: DomainEvent[] = [
 ];
 const requeued: DomainEvent = {
   type: 'DataItemRequeued',
-  data: { id: good, by: 'ops', reason: 'gateway healed', previousFailure: '1 bundles dropped', previousAttempts: 1, rawContentLength: 1100, acceptedAt: T0, timestamp: 5 },
+  data: {
+    id: good,
+    by: 'ops',
+    reason: 'gateway healed',
+    previousFailure: '1 bundles dropped',
+    previousAttempts: 1,
+    rawContentLength: 1100,
+    acceptedAt: T0,
+    timestamp: 5,
+  },
 };
 const permanentAfterRequeue: DomainEvent[] = [
   onePlan('p2'),
@@ -101,8 +145,17 @@ describe('read models of a FAILED item requeued by an operator', () => {
   it('tx-status: CONFIRMED/new again (accepted, waiting for a bundle), then pending and FINALIZED like any item', () => {
     expect(statusOf(failedStory, good)).to.deep.equal({ status: 'FAILED', info: 'failed', planId: undefined, damaged: undefined });
     expect(statusOf([...failedStory, requeued], good)).to.deep.equal({ status: 'CONFIRMED', info: 'new', planId: undefined, damaged: undefined });
-    expect(statusOf([...failedStory, requeued, permanentAfterRequeue[0]!], good)).to.deep.equal({ status: 'CONFIRMED', info: 'pending', planId: 'p2', damaged: undefined });
-    expect(project(txStatusProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.include({ status: 'FINALIZED', info: 'permanent', bundleId: 'tx2' });
+    expect(statusOf([...failedStory, requeued, permanentAfterRequeue[0]!], good)).to.deep.equal({
+      status: 'CONFIRMED',
+      info: 'pending',
+      planId: 'p2',
+      damaged: undefined,
+    });
+    expect(project(txStatusProjection, [...failedStory, requeued, ...permanentAfterRequeue]).get(good)?.doc).to.include({
+      status: 'FINALIZED',
+      info: 'permanent',
+      bundleId: 'tx2',
+    });
   });
 
   it('bundle-queue: back in the queue with its size, acceptance time and no attempt used, so the bundler plans it', () => {
@@ -118,7 +171,7 @@ describe('items waiting for a bundle (the status page)', () => {
     const rows = docs.map((doc, i) => ({ id: itemId(i + 1), doc, position: 1n })).sort((a, b) => (a.id < b.id ? -1 : 1));
     return {
       scan: async <T>(_collection: string, { afterId, limit }: { afterId?: string; limit: number }) =>
-        rows.filter((r) => afterId === undefined || r.id > afterId).slice(0, limit) as unknown as (typeof rows[number] & { doc: T })[],
+        rows.filter((r) => afterId === undefined || r.id > afterId).slice(0, limit) as unknown as ((typeof rows)[number] & { doc: T })[],
     };
   };
 
@@ -150,12 +203,16 @@ describe('every projection', () => {
   }
 
   it('replays a story whose every event is valid as recorded', () => {
-    for (const { event, recorded } of story) expect(fromRecorded(recorded), `${recorded.streamName}@${recorded.revision}`).to.deep.equal(DomainEvent.parse(event));
+    for (const { event, recorded } of story)
+      expect(fromRecorded(recorded), `${recorded.streamName}@${recorded.revision}`).to.deep.equal(DomainEvent.parse(event));
   });
 
   for (const p of allProjections) {
     it(`${p.name}: the story holds every event type it handles, and builds documents from it`, () => {
-      expect((p.handles as readonly string[]).filter((type) => !storyTypes.has(type)), 'handled types the story (test/projections/story.ts) lacks').to.deep.equal([]);
+      expect(
+        (p.handles as readonly string[]).filter((type) => !storyTypes.has(type)),
+        'handled types the story (test/projections/story.ts) lacks',
+      ).to.deep.equal([]);
       expect([...projectStory(p).values()].filter(({ doc }) => doc !== undefined)).to.not.deep.equal([]);
     });
     it(`${p.name}: replaying the story changes nothing, and building it again gives the same documents`, () => {

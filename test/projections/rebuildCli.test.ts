@@ -5,7 +5,6 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { allProjections, collectionOf } from '../../projections/index.js';
 import { freshReadModels, readModelsOf } from './readModels.js';
 
-
 /** `npm run rebuild` as tsx runs it, in another process, with only the given configuration; stderr is a pipe, not a terminal */
 
 const names = allProjections.map((p) => p.name).join(', ');

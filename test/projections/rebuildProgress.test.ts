@@ -34,18 +34,19 @@ describe('rebuild progress: what an operator sees', () => {
     reporter.update(1, 2, 1);
     reporter.update(2, 2, 2);
     reporter.finish();
-    expect(written).to.deep.equal([
-      `\rrebuild ${progressBar(1, 2, 1)}\x1b[K`,
-      `\rrebuild ${progressBar(2, 2, 2)}\x1b[K`,
-      '\n',
-    ]);
+    expect(written).to.deep.equal([`\rrebuild ${progressBar(1, 2, 1)}\x1b[K`, `\rrebuild ${progressBar(2, 2, 2)}\x1b[K`, '\n']);
   });
 
   it('writes plain lines at the first update, then at most every interval, and the last figures when finished', () => {
     const written: string[] = [];
     let now = 0;
     const reporter = progressReporter({ write: (t: string) => written.push(t) }, { label: 'rebuild', everyMs: 5000, now: () => now });
-    for (const [at, done] of [[0, 10], [4999, 20], [5000, 30], [6000, 40]] as const) {
+    for (const [at, done] of [
+      [0, 10],
+      [4999, 20],
+      [5000, 30],
+      [6000, 40],
+    ] as const) {
       now = at;
       reporter.update(done, 100, 10);
     }

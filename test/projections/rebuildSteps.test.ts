@@ -136,7 +136,10 @@ describe('rebuild of read models', () => {
     const head = await appendUploads(events, 1, 1);
     await projectLive();
     // read models of a newer event store: documents and checkpoints beyond this store's last event
-    await reads.commit([{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 99n }], [{ name: checkpointOf(txStatusProjection), position: 99n }]);
+    await reads.commit(
+      [{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 99n }],
+      [{ name: checkpointOf(txStatusProjection), position: 99n }],
+    );
     await reads.commit([], [{ name: checkpointOf(accountBalanceProjection), position: 98n }]);
 
     const result = await rebuild({ eventStore: events, readStore: reads, projections: allProjections });
@@ -149,7 +152,10 @@ describe('rebuild of read models', () => {
   });
 
   it('empties the live read models of an event store that holds no event any more (deleted)', async () => {
-    await reads.commit([{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 7n }], [{ name: checkpointOf(txStatusProjection), position: 7n }]);
+    await reads.commit(
+      [{ collection: collectionOf(txStatusProjection), id: 'gone', doc: { newer: true }, position: 7n }],
+      [{ name: checkpointOf(txStatusProjection), position: 7n }],
+    );
 
     const result = await rebuild({ eventStore: events, readStore: reads, projections: [txStatusProjection, accountBalanceProjection] });
 

@@ -99,7 +99,11 @@ describe('projection runner', () => {
       }));
       const stream = dataItemStream(root as DataItemId);
       await events.append(stream, [toNewEvent(dataItemAccepted(root, { nestedBundle: true }), newEventId(), meta)], 'no_stream');
-      await events.append(stream, [toNewEvent({ type: 'NestedItemsIndexed', data: { id: root, items, timestamp: 1, verified: true } }, newEventId(), meta)], 0n);
+      await events.append(
+        stream,
+        [toNewEvent({ type: 'NestedItemsIndexed', data: { id: root, items, timestamp: 1, verified: true } }, newEventId(), meta)],
+        0n,
+      );
     }
     let turns = 0;
     let ticking = true;

@@ -35,7 +35,10 @@ function recorded(event: UploadEvent, clientAddress?: string): RecordedEvent {
 }
 const created = (uploadId = UPLOAD) => recorded({ type: 'UploadCreated', data: { uploadId, token: 'arweave', timestamp: 1 } }, '192.0.2.7');
 const chunk = (offset: number, length = 2500, extra: Partial<Extract<UploadEvent, { type: 'ChunkReceived' }>['data']> = {}, uploadId = UPLOAD) =>
-  recorded({ type: 'ChunkReceived', data: { uploadId, offset, length, sha256: sha(offset), blobKey: `uploads/${uploadId}/${offset}_x`, timestamp: 2 + offset, ...extra } });
+  recorded({
+    type: 'ChunkReceived',
+    data: { uploadId, offset, length, sha256: sha(offset), blobKey: `uploads/${uploadId}/${offset}_x`, timestamp: 2 + offset, ...extra },
+  });
 
 describe('multi-part upload read models', () => {
   const stores = sqliteStoresEach('upload-projections-');
@@ -72,10 +75,15 @@ describe('multi-part upload read models', () => {
     for (const w of writes) expect(JSON.stringify(w.doc).length, w.collection).to.be.below(600);
   });
 
-  it('lists an upload\'s chunks ascending by offset, a page at a time, one per offset, and no other upload\'s', async () => {
+  it("lists an upload's chunks ascending by offset, a page at a time, one per offset, and no other upload's", async () => {
     const other = 'v'.repeat(24);
     await project([created(), created(other), chunk(10_000), chunk(0), chunk(2500, 2500, {}, other), chunk(5000), chunk(0, 3000), chunk(7500)]);
-    expect(await chunksOfUpload(stores.reads, UPLOAD, 2)).to.deep.equal([[0, 3000], [5000, 2500], [7500, 2500], [10_000, 2500]]);
+    expect(await chunksOfUpload(stores.reads, UPLOAD, 2)).to.deep.equal([
+      [0, 3000],
+      [5000, 2500],
+      [7500, 2500],
+      [10_000, 2500],
+    ]);
     expect(await chunksOfUpload(stores.reads, other, 2)).to.deep.equal([[2500, 2500]]);
   });
 

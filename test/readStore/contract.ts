@@ -89,7 +89,10 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
       // upload ids are random base64url: an upload's chunks ("<upload>/<offset>") are one id range
       // only if every store orders ids by their bytes
       const ids = ['bT0s/0', 'On1v/0', 'On1v/1', 'é', 'Z', '_', '-', 'a'];
-      await store.commit(ids.map((id, i) => ({ collection: 'c', id, doc: {}, position: BigInt(i + 1) })), []);
+      await store.commit(
+        ids.map((id, i) => ({ collection: 'c', id, doc: {}, position: BigInt(i + 1) })),
+        [],
+      );
       expect((await store.scan('c', { limit: 100 })).map((d) => d.id)).to.deep.equal(['-', 'On1v/0', 'On1v/1', 'Z', '_', 'a', 'bT0s/0', 'é']);
       expect((await store.scan('c', { afterId: 'On1v/', limit: 2 })).map((d) => d.id)).to.deep.equal(['On1v/0', 'On1v/1']);
     });

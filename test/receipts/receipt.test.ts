@@ -78,11 +78,7 @@ describe('signed receipt', () => {
   for (const [field, change] of Object.entries(tampered)) {
     it(`fails every check when ${field} is changed`, async () => {
       const forged = buildReceipt({ ...receipt, ...change });
-      expect([await arweaveAccepts(forged), await irysAccepts(forged), await verifyReceipt(forged)]).to.deep.equal([
-        false,
-        false,
-        false,
-      ]);
+      expect([await arweaveAccepts(forged), await irysAccepts(forged), await verifyReceipt(forged)]).to.deep.equal([false, false, false]);
     });
   }
 

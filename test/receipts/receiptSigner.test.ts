@@ -7,8 +7,7 @@ import { loadTestJwk } from '../fixtures/testWallet.js';
 
 const jwk = loadTestJwk();
 const unsigned = (i: number) => ({ id: `item-${i}`, deadlineHeight: 1_500_000 + i, timestamp: 1_700_000_000_000 + i });
-const verifies = (i: number, signature: string) =>
-  verifyReceipt({ ...unsigned(i), version: '0.2.0', public: jwk.n, signature });
+const verifies = (i: number, signature: string) => verifyReceipt({ ...unsigned(i), version: '0.2.0', public: jwk.n, signature });
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** Starts real signing workers and keeps them, and how many requests each was sent, for the test to inspect. */
@@ -93,9 +92,7 @@ describe('receipt signer worker pool', () => {
     signer = createReceiptSigner({ jwk, workers: 1, startWorker: broken, log: () => {} });
 
     const error = await rejectionOf(signer.sign(unsigned(1)));
-    expect(error.message).to.equal(
-      'no receipt signing worker is running (last failure: cannot load the signing module)',
-    );
+    expect(error.message).to.equal('no receipt signing worker is running (last failure: cannot load the signing module)');
   });
 
   it('rejects values that would sign a string no client rebuilds', async () => {

@@ -40,13 +40,21 @@ describe(`the service on the MongoDB read store and GridFS (${mongoTarget})`, fu
     const stored = await databases.client().db(database).collection('blobs.files').find().toArray();
     expect(stored.map((f) => f.length)).to.deep.equal([item.getRaw().length]);
     const bytes: Buffer[] = [];
-    for await (const chunk of new GridFSBucket(databases.client().db(database), { bucketName: 'blobs' }).openDownloadStream(stored[0]!._id)) bytes.push(chunk as Buffer);
+    for await (const chunk of new GridFSBucket(databases.client().db(database), { bucketName: 'blobs' }).openDownloadStream(stored[0]!._id))
+      bytes.push(chunk as Buffer);
     const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
     expect(sha(Buffer.concat(bytes))).to.equal(sha(item.getRaw()));
   });
 
   it('is audited by npm run audit on the same stores: nothing found', async function () {
-    const env = { READ_STORE: 'mongo', BLOB_STORE: 'gridfs', MONGO_URL: databases.url(), MONGO_DATABASE: database, DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE };
+    const env = {
+      READ_STORE: 'mongo',
+      BLOB_STORE: 'gridfs',
+      MONGO_URL: databases.url(),
+      MONGO_DATABASE: database,
+      DATA_DIR: service.dataDir,
+      WALLET_FILE: SERVICE_WALLET_FILE,
+    };
     const result = await runScript('audit', ['--json', '--blob-grace-minutes', '0'], env);
     expect(result.code, `${result.stdout}\n${result.stderr}`).to.equal(0);
     const report = JSON.parse(result.stdout);

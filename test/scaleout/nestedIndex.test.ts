@@ -28,7 +28,9 @@ describe('a nested bundle of 10,000 items on the scale-out profile', function ()
 
   it('indexes every item with its offsets, each append within the node MaxAppendSize', async () => {
     const key = ed25519Key();
-    const entries = Array.from({ length: ENTRIES }, (_, n) => genuineEntry(key, Buffer.from(`nested item ${n}`), [{ name: 'Content-Type', value: contentType(n) }]));
+    const entries = Array.from({ length: ENTRIES }, (_, n) =>
+      genuineEntry(key, Buffer.from(`nested item ${n}`), [{ name: 'Content-Type', value: contentType(n) }]),
+    );
     const root = await bundleItem(signers.ethereum(), rawBundle(entries));
     const res = await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(root.getRaw()) });
     await res.arrayBuffer();

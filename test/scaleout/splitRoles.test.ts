@@ -65,7 +65,10 @@ describe('split roles in separate processes on the scale-out profile', function 
     const answers = await Promise.all(
       singles.map((item, i) => fetch(`${(i % 2 ? commandsA : commandsB).url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })),
     );
-    expect(answers.map((a) => a.status), diagnostics()).to.deep.equal([200, 200, 200, 200, 200, 200]);
+    expect(
+      answers.map((a) => a.status),
+      diagnostics(),
+    ).to.deep.equal([200, 200, 200, 200, 200, 200]);
 
     // one multi-part upload, its chunks over both command processes, finalized on one of them
     const big = await itemOfSize(signers.ethereum(), 40_000);
@@ -114,7 +117,12 @@ describe('split roles in separate processes on the scale-out profile', function 
     const statusOf = async (id: string) => (await fetch(`${queries.url}/tx/${id}/status`)).json().catch(() => ({}));
     const waitFor = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) =>
       eventually(read, done, what, 120_000).catch((error: Error) => Promise.reject(new Error(`${error.message}${diagnostics()}`)));
-    for (const item of items) await waitFor(() => statusOf(item.id), (s) => s.info === 'pending' && !!s.bundleId, `status of ${item.id}`);
+    for (const item of items)
+      await waitFor(
+        () => statusOf(item.id),
+        (s) => s.info === 'pending' && !!s.bundleId,
+        `status of ${item.id}`,
+      );
 
     // the active projector and the active bundler die: the waiting ones take over their leases
     for (const lease of ['projector', 'bundler']) {
@@ -130,14 +138,30 @@ describe('split roles in separate processes on the scale-out profile', function 
       return statusOf(id);
     };
     for (const item of items) {
-      const status = await waitFor(() => minedStatusOf(item.id), (s) => s.status === 'FINALIZED', `status of ${item.id}`);
+      const status = await waitFor(
+        () => minedStatusOf(item.id),
+        (s) => s.status === 'FINALIZED',
+        `status of ${item.id}`,
+      );
       expect(status.info).to.equal('permanent');
     }
     expect((await (await fetch(`${queries.url}/chunks/arweave/${uploadId}/status`)).json()).status).to.equal('FINALIZED');
     // every process wrote through BatchAppend to the one node
     expect(esdb.node.calls.append).to.equal(undefined);
     const balance = async (address: string) => (await fetch(`${queries.url}/v1/account/balance/${address}`)).json();
-    expect(await waitFor(() => balance(owner), (b) => b.spentWinc === '30000', `balance of ${owner}`)).to.include({ winc: '30000', reservedWinc: '0' });
-    expect(await waitFor(() => balance(spender), (b) => b.spentWinc === '20000', `balance of ${spender}`)).to.include({ winc: '0', reservedWinc: '0' });
+    expect(
+      await waitFor(
+        () => balance(owner),
+        (b) => b.spentWinc === '30000',
+        `balance of ${owner}`,
+      ),
+    ).to.include({ winc: '30000', reservedWinc: '0' });
+    expect(
+      await waitFor(
+        () => balance(spender),
+        (b) => b.spentWinc === '20000',
+        `balance of ${spender}`,
+      ),
+    ).to.include({ winc: '0', reservedWinc: '0' });
   });
 });

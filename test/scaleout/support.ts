@@ -112,7 +112,10 @@ export async function leaseHolderPid(env: Record<string, string>, name: string):
   if (env.READ_STORE === 'mongo') {
     const client = await MongoClient.connect(env.MONGO_URL!);
     try {
-      const lease = await client.db(env.MONGO_DATABASE ?? 'upload_service').collection<{ _id: string; holder: string }>('leases').findOne({ _id: name });
+      const lease = await client
+        .db(env.MONGO_DATABASE ?? 'upload_service')
+        .collection<{ _id: string; holder: string }>('leases')
+        .findOne({ _id: name });
       holder = lease!.holder;
     } finally {
       await client.close();

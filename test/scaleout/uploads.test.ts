@@ -45,7 +45,11 @@ describe('uploads on the scale-out profile (EventStoreDB test double)', function
   this.timeout(180_000);
   let service: ScaleoutService;
   before(async () => {
-    service = await startScaleoutService({ LOG_LEVEL: process.env.SCALEOUT_LOG ?? 'silent', FREE_UPLOAD_LIMIT_BYTES: String(FREE), PRICE_WINC_PER_BYTE: String(RATE) });
+    service = await startScaleoutService({
+      LOG_LEVEL: process.env.SCALEOUT_LOG ?? 'silent',
+      FREE_UPLOAD_LIMIT_BYTES: String(FREE),
+      PRICE_WINC_PER_BYTE: String(RATE),
+    });
   });
   after(() => service?.close());
 
@@ -75,7 +79,12 @@ describe('uploads on the scale-out profile (EventStoreDB test double)', function
     await postChunks(service.url, id, raw, 2500);
     await postChunks(service.url, bigId, big.getRaw(), 2500, [3, 1, 0, 2]);
     const view = await (await fetch(`${service.url}/chunks/arweave/${bigId}/-1`)).json();
-    expect(view.chunks).to.deep.equal([[0, 2500], [2500, 2500], [5000, 2500], [7500, big.getRaw().length - 7500]]);
+    expect(view.chunks).to.deep.equal([
+      [0, 2500],
+      [2500, 2500],
+      [5000, 2500],
+      [7500, big.getRaw().length - 7500],
+    ]);
 
     const res = await fetch(`${service.url}/chunks/arweave/${bigId}/-1`, { method: 'POST' });
     expect(res.status).to.equal(200);
@@ -114,7 +123,11 @@ describe('uploads on the scale-out profile (EventStoreDB test double)', function
     expect(receipt.winc).to.equal('20000');
     expect(await eventTypes(service, item.id)).to.deep.equal(['DataItemAccepted']);
     // the balance is a read model: the 49 duplicates' reservations are released after their answers
-    const after = await eventually(() => balance(service, owner), (b) => b.reservedWinc === '0', `balance of ${owner}`);
+    const after = await eventually(
+      () => balance(service, owner),
+      (b) => b.reservedWinc === '0',
+      `balance of ${owner}`,
+    );
     expect(after).to.include({ winc: '30000', creditedWinc: '50000', spentWinc: '20000', reservedWinc: '0' });
   });
 

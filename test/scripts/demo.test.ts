@@ -17,7 +17,11 @@ function whereItRan(stdout: string) {
 }
 
 /** true when nothing answers there any more (the process is gone, its port closed) */
-const gone = (url: string) => fetch(url, { signal: AbortSignal.timeout(5000) }).then(() => false, () => true);
+const gone = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(5000) }).then(
+    () => false,
+    () => true,
+  );
 
 async function expectNothingLeft(run: CliResult) {
   const where = whereItRan(run.stdout);
@@ -66,11 +70,16 @@ describe('npm run demo', function () {
       const bundleId = new RegExp(`^ {2}${id}: .* -> FINALIZED \\(permanent, bundle (${ID})\\)$`, 'm').exec(run.stdout)?.[1];
       expect(bundleId, `${id} reaches FINALIZED\n${context}`).to.be.a('string');
       // where it is in that bundle, read back from arlocal
-      expect(run.stdout, context).to.match(new RegExp(`^ {2}${id}: bundle ${bundleId}, bytes \\d+ to \\d+\\n.*\\n {4}read back from arlocal at that offset: the same item`, 'm'));
+      expect(run.stdout, context).to.match(
+        new RegExp(`^ {2}${id}: bundle ${bundleId}, bytes \\d+ to \\d+\\n.*\\n {4}read back from arlocal at that offset: the same item`, 'm'),
+      );
     }
     expect(run.stdout.match(/receipt signature verified with arweave-js/g), context).to.have.length(4);
 
-    const summary = run.stdout.slice(run.stdout.indexOf('\nSummary:\n') + 1).split('\n').slice(0, 6);
+    const summary = run.stdout
+      .slice(run.stdout.indexOf('\nSummary:\n') + 1)
+      .split('\n')
+      .slice(0, 6);
     expect(summary).to.deep.equal([
       'Summary:',
       `  FINALIZED  ${ids[0]}  turbo-sdk, one request`,

@@ -21,11 +21,21 @@ async function dataDirWithFailures(root: string): Promise<string> {
     [failedA, [dataItemAccepted(failedA, { timestamp: T0 }), failure(failedA)]],
     [failedB, [dataItemAccepted(failedB, { timestamp: T0 }), failure(failedB)]],
     [waiting, [dataItemAccepted(waiting, { timestamp: T0 })]],
-    [damaged, [dataItemAccepted(damaged, { timestamp: T0 }), { type: 'DataItemDamaged', data: { id: damaged, blobKey: `items/${damaged}`, found: 'missing', timestamp: T0 + 1 } }]],
+    [
+      damaged,
+      [
+        dataItemAccepted(damaged, { timestamp: T0 }),
+        { type: 'DataItemDamaged', data: { id: damaged, blobKey: `items/${damaged}`, found: 'missing', timestamp: T0 + 1 } },
+      ],
+    ],
   ];
   try {
     for (const [id, events] of stories) {
-      await eventStore.append(dataItemStream(id as DataItemId), events.map((e) => toNewEvent(e, newEventId(), { correlationId: 'spec' })), 'no_stream');
+      await eventStore.append(
+        dataItemStream(id as DataItemId),
+        events.map((e) => toNewEvent(e, newEventId(), { correlationId: 'spec' })),
+        'no_stream',
+      );
     }
   } finally {
     await eventStore.close();

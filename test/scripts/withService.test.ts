@@ -34,10 +34,7 @@ describe('operator CLIs beside the running service', () => {
       givenApprovals: [],
     });
 
-    await service.accounts.execute(
-      { type: 'Credit', data: { address: alice, winc: 500n, creditId: 'service-1', now: Date.now() } },
-      { correlationId: 'test' },
-    );
+    await service.accounts.execute({ type: 'Credit', data: { address: alice, winc: 500n, creditId: 'service-1', now: Date.now() } }, { correlationId: 'test' });
     const approved = await runCli('approve', [alice, owner, '100', '--json'], env);
     expect(approved.code).to.equal(0);
     expect(JSON.parse(approved.stdout)).to.deep.equal({

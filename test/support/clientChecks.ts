@@ -13,9 +13,7 @@ import type { Receipt } from '../../src/domain/receipt.js';
 /** arweave-js' own crypto driver over arbundles' deep hash of the signed fields. */
 export async function arweaveAccepts(receipt: Receipt): Promise<boolean> {
   const message = await deepHash(
-    ['Bundlr', receipt.version, receipt.id, String(receipt.deadlineHeight), String(receipt.timestamp)].map((s) =>
-      Buffer.from(s, 'utf8'),
-    ),
+    ['Bundlr', receipt.version, receipt.id, String(receipt.deadlineHeight), String(receipt.timestamp)].map((s) => Buffer.from(s, 'utf8')),
   );
   return muted(() => Arweave.crypto.verify(receipt.public, message, Buffer.from(receipt.signature, 'base64url')));
 }

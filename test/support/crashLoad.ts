@@ -140,7 +140,8 @@ export function drawOp(rng: SeededRandom): Op {
         ['medium', 35],
         ['large', 20],
       ] as const);
-      const payload = band === 'empty' ? 0 : band === 'free' ? rng.int(1, 2 * KiB) : band === 'medium' ? rng.int(2 * KiB, 64 * KiB) : rng.int(64 * KiB, 300 * KiB);
+      const payload =
+        band === 'empty' ? 0 : band === 'free' ? rng.int(1, 2 * KiB) : band === 'medium' ? rng.int(2 * KiB, 64 * KiB) : rng.int(64 * KiB, 300 * KiB);
       return { kind, signer, payload, contentType: rng.pick(CONTENT_TYPES) };
     }
     case 'multipart': {
@@ -233,7 +234,8 @@ export class CrashClients {
       headers: { 'content-type': 'application/octet-stream' },
     });
     if (!answer) return;
-    if (answer.status === 200 && hadReceipt) return this.ledger.problem(sent, this.round, `${what}: 200 for an item already accepted (202 Data Item Exists expected)`);
+    if (answer.status === 200 && hadReceipt)
+      return this.ledger.problem(sent, this.round, `${what}: 200 for an item already accepted (202 Data Item Exists expected)`);
     if (answer.status === 200 || answer.status === 202) return this.ledger.receipted(sent, this.round, parse(answer.body), `${what}: ${answer.status}`);
     if (!(answer.status === 402 && sent.signer.poor)) this.unexpected(sent, what, answer);
   }

@@ -75,12 +75,14 @@ function supportedMethods(batchAppend: boolean): serverFeaturesPb.SupportedMetho
   const method = (service: string, name: string, features: string[] = []) =>
     new serverFeaturesPb.SupportedMethod().setServiceName(service).setMethodName(name).setFeaturesList(features);
   const streams = 'event_store.client.streams.streams';
-  return new serverFeaturesPb.SupportedMethods().setEventStoreServerVersion('24.10.4').setMethodsList([
-    method(streams, 'read', ['position', 'events']),
-    method(streams, 'append'),
-    ...(batchAppend ? [method(streams, 'batchappend', ['deadline_duration'])] : []),
-    method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
-  ]);
+  return new serverFeaturesPb.SupportedMethods()
+    .setEventStoreServerVersion('24.10.4')
+    .setMethodsList([
+      method(streams, 'read', ['position', 'events']),
+      method(streams, 'append'),
+      ...(batchAppend ? [method(streams, 'batchappend', ['deadline_duration'])] : []),
+      method('event_store.client.server_features.serverfeatures', 'getsupportedmethods'),
+    ]);
 }
 
 export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): Promise<EsdbTestDouble> {
@@ -103,10 +105,12 @@ export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): 
   };
   const batchAppend = options.batchAppend ?? true;
 
-  const counted = <A extends unknown[]>(name: string, handler: (...args: A) => void) => (...args: A) => {
-    calls[name] = (calls[name] ?? 0) + 1;
-    handler(...args);
-  };
+  const counted =
+    <A extends unknown[]>(name: string, handler: (...args: A) => void) =>
+    (...args: A) => {
+      calls[name] = (calls[name] ?? 0) + 1;
+      handler(...args);
+    };
   const listen = async (port: number) => {
     // Appends of up to 16 MiB must reach the size rule rather than gRPC's 4 MiB default limit.
     const server = new Server({ 'grpc.max_receive_message_length': largestMaxAppendSize + 1024 * 1024 });
@@ -116,16 +120,12 @@ export async function startEsdbTestDouble(options: EsdbTestDoubleOptions = {}): 
       ...(batchAppend ? { batchAppend: counted('batchAppend', createBatchAppendHandler(rules)) } : {}),
     });
     server.addService(serverFeaturesGrpc.ServerFeaturesService, {
-      getSupportedMethods: counted(
-        'getSupportedMethods',
-        (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
-          callback(null, supportedMethods(batchAppend)),
+      getSupportedMethods: counted('getSupportedMethods', (_call: unknown, callback: sendUnaryData<serverFeaturesPb.SupportedMethods>) =>
+        callback(null, supportedMethods(batchAppend)),
       ),
     });
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, p) =>
-        error ? reject(error) : resolve(p),
-      ),
+      server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
     );
     return { server, bound };
   };

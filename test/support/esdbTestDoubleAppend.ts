@@ -75,8 +75,7 @@ const emptyBytes = new Uint8Array();
 const utf8 = (bytes: Uint8Array | string) => (typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
 
 /** Event.SizeOnDisk: the type counts twice its length in UTF-16 units, as .NET measures strings. */
-export const sizeOnDisk = (e: Pick<ProposedEvent, 'type' | 'data' | 'customMetadata'>) =>
-  e.data.length + e.customMetadata.length + e.type.length * 2;
+export const sizeOnDisk = (e: Pick<ProposedEvent, 'type' | 'data' | 'customMetadata'>) => e.data.length + e.customMetadata.length + e.type.length * 2;
 
 type Message = Streams.AppendReq.ProposedMessage | Streams.BatchAppendReq.ProposedMessage;
 
@@ -173,15 +172,11 @@ function appendResponse(outcome: AppendOutcome, expected: Expected, withPosition
   return new Resp().setSuccess(success);
 }
 
-const withPosition = (rules: AppendRules, outcome: AppendOutcome) =>
-  !(outcome.kind === 'idempotent' && rules.idempotentWritesWithoutPosition);
+const withPosition = (rules: AppendRules, outcome: AppendOutcome) => !(outcome.kind === 'idempotent' && rules.idempotentWritesWithoutPosition);
 
 /** Streams.Append.cs */
 export function createAppendHandler(rules: AppendRules) {
-  return (
-    call: ServerReadableStream<Streams.AppendReq, Streams.AppendResp>,
-    callback: sendUnaryData<Streams.AppendResp>,
-  ): void => {
+  return (call: ServerReadableStream<Streams.AppendReq, Streams.AppendResp>, callback: sendUnaryData<Streams.AppendResp>): void => {
     let header: Streams.AppendReq.Options | undefined;
     const proposed: ProposedEvent[] = [];
     let size = 0;
@@ -216,11 +211,18 @@ export function createAppendHandler(rules: AppendRules) {
       if (refused) return fail(refused);
       const stream = utf8(header.getStreamIdentifier()?.getStreamName_asU8() ?? emptyBytes);
       const expected = expectedOfAppend(header);
-      write(rules, stream, expected, proposed, () => ended, (outcome) => {
-        if (outcome === 'timedOut') return fail(timeoutError());
-        failed = true;
-        callback(null, appendResponse(outcome, expected, withPosition(rules, outcome)));
-      });
+      write(
+        rules,
+        stream,
+        expected,
+        proposed,
+        () => ended,
+        (outcome) => {
+          if (outcome === 'timedOut') return fail(timeoutError());
+          failed = true;
+          callback(null, appendResponse(outcome, expected, withPosition(rules, outcome)));
+        },
+      );
     });
   };
 }
@@ -331,23 +333,30 @@ export function createBatchAppendHandler(rules: AppendRules) {
       }
       writing += 1;
       // The write runs on the stream's token, not the batch's deadline: once sent, only WriteTimeout applies.
-      write(rules, batch.stream, batch.expected, batch.events, () => closed, (outcome) => {
-        writing -= 1;
-        setImmediate(endIfDone);
-        if (outcome === 'timedOut') return answer(correlationId, batch.stream, timeoutStatus());
-        if (outcome.kind === 'wrong_expected_version') {
-          return answer(correlationId, batch.stream, wrongExpectedVersionStatus(outcome.current, batch.expected));
-        }
-        const success = new streamsPb.BatchAppendResp.Success();
-        if (outcome.lastRevision < 0n) success.setNoStream(new sharedPb.Empty());
-        else success.setCurrentRevision(outcome.lastRevision.toString());
-        if (outcome.position === undefined || !withPosition(rules, outcome)) success.setNoPosition(new sharedPb.Empty());
-        else {
-          const p = outcome.position.toString();
-          success.setPosition(new sharedPb.AllStreamPosition().setCommitPosition(p).setPreparePosition(p));
-        }
-        answer(correlationId, batch.stream, success);
-      });
+      write(
+        rules,
+        batch.stream,
+        batch.expected,
+        batch.events,
+        () => closed,
+        (outcome) => {
+          writing -= 1;
+          setImmediate(endIfDone);
+          if (outcome === 'timedOut') return answer(correlationId, batch.stream, timeoutStatus());
+          if (outcome.kind === 'wrong_expected_version') {
+            return answer(correlationId, batch.stream, wrongExpectedVersionStatus(outcome.current, batch.expected));
+          }
+          const success = new streamsPb.BatchAppendResp.Success();
+          if (outcome.lastRevision < 0n) success.setNoStream(new sharedPb.Empty());
+          else success.setCurrentRevision(outcome.lastRevision.toString());
+          if (outcome.position === undefined || !withPosition(rules, outcome)) success.setNoPosition(new sharedPb.Empty());
+          else {
+            const p = outcome.position.toString();
+            success.setPosition(new sharedPb.AllStreamPosition().setCommitPosition(p).setPreparePosition(p));
+          }
+          answer(correlationId, batch.stream, success);
+        },
+      );
     });
     call.on('end', () => {
       for (const batch of pending.values()) clearTimeout(batch.timer);

@@ -36,8 +36,7 @@ export type ProposedEvent = Pick<StoredEvent, 'id' | 'type' | 'contentType' | 'd
 export type Expected = 'any' | 'no_stream' | 'stream_exists' | bigint;
 
 export type AppendOutcome =
-  | { kind: 'written' | 'idempotent'; lastRevision: bigint; position: bigint | undefined }
-  | { kind: 'wrong_expected_version'; current: bigint };
+  { kind: 'written' | 'idempotent'; lastRevision: bigint; position: bigint | undefined } | { kind: 'wrong_expected_version'; current: bigint };
 
 const NO_STREAM = -1n;
 
@@ -63,13 +62,7 @@ function stringSizeWithLengthPrefix(value: string): number {
  */
 export function prepareRecordSize(stream: string, event: Pick<ProposedEvent, 'type' | 'data' | 'customMetadata'>): bigint {
   const fixed = 2 * 4 + 1 + 1 + 8 + 2 + 8 + 4 + 8 + 16 + 16 + 8 + 4 + 4;
-  return BigInt(
-    fixed +
-      stringSizeWithLengthPrefix(stream) +
-      stringSizeWithLengthPrefix(event.type) +
-      event.data.length +
-      event.customMetadata.length,
-  );
+  return BigInt(fixed + stringSizeWithLengthPrefix(stream) + stringSizeWithLengthPrefix(event.type) + event.data.length + event.customMetadata.length);
 }
 
 export class InMemoryLog {

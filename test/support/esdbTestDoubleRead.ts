@@ -43,11 +43,7 @@ function eventMessage(e: StoredEvent): Streams.ReadResp {
     .setCommitPosition(e.position.toString())
     .setData(e.data)
     .setCustomMetadata(e.customMetadata);
-  record
-    .getMetadataMap()
-    .set('type', e.type)
-    .set('content-type', e.contentType)
-    .set('created', e.createdTicks.toString());
+  record.getMetadataMap().set('type', e.type).set('content-type', e.contentType).set('created', e.createdTicks.toString());
   const read = new streamsPb.ReadResp.ReadEvent().setEvent(record).setCommitPosition(e.position.toString());
   return new streamsPb.ReadResp().setEvent(read);
 }
@@ -77,11 +73,7 @@ function readStream(call: ReadCall, log: InMemoryLog, options: Options): void {
   const name = utf8(streamOptions.getStreamIdentifier()?.getStreamName() ?? '');
   const events = log.stream(name);
   if (!events) {
-    call.write(
-      new streamsPb.ReadResp().setStreamNotFound(
-        new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(streamIdentifier(name)),
-      ),
-    );
+    call.write(new streamsPb.ReadResp().setStreamNotFound(new streamsPb.ReadResp.StreamNotFound().setStreamIdentifier(streamIdentifier(name))));
     call.end();
     return;
   }
@@ -127,20 +119,14 @@ function checkpointInterval(options: Options): number | undefined {
 
 function checkpointMessage(position: bigint): Streams.ReadResp {
   const p = position.toString();
-  return new streamsPb.ReadResp().setCheckpoint(
-    new streamsPb.ReadResp.Checkpoint().setCommitPosition(p).setPreparePosition(p),
-  );
+  return new streamsPb.ReadResp().setCheckpoint(new streamsPb.ReadResp.Checkpoint().setCommitPosition(p).setPreparePosition(p));
 }
 
 function subscribeToAll(call: ReadCall, log: InMemoryLog, options: Options): void {
   const allOptions = options.getAll()!;
   const keep = eventFilter(options);
   const interval = checkpointInterval(options);
-  call.write(
-    new streamsPb.ReadResp().setConfirmation(
-      new streamsPb.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()),
-    ),
-  );
+  call.write(new streamsPb.ReadResp().setConfirmation(new streamsPb.ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID())));
   const after = allOptions.hasPosition() ? BigInt(allOptions.getPosition()!.getCommitPosition()) : undefined;
   const past = allOptions.hasEnd() ? [] : log.all.filter((e) => after === undefined || e.position > after);
   // Catch-up, when there is something to catch up on (MainLoop goes live at once otherwise).

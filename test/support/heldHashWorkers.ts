@@ -46,5 +46,4 @@ export function heldHashWorkers() {
 }
 
 /** resolves once the worker thread has ended (at once when it had) */
-export const exited = (worker: Worker) =>
-  new Promise<void>((resolve) => (worker.threadId === -1 ? resolve() : worker.once('exit', () => resolve())));
+export const exited = (worker: Worker) => new Promise<void>((resolve) => (worker.threadId === -1 ? resolve() : worker.once('exit', () => resolve())));

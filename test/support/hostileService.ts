@@ -27,8 +27,7 @@ export async function answerOf(res: Response | RawResponse): Promise<Answer> {
 /** `undefined` when the answer is exactly the contract's error, else what differs (for one list of all misses) */
 export function mismatchOf(answer: Answer, status: number, message: string): string | undefined {
   const expected: Answer = { status, reason: message, contentType: ERROR_CONTENT_TYPE, body: message };
-  const same =
-    answer.status === status && answer.reason === message && answer.contentType === ERROR_CONTENT_TYPE && answer.body === message;
+  const same = answer.status === status && answer.reason === message && answer.contentType === ERROR_CONTENT_TYPE && answer.body === message;
   return same ? undefined : `got ${JSON.stringify(answer).slice(0, 300)}, expected ${JSON.stringify(expected)}`;
 }
 

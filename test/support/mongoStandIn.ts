@@ -2,8 +2,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { TransactionalStorage } from './mongoStandInStorage.js';
 import { withTransactions } from './mongoStandInTransactions.js';
 // the CongoDB part only: the package's main entry also loads mongodb-memory-server, which is not used here
-import type {
-  MemoryStorageAdapter} from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
+import type { MemoryStorageAdapter } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
 import {
   CommandRouter,
   CongoServer,

@@ -232,8 +232,7 @@ export class DuplicateKey extends Error {
  * other parts look documents up that way), anything else by type and value, so that the string
  * '65a…' and the ObjectId 65a… stay two documents, as in MongoDB.
  */
-export const keyOf = (id: unknown): string =>
-  id instanceof ObjectId ? id.toHexString() : `${typeof id}:${typeof id === 'string' ? id : JSON.stringify(id)}`;
+export const keyOf = (id: unknown): string => (id instanceof ObjectId ? id.toHexString() : `${typeof id}:${typeof id === 'string' ? id : JSON.stringify(id)}`);
 
 const sameDocument = (a: Document, b: Document): boolean => Buffer.compare(plugins.bson.serialize(a), plugins.bson.serialize(b)) === 0;
 

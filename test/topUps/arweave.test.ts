@@ -48,7 +48,11 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     return tx.id;
   }
   const claim = (txId: string, token = 'arweave', prefix = '') =>
-    fetch(`${env.service.url}${prefix}/account/balance/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_id: txId }) });
+    fetch(`${env.service.url}${prefix}/account/balance/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_id: txId }),
+    });
   const balance = async (address = USER) =>
     BigInt(((await (await fetch(`${env.service.url}/account/balance/arweave?address=${address}`)).json()) as { balance: string }).balance);
   const upload = async (bytes: number) => {
@@ -152,7 +156,15 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     });
     const before = BigInt((await turbo.getBalance()).winc);
     const result = await turbo.topUpWithTokens({ tokenAmount: 123_456 });
-    expect(result).to.deep.include({ quantity: '123456', winc: '123456', owner: USER, recipient: USER, token: 'arweave', status: 'pending', target: env.service.walletAddress });
+    expect(result).to.deep.include({
+      quantity: '123456',
+      winc: '123456',
+      owner: USER,
+      recipient: USER,
+      token: 'arweave',
+      status: 'pending',
+      target: env.service.walletAddress,
+    });
     expect(BigInt((await turbo.getBalance()).winc)).to.equal(before);
     await env.arlocal.mine(1 + CONFIRMATIONS);
     expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
@@ -186,8 +198,7 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
   it("reads a pending transfer from the gateway's GraphQL index when the gateway answers its header 202 Pending, as Arweave nodes do", async () => {
     const txId = await send(env.service.walletAddress, 3_000n);
     // arlocal serves a pending header; an Arweave node answers 202 "Pending" without it
-    const asNode: typeof fetch = async (input, init) =>
-      String(input).endsWith(`/tx/${txId}`) ? new Response('Pending', { status: 202 }) : fetch(input, init);
+    const asNode: typeof fetch = async (input, init) => (String(input).endsWith(`/tx/${txId}`) ? new Response('Pending', { status: 202 }) : fetch(input, init));
     const transfers = createArweaveTransfers({ gatewayUrl: env.arlocal.url, timeoutMs: 10_000, fetch: asNode });
     expect(await transfers.transfer(txId)).to.deep.equal({
       txId,
@@ -223,7 +234,10 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     const transfers = new Map([['arweave', createArweaveTransfers({ gatewayUrl: env.arlocal.url, timeoutMs: 10_000 })]]);
     const audit = async () => {
       const findings: Finding[] = [];
-      const summary = await runAudit({ eventStore: env.service.eventStore, readStore: env.service.readStore, blobStore: env.service.blobStore, transfers, now: Date.now }, (f) => findings.push(f));
+      const summary = await runAudit(
+        { eventStore: env.service.eventStore, readStore: env.service.readStore, blobStore: env.service.blobStore, transfers, now: Date.now },
+        (f) => findings.push(f),
+      );
       return { findings: findings.filter((f) => f.kind === 'top-up-mismatch'), summary };
     };
     const clean = await audit();
@@ -234,7 +248,10 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     // a credit that names a transaction the chain has not: reported
     const forged = 'f'.repeat(43);
     const onChain = { token: 'arweave', txId: forged, sender: USER, target: env.service.walletAddress, quantity: '1', blockHeight: block };
-    await env.service.accounts.execute({ type: 'Credit', data: { address: USER, winc: 1n, creditId: `arweave:${forged}`, onChain, now: Date.now() } }, { correlationId: 'test' });
+    await env.service.accounts.execute(
+      { type: 'Credit', data: { address: USER, winc: 1n, creditId: `arweave:${forged}`, onChain, now: Date.now() } },
+      { correlationId: 'test' },
+    );
     expect((await audit()).findings).to.deep.equal([{ kind: 'top-up-mismatch', id: USER, detail: `arweave transaction ${forged} is unknown to the chain` }]);
     // and by `npm run audit` itself, reading the gateway the configuration names
     const run = await runScript('audit', [], { DATA_DIR: env.service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE, GATEWAY_URL: env.arlocal.url });

@@ -12,7 +12,13 @@ const TX = `0x${'ab'.repeat(32)}`;
 function claimsWith(transfer: Transfer | undefined, pending: PendingTopUp[] = []) {
   const appended: string[] = [];
   let clock = 1;
-  const chain: TopUpChain = { source: { transfer: async () => transfer }, address: SERVICE, minConfirmations: 2, wincPerToken: 3n * 10n ** 15n, unitsPerToken: 10n ** 18n };
+  const chain: TopUpChain = {
+    source: { transfer: async () => transfer },
+    address: SERVICE,
+    minConfirmations: 2,
+    wincPerToken: 3n * 10n ** 15n,
+    unitsPerToken: 10n ** 18n,
+  };
   const topUps = createTopUps({
     chains: new Map([['ethereum', chain]]),
     topUps: { execute: async (command) => (appended.push(command.type), { events: [], state: { status: 'unclaimed' } }) },
@@ -45,8 +51,14 @@ describe('top-up claims', () => {
   it('refuses, recording nothing, a failed transfer, one to another address, one with no recipient and an unknown one', async () => {
     for (const t of [transfer({ failed: true }), transfer({ target: USER }), transfer({ target: undefined }), undefined]) {
       const { topUps, appended } = claimsWith(t);
-      const error = await topUps.claim('ethereum', TX, { correlationId: 'test' }).then(() => undefined, (e: unknown) => e);
-      expect(error, JSON.stringify(t, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).to.be.instanceOf(InvalidTransaction);
+      const error = await topUps.claim('ethereum', TX, { correlationId: 'test' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(
+        error,
+        JSON.stringify(t, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+      ).to.be.instanceOf(InvalidTransaction);
       expect(appended).to.deep.equal([]);
     }
   });

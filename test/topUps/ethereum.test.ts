@@ -50,10 +50,14 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
   });
 
   const claim = (txId: string) =>
-    fetch(`${service.url}/account/balance/ethereum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx_id: txId }) });
+    fetch(`${service.url}/account/balance/ethereum`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_id: txId }),
+    });
   const balance = async () => BigInt((await irys.getBalance()).toString(10));
 
-  it("Irys fund() sends ETH and claims it: credited once at the configured rate; an upload refused with 402 before is accepted after", async () => {
+  it('Irys fund() sends ETH and claims it: credited once at the configured rate; an upload refused with 402 before is accepted after', async () => {
     const before = await balance();
     const payload = randomBytes(5000);
     await irys.upload(payload).then(
@@ -71,7 +75,10 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     const wei = 200n * GWEI;
     const funded = await irys.fund(wei.toString()).finally(() => (funding = false));
     await miner;
-    expect({ quantity: funded.quantity, target: funded.target.toLowerCase() }).to.deep.equal({ quantity: wei.toString(), target: serviceAddress.toLowerCase() });
+    expect({ quantity: funded.quantity, target: funded.target.toLowerCase() }).to.deep.equal({
+      quantity: wei.toString(),
+      target: serviceAddress.toLowerCase(),
+    });
     expect(await balance()).to.equal(before + wincOf(wei));
 
     const receipt = await irys.upload(payload);
@@ -96,7 +103,13 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     expect(answer.status).to.equal(200);
     const body = (await answer.json()) as { confirmed: boolean; winc: string; pendingTransaction: Record<string, unknown> };
     expect([body.confirmed, body.winc]).to.deep.equal([false, wincOf(wei).toString()]);
-    expect(body.pendingTransaction).to.deep.include({ transactionId: txId, tokenType: 'ethereum', transactionQuantity: wei.toString(), destinationAddress: user, transactionSenderAddress: user });
+    expect(body.pendingTransaction).to.deep.include({
+      transactionId: txId,
+      tokenType: 'ethereum',
+      transactionQuantity: wei.toString(),
+      destinationAddress: user,
+      transactionSenderAddress: user,
+    });
     expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
     expect(await balance()).to.equal(before);
     await chain.mine(CONFIRMATIONS - 1);
@@ -129,7 +142,10 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     );
     const findings: Finding[] = [];
     const transfers = new Map([['ethereum', createEthereumTransfers({ rpcUrl: chain.url, timeoutMs: 10_000 })]]);
-    const { checked } = await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, transfers, now: Date.now }, (f) => findings.push(f));
+    const { checked } = await runAudit(
+      { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, transfers, now: Date.now },
+      (f) => findings.push(f),
+    );
     expect(findings.filter((f) => f.kind === 'top-up-mismatch')).to.deep.equal([]);
     expect([checked.topUps, checked.topUpsNotChecked]).to.deep.equal([3, 0]);
   });

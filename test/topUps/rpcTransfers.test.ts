@@ -23,7 +23,9 @@ const mined = { from: FROM, to: TO, value: '0x3b9aca00', blockNumber: '0x10' };
 
 describe('ethereum transfers through JSON-RPC', () => {
   it('reads a mined transfer: checksummed addresses, the value in wei, confirmations counting its own block', async () => {
-    expect(await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x1' }, eth_blockNumber: '0x12' }).transfer(TX)).to.deep.equal({
+    expect(
+      await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x1' }, eth_blockNumber: '0x12' }).transfer(TX),
+    ).to.deep.equal({
       txId: TX,
       sender: '0x90F8bf6A479f320ead074411a4B0e7944Ea8c9C1',
       target: '0xFFcf8FDEE72ac11b5c542428B35EEF5769C409f0',
@@ -47,7 +49,12 @@ describe('ethereum transfers through JSON-RPC', () => {
 
   it('throws a GatewayRequestError (the claim answers 503) for an error answer or a transaction without its fields', async () => {
     for (const results of [{}, { eth_getTransactionByHash: { to: TO } }]) {
-      const error = await transfers(results).transfer(TX).then(() => undefined, (e: unknown) => e);
+      const error = await transfers(results)
+        .transfer(TX)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(GatewayRequestError.is(error), String(error)).to.equal(true);
     }
   });

@@ -9,7 +9,7 @@ function randomChunk(random: () => number, depth: number): DeepHashChunk {
 }
 
 async function* pieces(random: () => number, bytes: Buffer): AsyncGenerator<Buffer> {
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = randomInt(random, 1, 5000);
     yield bytes.subarray(at, at + size);
     at += size;

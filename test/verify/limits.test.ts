@@ -109,7 +109,12 @@ describe('data item verifier limits', () => {
   });
 
   it('refuses unsupported signature types from the first two bytes', () => {
-    for (const [bytes, type] of [[[0, 0], 0], [[8, 0], 8], [[1, 1], 257], [[0xff, 0xff], 65535]] as const) {
+    for (const [bytes, type] of [
+      [[0, 0], 0],
+      [[8, 0], 8],
+      [[1, 1], 257],
+      [[0xff, 0xff], 65535],
+    ] as const) {
       const error = writeFailure(Buffer.from(bytes));
       expect(error).to.be.instanceOf(InvalidDataItem);
       expect(detail(error)).to.equal(`unsupported signature type ${type}`);
@@ -144,7 +149,11 @@ describe('data item verifier limits', () => {
   it('refuses a typed ethereum owner that is not a 0x address or has a wrong checksum', async () => {
     const raw = (await signedItem(all.typedEthereum, 'x')).getRaw();
     const ownerAt = 2 + 65;
-    for (const owner of ['0x2c7536e3605d9c16a7a3d7b1898e529396a65c2g', '0X2c7536e3605d9c16a7a3d7b1898e529396a65c23', '0x2C7536E3605D9C16a7a3D7b1898e529396a65c23']) {
+    for (const owner of [
+      '0x2c7536e3605d9c16a7a3d7b1898e529396a65c2g',
+      '0X2c7536e3605d9c16a7a3d7b1898e529396a65c23',
+      '0x2C7536E3605D9C16a7a3D7b1898e529396a65c23',
+    ]) {
       const copy = Buffer.from(raw);
       copy.write(owner, ownerAt, 'latin1');
       expect(detail(writeFailure(copy)), owner).to.equal('typed ethereum owner is not a 0x address');

@@ -90,10 +90,7 @@ describe('service wallet', () => {
 
     it('names the file when it cannot be read', async () => {
       const file = join(dir, 'missing.json');
-      await expectWalletError(
-        loadOrCreateWallet({ walletFile: file, dataDir: dir }),
-        `wallet file ${file}: cannot be read (ENOENT)`,
-      );
+      await expectWalletError(loadOrCreateWallet({ walletFile: file, dataDir: dir }), `wallet file ${file}: cannot be read (ENOENT)`);
     });
 
     it('names the file when it is not an RSA JWK', async () => {
@@ -101,10 +98,7 @@ describe('service wallet', () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       await writeFile(file, JSON.stringify(privateKey.export({ format: 'jwk' })));
 
-      await expectWalletError(
-        loadOrCreateWallet({ walletFile: file, dataDir: dir }),
-        `wallet file ${file}: is not a usable RSA JWK: kty is "EC", not "RSA"`,
-      );
+      await expectWalletError(loadOrCreateWallet({ walletFile: file, dataDir: dir }), `wallet file ${file}: is not a usable RSA JWK: kty is "EC", not "RSA"`);
     });
 
     it('names the file when the RSA JWK has no private part', async () => {

@@ -9,7 +9,10 @@ export interface BareServer {
 
 /** A bare `node:http` server in a child process answering every request 200 with `body` (JSON). */
 export async function startBareServer(body: string): Promise<BareServer> {
-  const child = fork(fileURLToPath(new URL('./bareServerChild.mjs', import.meta.url)), [body], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./bareServerChild.mjs', import.meta.url)), [body], {
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const [ready] = (await once(child, 'message')) as [{ port: number }];
   const exited = once(child, 'exit');
   return {

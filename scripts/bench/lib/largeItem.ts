@@ -16,5 +16,4 @@ export async function writeLargeItem(file: string, size: number): Promise<{ id: 
 }
 
 /** bytes `start`..`end` (exclusive) of a file, as a stream */
-export const fileRange = (file: string, start: number, end: number) =>
-  createReadStream(file, { start, end: end - 1, highWaterMark: 1 << 20 });
+export const fileRange = (file: string, start: number, end: number) => createReadStream(file, { start, end: end - 1, highWaterMark: 1 << 20 });

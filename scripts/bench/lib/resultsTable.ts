@@ -34,10 +34,7 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
 /** the table as markdown, missed targets marked `MISSED` so they stand out */
 export function markdownTable(rows: Row[]): string {
-  const lines = [
-    '| benchmark | figure | value | baseline (same run) | ratio | target | met | notes |',
-    '|---|---|---|---|---|---|---|---|',
-  ];
+  const lines = ['| benchmark | figure | value | baseline (same run) | ratio | target | met | notes |', '|---|---|---|---|---|---|---|---|'];
   for (const row of rows) {
     const baseline = row.baseline ? `${withUnit(row.baseline.value, row.baseline.unit)} (${row.baseline.what})` : '';
     const ratio = row.ratio === undefined ? '' : number(row.ratio);

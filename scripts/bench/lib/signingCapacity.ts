@@ -27,11 +27,7 @@ export interface MeasureSigningCapacityOptions {
  * per core), for benchmarks that compare an upload rate with the signing ceiling. Enough requests
  * are kept in flight that no worker ever waits for work.
  */
-export async function measureSigningCapacity({
-  seconds,
-  jwk,
-  workers = availableParallelism(),
-}: MeasureSigningCapacityOptions): Promise<SigningCapacity> {
+export async function measureSigningCapacity({ seconds, jwk, workers = availableParallelism() }: MeasureSigningCapacityOptions): Promise<SigningCapacity> {
   const signer = createReceiptSigner({ jwk: jwk ?? (await generateRsaJwk()), workers });
   try {
     let next = 0;

@@ -24,7 +24,10 @@ export interface SinkGateway {
  * and CPU are the poster's alone, as they would be against a real gateway.
  */
 export async function startSinkGateway(): Promise<SinkGateway> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sinkGatewayChild.mjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sinkGatewayChild.mjs', import.meta.url)), [], {
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const [ready] = (await once(child, 'message')) as [{ port: number }];
   const exited = once(child, 'exit');
   return {

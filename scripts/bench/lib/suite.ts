@@ -449,7 +449,11 @@ export const suite: Benchmark[] = [
           notes:
             `p50 ${num(k, 'p50Ms')} ms, p99 ${num(k, 'p99Ms')} ms, ${num(k, 'errors')} errors` +
             (Array.isArray(k.errorSamples) ? `: ${(k.errorSamples as string[]).join('; ')}` : '') +
-            (kind === 'multipart' ? Object.entries(steps).map(([name, t]) => `; ${name} p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms`).join('') : ''),
+            (kind === 'multipart'
+              ? Object.entries(steps)
+                  .map(([name, t]) => `; ${name} p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms`)
+                  .join('')
+              : ''),
         })),
       ];
     },

@@ -36,7 +36,10 @@ export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fe
     const body = parseJson(answer.text) as { result?: unknown; error?: { message?: unknown } } | undefined;
     if (answer.status !== 200 || body === undefined || body.error !== undefined || !('result' in body)) {
       const why = body?.error !== undefined ? `error ${String(body.error.message)}` : `HTTP ${answer.status}`;
-      throw new GatewayRequestError(`${method} at ${answer.url} answered ${why}`, answer.status === 200 ? { kind: 'answer', status: 200 } : { kind: 'status', status: answer.status });
+      throw new GatewayRequestError(
+        `${method} at ${answer.url} answered ${why}`,
+        answer.status === 200 ? { kind: 'answer', status: 200 } : { kind: 'status', status: answer.status },
+      );
     }
     return body.result;
   }

@@ -62,9 +62,7 @@ class FsBlobStore implements BlobStore {
       await unlink(temp);
       this.#assertOpen();
     }
-    const writer = new FsBlobWriter(handle, { temp, pathOf: (key) => this.#pathOf(key) }, (done) =>
-      this.#writers.delete(done),
-    );
+    const writer = new FsBlobWriter(handle, { temp, pathOf: (key) => this.#pathOf(key) }, (done) => this.#writers.delete(done));
     this.#writers.add(writer);
     return writer;
   }

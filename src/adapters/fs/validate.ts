@@ -12,7 +12,6 @@ export function assertBlobKey(key: string): void {
 /** Inclusive on both ends, like an HTTP Range header; an empty blob has no valid range. */
 export function assertRangeWithin(range: ByteRange, size: number): void {
   const { start, end } = range;
-  const valid =
-    Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start <= end && end < size;
+  const valid = Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start <= end && end < size;
   if (!valid) throw new RangeError(`byte range ${start}-${end} is outside a blob of ${size} bytes`);
 }

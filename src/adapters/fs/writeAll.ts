@@ -11,10 +11,7 @@ export async function writeAll(handle: FileHandle, chunks: Uint8Array[], positio
   while (rest.length > 0) {
     const expected = rest.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     const [only] = rest;
-    const { bytesWritten } =
-      rest.length === 1 && only !== undefined
-        ? await handle.write(only, 0, only.byteLength, at)
-        : await handle.writev(rest, at);
+    const { bytesWritten } = rest.length === 1 && only !== undefined ? await handle.write(only, 0, only.byteLength, at) : await handle.writev(rest, at);
     if (bytesWritten === expected) return;
     if (bytesWritten === 0) throw new Error(`write made no progress at offset ${at}`);
     rest = dropBytes(rest, bytesWritten);

@@ -32,7 +32,7 @@ export async function writeAtPath(path: string, offset: number, source: AsyncIte
     const flush = async () => {
       const buffers = batch;
       const at = position;
-        position += batched;
+      position += batched;
       batch = [];
       batched = 0;
       // one write in flight while the next batch is gathered: disk and hashing overlap

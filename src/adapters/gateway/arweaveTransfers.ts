@@ -33,13 +33,16 @@ export function createArweaveTransfers({ gatewayUrl, timeoutMs, fetch: fetchFn =
       else if (header.status === 200 || header.status === 202) fields = await graphqlFields(txId, signal);
       else throw new GatewayRequestError(`GET ${header.url} answered HTTP ${header.status}`, { kind: 'status', status: header.status });
       if (!fields) return undefined;
-      const status = transactionStatusIn(await gatewayRequest({ ...base, method: 'GET', path: `/tx/${txId}/status`, accept: 'application/json, text/plain', signal }));
+      const status = transactionStatusIn(
+        await gatewayRequest({ ...base, method: 'GET', path: `/tx/${txId}/status`, accept: 'application/json, text/plain', signal }),
+      );
       return {
         txId,
         ...fields,
         failed: false,
         // a header the gateway serves with no status yet (not found there) is not in a block
-        status: status.status === 'confirmed' ? { confirmed: true, blockHeight: status.blockHeight, confirmations: status.confirmations } : { confirmed: false },
+        status:
+          status.status === 'confirmed' ? { confirmed: true, blockHeight: status.blockHeight, confirmations: status.confirmations } : { confirmed: false },
       };
     },
   };
@@ -79,7 +82,11 @@ interface HeaderJson {
   tags?: { name: string; value: string }[];
 }
 interface GraphqlAnswer {
-  data?: { transactions?: { edges?: { node?: { owner?: { address?: unknown }; recipient?: string; quantity?: { winston?: unknown }; tags?: { name: string; value: string }[] } }[] } };
+  data?: {
+    transactions?: {
+      edges?: { node?: { owner?: { address?: unknown }; recipient?: string; quantity?: { winston?: unknown }; tags?: { name: string; value: string }[] } }[];
+    };
+  };
 }
 
 /** a destination tag that is not an account address is ignored: the sender is credited */

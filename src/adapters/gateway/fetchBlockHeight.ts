@@ -3,7 +3,6 @@ import { gatewayGetText, GatewayRequestError } from './getText.js';
 
 /** One `GET {gatewayUrl}/info`, reduced to the block height, with every failure as a readable Error. */
 
-
 export interface FetchBlockHeightOptions {
   gatewayUrl: string;
   timeoutMs: number;

@@ -26,9 +26,7 @@ function confirmedIn(text: string): TransactionStatus | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const { block_height: blockHeight, number_of_confirmations: confirmations, block_indep_hash: blockHash } = json as Record<string, unknown>;
   if (!isCount(blockHeight) || !isCount(confirmations)) return undefined;
-  return typeof blockHash === 'string'
-    ? { status: 'confirmed', blockHeight, confirmations, blockHash }
-    : { status: 'confirmed', blockHeight, confirmations };
+  return typeof blockHash === 'string' ? { status: 'confirmed', blockHeight, confirmations, blockHash } : { status: 'confirmed', blockHeight, confirmations };
 }
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

@@ -24,8 +24,7 @@ export interface Cut {
 
 export type Segment<Id = string> =
   /** bytes `[start, end)` of a layer (its own offsets, end exclusive) */
-  | { kind: 'layer'; id: Id; start: number; end: number }
-  | { kind: 'zeros'; length: number };
+  { kind: 'layer'; id: Id; start: number; end: number } | { kind: 'zeros'; length: number };
 
 /** Size: in seq order, a layer extends it to its end, a cut sets it. An empty layer writes nothing. */
 export function sizeOf(layers: readonly Layer<unknown>[], cuts: readonly Cut[]): number {

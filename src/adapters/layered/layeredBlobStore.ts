@@ -119,9 +119,7 @@ export class LayeredBlobStore implements BlobStore {
       if (sizeOf(blob.layers, blob.cuts) <= size) return;
       const seq = await this.backend.appendCut(key, blob.blob, size);
       if (seq === undefined) continue; // repointed meanwhile: cut what it points at now
-      await this.#quietly('dropping parts cut away failed', () =>
-        this.#deleteLayers(hiddenLayers(blob.layers, [...blob.cuts, { seq, size }])),
-      );
+      await this.#quietly('dropping parts cut away failed', () => this.#deleteLayers(hiddenLayers(blob.layers, [...blob.cuts, { seq, size }])));
       return;
     }
     throw new Error(`blob ${key} kept being replaced while it was truncated`);

@@ -1,11 +1,4 @@
-import {
-  MongoClientClosedError,
-  MongoError,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-} from 'mongodb';
+import { MongoClientClosedError, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 import { BlobStoreUnavailable } from '../../ports/blobStore.js';
 import { ReadStoreUnavailable } from '../../ports/readStore.js';
 

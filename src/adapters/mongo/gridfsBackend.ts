@@ -1,4 +1,13 @@
-import { GridFSBucket, ObjectId, type Collection, type Db, type GridFSBucketOptions, type GridFSChunk, type MongoClient, type WriteConcernSettings } from 'mongodb';
+import {
+  GridFSBucket,
+  ObjectId,
+  type Collection,
+  type Db,
+  type GridFSBucketOptions,
+  type GridFSChunk,
+  type MongoClient,
+  type WriteConcernSettings,
+} from 'mongodb';
 import type { BlobBackend, BlobPointer } from '../layered/blobBackend.js';
 import type { Cut, Layer } from '../layered/blobPlan.js';
 import { underPrefix } from './blobPrefix.js';

@@ -128,15 +128,16 @@ class MongoReadStoreImpl implements MongoReadStore {
       const written = new Map<string, string>();
       await this.#transaction(async (session) => {
         written.clear();
-        const stored = await this.#storedCheckpoints(checkpoints.map((c) => c.name), session);
+        const stored = await this.#storedCheckpoints(
+          checkpoints.map((c) => c.name),
+          session,
+        );
         const checkpointWrites = checkpointOps(checkpoints, stored);
         for (const [collection, documents] of planned) {
           const physical = await this.#catalog.forWrite(collection, session);
           written.set(collection, physical);
           const target = this.#documents(physical);
-          const current = await target
-            .find({ _id: { $in: documents.map((d) => d.id) } }, { projection: { position: 1 }, session })
-            .toArray();
+          const current = await target.find({ _id: { $in: documents.map((d) => d.id) } }, { projection: { position: 1 }, session }).toArray();
           const ops = documentOps(documents, new Map(current.map((row) => [row._id, decodePosition(row.position)])));
           if (ops.length > 0) await target.bulkWrite(ops, { session });
         }
@@ -245,4 +246,3 @@ class MongoReadStoreImpl implements MongoReadStore {
 }
 
 const storedOf = <T>(row: DocumentRecord): StoredDocument<T> => ({ doc: row.doc as T, position: decodePosition(row.position) });
-

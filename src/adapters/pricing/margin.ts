@@ -12,5 +12,4 @@ export function marginBasisPoints(marginPercent: number): bigint {
 }
 
 /** Rounded up: the margin never leaves the service a fraction of a winc short of the network price. */
-export const withMargin = (winston: bigint, basisPoints: bigint): bigint =>
-  ceilDiv(winston * (10_000n + basisPoints), 10_000n);
+export const withMargin = (winston: bigint, basisPoints: bigint): bigint => ceilDiv(winston * (10_000n + basisPoints), 10_000n);

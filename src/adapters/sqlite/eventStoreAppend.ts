@@ -9,12 +9,7 @@
  * with stored ids is a conflict, as EventStoreDB answers a "corrupted idempotency" with a wrong expected
  * version. This is what lets a client retry a write whose answer it lost.
  */
-import {
-  WrongExpectedRevision,
-  type AppendResult,
-  type ExpectedRevision,
-  type StreamName,
-} from '../../ports/eventStore.js';
+import { WrongExpectedRevision, type AppendResult, type ExpectedRevision, type StreamName } from '../../ports/eventStore.js';
 import type { StoredRef, Statements } from './eventStoreSchema.js';
 
 export interface SerializedEvent {
@@ -64,8 +59,7 @@ function earlierResult(s: Statements, req: AppendRequest, current: Current): App
     if (r !== undefined && r.stream !== req.stream) throw new DuplicateEventId(req.events[i]!.id, r.stream);
   });
   const first = stored[0];
-  const isRun =
-    first !== undefined && stored.every((r, i) => r !== undefined && r.revision === first.revision + BigInt(i));
+  const isRun = first !== undefined && stored.every((r, i) => r !== undefined && r.revision === first.revision + BigInt(i));
   if (!isRun || !retryStartsWhereExpected(req.expected, first.revision)) {
     throw new WrongExpectedRevision(req.stream, req.expected, current);
   }

@@ -66,18 +66,10 @@ export function createSchema(db: Database.Database): void {
 
 /** Statements read 64-bit integers as bigint (safeIntegers) so positions never lose precision. */
 export function prepareStatements(db: Database.Database): Statements {
-  const lastOfStream = db
-    .prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')
-    .safeIntegers(true);
+  const lastOfStream = db.prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);
   const byEventId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
-  const insert = db
-    .prepare(
-      'INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    )
-    .safeIntegers(true);
-  const streamPage = db
-    .prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?')
-    .safeIntegers(true);
+  const insert = db.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true);
+  const streamPage = db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true);
   const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true);
   const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
   // Counted over the position index, stopping at the limit.
@@ -86,8 +78,7 @@ export function prepareStatements(db: Database.Database): Statements {
   return {
     lastOfStream: (stream) => lastOfStream.get(stream) as StoredRef | undefined,
     byEventId: (eventId) => byEventId.get(eventId) as StoredRef | undefined,
-    insert: (r) =>
-      BigInt(insert.run(r.stream, r.revision, r.eventId, r.type, r.data, r.metadata, r.created).lastInsertRowid),
+    insert: (r) => BigInt(insert.run(r.stream, r.revision, r.eventId, r.type, r.data, r.metadata, r.created).lastInsertRowid),
     streamPage: (stream, fromRevision, limit) => streamPage.all(stream, fromRevision, limit) as EventRow[],
     allPage: (after, limit) => allPage.all(after, limit) as EventRow[],
     head: () => (head.get() as { head: bigint | null }).head ?? 0n,

@@ -177,8 +177,7 @@ export class WorkerGroupCommitWriter implements AppendWriter {
     const reason = `the event store writer stopped (exit code ${code}${why})`;
     // Nothing written: the worker could not open its connection (as a file that cannot be used now),
     // or the appends never reached it.
-    const notWritten = () =>
-      sqliteCode !== undefined ? eventStoreUnavailable(sqliteCode, cause) : new EventStoreUnavailable(reason, { cause });
+    const notWritten = () => (sqliteCode !== undefined ? eventStoreUnavailable(sqliteCode, cause) : new EventStoreUnavailable(reason, { cause }));
     const inFlight = this.inFlight?.group ?? [];
     this.inFlight = undefined;
     const queued = this.queue.splice(0);

@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
-import { CheckpointConflict, ReadStoreUnavailable, type CheckpointWrite, type DocumentWrite, type ReadModelRef, type ReadStore, type StoredDocument } from '../../ports/readStore.js';
+import {
+  CheckpointConflict,
+  ReadStoreUnavailable,
+  type CheckpointWrite,
+  type DocumentWrite,
+  type ReadModelRef,
+  type ReadStore,
+  type StoredDocument,
+} from '../../ports/readStore.js';
 import { guardSqlite } from './unavailable.js';
 import { writeProbe } from './writeProbe.js';
 
@@ -62,13 +70,9 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
      ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
   );
   const remove = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
-  const scan = db
-    .prepare('SELECT id, position, doc FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT ?')
-    .safeIntegers(true);
+  const scan = db.prepare('SELECT id, position, doc FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT ?').safeIntegers(true);
   const getCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').safeIntegers(true);
-  const putCheckpoint = db.prepare(
-    'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
-  );
+  const putCheckpoint = db.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position');
   const removeCheckpoint = db.prepare('DELETE FROM checkpoints WHERE name = ?');
   // one statement: taken when free, expired, or already ours; SQLite's write lock makes it atomic across processes
   const takeLease = db.prepare(
@@ -77,9 +81,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
      WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`,
   );
   const physicalName = db.prepare('SELECT physical FROM collection_names WHERE name = ?').pluck();
-  const pointName = db.prepare(
-    'INSERT INTO collection_names (name, physical) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET physical = excluded.physical',
-  );
+  const pointName = db.prepare('INSERT INTO collection_names (name, physical) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET physical = excluded.physical');
   const detach = db.prepare('INSERT OR IGNORE INTO detached (physical) VALUES (?)');
   const someDetached = db.prepare('SELECT physical FROM detached LIMIT 1').pluck();
   const cleared = db.prepare('DELETE FROM detached WHERE physical = ?');
@@ -170,9 +172,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
   const manyStatement = (n: number) => {
     let s = manyStatements.get(n);
     if (!s) {
-      s = db
-        .prepare(`SELECT id, position, doc FROM documents WHERE collection = ? AND id IN (${Array(n).fill('?').join(',')})`)
-        .safeIntegers(true);
+      s = db.prepare(`SELECT id, position, doc FROM documents WHERE collection = ? AND id IN (${Array(n).fill('?').join(',')})`).safeIntegers(true);
       manyStatements.set(n, s);
     }
     return s;

@@ -35,7 +35,10 @@ const layoutOf = (bundle: Bundle) => bundleLayout(bundle.items.map(({ id, size }
 
 /** the layout with each item's accepted sha256, so its blob is checked while the data root is computed */
 async function checkedLayoutOf(deps: BundlerDeps, bundle: Bundle) {
-  const digests = await acceptedDigests(deps.eventStore, bundle.items.map((i) => i.id));
+  const digests = await acceptedDigests(
+    deps.eventStore,
+    bundle.items.map((i) => i.id),
+  );
   return bundleLayout(bundle.items.map(({ id, size }) => ({ id, size, blobKey: itemBlobKey(id), sha256: digests.get(id)! })));
 }
 
@@ -105,7 +108,13 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       const [anchor, anchorHeight] = await Promise.all([deps.gateway.anchor(call), deps.gateway.currentHeight(call)]);
       let prepared: Awaited<ReturnType<typeof prepareBundle>>;
       try {
-        prepared = await prepareBundle({ blobStore: deps.blobStore, layout: await checkedLayoutOf(deps, bundle), jwk: deps.jwk, anchor, reward: reward.toString() });
+        prepared = await prepareBundle({
+          blobStore: deps.blobStore,
+          layout: await checkedLayoutOf(deps, bundle),
+          jwk: deps.jwk,
+          anchor,
+          reward: reward.toString(),
+        });
       } catch (error) {
         if (await dropIfDamaged(error)) return;
         throw error;

@@ -57,12 +57,16 @@ export function createBundler(given: BundlerDeps) {
     const failure = failures.get(planId);
     if (failure && failure.retryAt > now()) return;
     try {
-      for (let bundle = await deps.bundles.read(planId); bundle && !stopping.signal.aborted; ) {
+      for (let bundle = await deps.bundles.read(planId); bundle && !stopping.signal.aborted;) {
         const before = bundle.status;
         await advanceBundle(deps, bundle, trees, stopping.signal);
         failures.delete(planId);
         const after = await deps.bundles.read(planId);
-        if (after?.status === 'dropped' && before !== 'dropped') await failExhaustedItems(deps, after.items.map((i) => i.id));
+        if (after?.status === 'dropped' && before !== 'dropped')
+          await failExhaustedItems(
+            deps,
+            after.items.map((i) => i.id),
+          );
         if (!after || after.status === before || !UNATTENDED.has(after.status)) break;
         bundle = after;
       }

@@ -11,12 +11,7 @@ import type { BundlerDeps } from './deps.js';
  * never leave its items in two mined bundles. The transaction's status is asked last (unless
  * known), so a failing post before expiry costs one `GET /info` only.
  */
-export async function unseenPastAnchor(
-  deps: BundlerDeps,
-  bundle: SignedBundle,
-  signal?: AbortSignal,
-  known?: TransactionStatus,
-): Promise<string | undefined> {
+export async function unseenPastAnchor(deps: BundlerDeps, bundle: SignedBundle, signal?: AbortSignal, known?: TransactionStatus): Promise<string | undefined> {
   const call = signal ? { signal } : {};
   const height = await deps.gateway.currentHeight(call);
   const age = height - bundle.anchorHeight;

@@ -122,7 +122,11 @@ export function createWalletFunds({ gateway, address, refreshMs, now, warn = () 
     /** reads the balance now, then every `refreshMs`; a failed read is logged and the last balance kept */
     start(): void {
       void read().catch((error: unknown) => log('service wallet balance not read', error));
-      periodic ??= every(refreshMs, () => read(), (message, error) => log(`wallet balance: ${message}`, error));
+      periodic ??= every(
+        refreshMs,
+        () => read(),
+        (message, error) => log(`wallet balance: ${message}`, error),
+      );
     },
     async stop(): Promise<void> {
       await periodic?.stop();

@@ -57,7 +57,13 @@ export async function planBundles(deps: BundlerDeps, reflect?: bigint): Promise<
     const { position } = await deps.bundles.execute(
       {
         type: 'Plan',
-        data: { planId, items: layout.items.map(({ id, size, offset }) => ({ id, size, offset })), headerSize: layout.headerSize, totalSize: layout.totalSize, now },
+        data: {
+          planId,
+          items: layout.items.map(({ id, size, offset }) => ({ id, size, offset })),
+          headerSize: layout.headerSize,
+          totalSize: layout.totalSize,
+          now,
+        },
       },
       BUNDLER,
     );

@@ -8,9 +8,7 @@ import type { MultipartDeps } from './deps.js';
 import type { Finalizer } from './finalizer.js';
 import { ensureNotBlocked } from '../blocklist.js';
 
-export type FinalizeOutcome =
-  | { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean }
-  | { kind: 'started' };
+export type FinalizeOutcome = { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean } | { kind: 'started' };
 
 export async function createUpload(deps: MultipartDeps, input: { token: string; chunkSize?: string; ctx: RequestContext }) {
   let chunkSize: number | undefined;

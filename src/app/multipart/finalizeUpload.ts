@@ -36,7 +36,7 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
 
   let received: ReceivedDataItem;
   try {
-    received = await movedBeforeCrash(deps, upload, tiling.size) ?? (await assembleUpload(deps, uploadId, tiling.ordered, tiling.size));
+    received = (await movedBeforeCrash(deps, upload, tiling.size)) ?? (await assembleUpload(deps, uploadId, tiling.ordered, tiling.size));
   } catch (error) {
     if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) return invalid(error.detail ?? error.code);
     throw error;

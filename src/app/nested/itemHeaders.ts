@@ -41,5 +41,4 @@ export async function* itemHeads(
 }
 
 const headEnd = (entry: BundleEntry) => entry.offset + Math.min(entry.size, HEAD_BYTES);
-const joins = (entry: BundleEntry, spanStart: number, spanEnd: number) =>
-  entry.offset - spanEnd <= MAX_GAP && headEnd(entry) - spanStart <= READ_SPAN;
+const joins = (entry: BundleEntry, spanStart: number, spanEnd: number) => entry.offset - spanEnd <= MAX_GAP && headEnd(entry) - spanStart <= READ_SPAN;

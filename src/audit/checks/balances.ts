@@ -31,11 +31,15 @@ export async function checkBalances(events: AsyncIterable<AuditEvent>, deps: Bal
 
   let created: { address: string; position: bigint }[] = [];
   const lookForDocuments = async () => {
-    const docs = await deps.readStore.getMany<SerializedAccount>(collection, created.map((c) => c.address));
+    const docs = await deps.readStore.getMany<SerializedAccount>(
+      collection,
+      created.map((c) => c.address),
+    );
     for (const { address, position } of created) {
       if (docs.has(address)) continue;
       // a projector still behind this account's first event is late, not wrong
-      if (position <= checkpoint) sink.finding({ kind: 'balance-missing', id: address, detail: `no ${collection} document, though the projection is past position ${position}` });
+      if (position <= checkpoint)
+        sink.finding({ kind: 'balance-missing', id: address, detail: `no ${collection} document, though the projection is past position ${position}` });
       else sink.count('accountsNotProjectedYet');
     }
     created = [];
@@ -77,7 +81,11 @@ async function replayAccount(eventStore: BalanceDeps['eventStore'], address: str
 function checkNotNegative(address: string, state: AccountState, sink: AuditSink): void {
   const available = availableOf(state);
   if (available < 0n) {
-    sink.finding({ kind: 'balance-negative', id: address, detail: `available ${available} winc (credited ${state.credited}, spent ${state.spent}, reserved ${state.credited - state.spent - available})` });
+    sink.finding({
+      kind: 'balance-negative',
+      id: address,
+      detail: `available ${available} winc (credited ${state.credited}, spent ${state.spent}, reserved ${state.credited - state.spent - available})`,
+    });
   }
   for (const [owner, approval] of state.approvals) {
     if (approval.remaining < 0n) sink.finding({ kind: 'approval-negative', id: address, detail: `approval for ${owner} has ${approval.remaining} winc left` });

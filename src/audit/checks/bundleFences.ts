@@ -13,7 +13,11 @@ export async function checkBundleFences(events: AsyncIterable<AuditEvent>, sink:
     const { planId, fence } = event.data as { planId: string; fence?: number };
     const before = newest.get(planId);
     if (fence !== undefined && before !== undefined && fence < before) {
-      sink.finding({ kind: 'bundle-fence', id: planId, detail: `${event.type} (revision ${recorded.revision}) under fencing token ${fence}, after token ${before}` });
+      sink.finding({
+        kind: 'bundle-fence',
+        id: planId,
+        detail: `${event.type} (revision ${recorded.revision}) under fencing token ${fence}, after token ${before}`,
+      });
     } else if (fence !== undefined) {
       newest.set(planId, fence);
     }

@@ -19,7 +19,8 @@ export async function checkFailedItems(events: AsyncIterable<AuditEvent>, sink: 
       case 'BundlePlanned':
         for (const { id } of event.data.items) {
           const why = failed.get(id);
-          if (why !== undefined) sink.finding({ kind: 'failed-item-planned', id, detail: `planned in ${event.data.planId} while FAILED (${why}), never requeued` });
+          if (why !== undefined)
+            sink.finding({ kind: 'failed-item-planned', id, detail: `planned in ${event.data.planId} while FAILED (${why}), never requeued` });
         }
         break;
       default:

@@ -53,7 +53,5 @@ function fieldDifferences(receipt: Receipt, item: { id: string; owner: string; w
     ['deadlineHeight', receipt.deadlineHeight, item.deadlineHeight],
     ['timestamp', receipt.timestamp, item.timestamp],
   ];
-  return pairs
-    .filter(([, r, e]) => r !== e)
-    .map(([name, r, e]) => `${name}: receipt says ${String(r)}, the event says ${String(e)}`);
+  return pairs.filter(([, r, e]) => r !== e).map(([name, r, e]) => `${name}: receipt says ${String(r)}, the event says ${String(e)}`);
 }

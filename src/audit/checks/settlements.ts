@@ -29,7 +29,11 @@ export async function checkSettlements(events: AsyncIterable<AuditEvent>, sink: 
         const { id, payer, reservationId, winc } = event.data;
         if (payer === undefined || reservationId === undefined) {
           if (payer !== undefined || reservationId !== undefined || winc !== '0') {
-            sink.finding({ kind: 'settlement-missing', id, detail: `charged ${winc} winc with payer ${payer ?? '(none)'} and reservation ${reservationId ?? '(none)'}` });
+            sink.finding({
+              kind: 'settlement-missing',
+              id,
+              detail: `charged ${winc} winc with payer ${payer ?? '(none)'} and reservation ${reservationId ?? '(none)'}`,
+            });
           }
           break;
         }
@@ -55,7 +59,11 @@ export async function checkSettlements(events: AsyncIterable<AuditEvent>, sink: 
           const why = reservation ? 'before its item was accepted' : 'without an open reservation (settled twice?)';
           sink.finding({ kind: 'settlement-orphan', id: dataItemId, detail: `reservation ${reservationId} on ${address} settled ${why}` });
         } else if (reservation.accepted.winc !== winc) {
-          sink.finding({ kind: 'settlement-mismatch', id: dataItemId, detail: `reservation ${reservationId} on ${address} settled ${winc} winc, the item was accepted for ${reservation.accepted.winc}` });
+          sink.finding({
+            kind: 'settlement-mismatch',
+            id: dataItemId,
+            detail: `reservation ${reservationId} on ${address} settled ${winc} winc, the item was accepted for ${reservation.accepted.winc}`,
+          });
         }
         break;
       }
@@ -64,7 +72,11 @@ export async function checkSettlements(events: AsyncIterable<AuditEvent>, sink: 
         const reservation = open.get(key(address, reservationId));
         open.delete(key(address, reservationId));
         if (reservation?.accepted) {
-          sink.finding({ kind: 'settlement-missing', id: dataItemId, detail: `reservation ${reservationId} on ${address} released (${reason}) after the item was accepted with it` });
+          sink.finding({
+            kind: 'settlement-missing',
+            id: dataItemId,
+            detail: `reservation ${reservationId} on ${address} released (${reason}) after the item was accepted with it`,
+          });
         }
         break;
       }

@@ -49,7 +49,11 @@ export async function checkTopUps(events: AsyncIterable<AuditEvent>, deps: TopUp
       ...(transfer.target !== onChain.target ? [`target ${transfer.target ?? 'none'}, recorded ${onChain.target}`] : []),
       ...(transfer.quantity.toString() !== onChain.quantity ? [`quantity ${transfer.quantity}, recorded ${onChain.quantity}`] : []),
       ...(transfer.failed ? ['failed on chain'] : []),
-      ...(!transfer.status.confirmed ? ['not in a block'] : transfer.status.blockHeight !== onChain.blockHeight ? [`in block ${transfer.status.blockHeight}, recorded ${onChain.blockHeight}`] : []),
+      ...(!transfer.status.confirmed
+        ? ['not in a block']
+        : transfer.status.blockHeight !== onChain.blockHeight
+          ? [`in block ${transfer.status.blockHeight}, recorded ${onChain.blockHeight}`]
+          : []),
     ];
     if (differs.length > 0) sink.finding({ kind: 'top-up-mismatch', id, detail: `${where}: ${differs.join('; ')}` });
   }

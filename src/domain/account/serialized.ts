@@ -13,9 +13,7 @@ export const serializeAccount = (s: AccountState): SerializedAccount => ({
   creditIds: [...s.creditIds],
   credited: s.credited.toString(),
   spent: s.spent.toString(),
-  reservations: Object.fromEntries(
-    [...s.reservations].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }]),
-  ),
+  reservations: Object.fromEntries([...s.reservations].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }])),
   approvals: Object.fromEntries([...s.approvals].map(([a, ap]) => [a, { ...ap, remaining: ap.remaining.toString() }])),
 });
 

@@ -27,8 +27,7 @@ export const initialAccountState: AccountState = { creditIds: new Set(), credite
 export const reservedOf = (s: AccountState): bigint => [...s.reservations.values()].reduce((sum, r) => sum + r.winc, 0n);
 
 /** whether a reservation for this item is open: an upload of it is between its reservation and its settlement */
-export const holdsReservationFor = (s: AccountState, dataItemId: string): boolean =>
-  [...s.reservations.values()].some((r) => r.dataItemId === dataItemId);
+export const holdsReservationFor = (s: AccountState, dataItemId: string): boolean => [...s.reservations.values()].some((r) => r.dataItemId === dataItemId);
 
 /** what can still be reserved */
 export const availableOf = (s: AccountState): bigint => s.credited - s.spent - reservedOf(s);

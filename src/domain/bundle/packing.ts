@@ -45,7 +45,5 @@ export function packBundles(queue: readonly Queued[], limits: PackingLimits, now
     }
     if (!placed) bins.push({ items: [item], bytes: 32 + cost, full: limits.maxItems === 1 });
   }
-  return bins
-    .filter((bin) => bin.full || now - bin.items[0]!.acceptedAt >= limits.maxWaitMs)
-    .map((bin) => bin.items);
+  return bins.filter((bin) => bin.full || now - bin.items[0]!.acceptedAt >= limits.maxWaitMs).map((bin) => bin.items);
 }

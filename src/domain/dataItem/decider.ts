@@ -140,9 +140,7 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
   match(command)
     .returnType<Decision>()
     .with({ type: 'AcceptDataItem' }, (c) =>
-      state.status === 'accepted'
-        ? { events: [], existing: state.receipt }
-        : { events: [{ type: 'DataItemAccepted' as const, data: c.data }] },
+      state.status === 'accepted' ? { events: [], existing: state.receipt } : { events: [{ type: 'DataItemAccepted' as const, data: c.data }] },
     )
     // Found once: a second finding (a restart looking again) adds nothing. A failed item is in no
     // bundle again: its bytes do not matter any more.

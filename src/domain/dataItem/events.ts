@@ -151,7 +151,14 @@ export const NestedItemsIndexed = z.object({
 });
 export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
 
-export const DataItemEvent = z.discriminatedUnion('type', [DataItemAccepted, NestedItemsIndexed, DataItemFailed, DataItemDamaged, DataItemRepaired, DataItemRequeued]);
+export const DataItemEvent = z.discriminatedUnion('type', [
+  DataItemAccepted,
+  NestedItemsIndexed,
+  DataItemFailed,
+  DataItemDamaged,
+  DataItemRepaired,
+  DataItemRequeued,
+]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));
 export const isDataItemEvent = (e: { type: string }): e is DataItemEvent => dataItemEventTypes.has(e.type);

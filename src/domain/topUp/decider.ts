@@ -32,7 +32,12 @@ export const decideTopUp = (command: TopUpCommand, state: TopUpState): TopUpEven
     .with({ type: 'Expire' }, ({ data }) =>
       // only a claim not credited yet expires; the caller saw it pending in the read model
       state.status === 'claimed' && !state.claim.confirmed
-        ? [{ type: 'TopUpExpired', data: { token: data.token, txId: data.txId, address: state.claim.address, claimedAt: state.claim.timestamp, timestamp: data.now } }]
+        ? [
+            {
+              type: 'TopUpExpired',
+              data: { token: data.token, txId: data.txId, address: state.claim.address, claimedAt: state.claim.timestamp, timestamp: data.now },
+            },
+          ]
         : [],
     )
     .exhaustive();

@@ -48,15 +48,9 @@ export const decideUpload = (command: UploadCommand, state: UploadState): Upload
     .with({ type: 'MarkValidated' }, ({ data: { now, ...d } }) =>
       state?.status === 'VALIDATING' ? [{ type: 'UploadValidated', data: { ...d, timestamp: now } }] : [],
     )
-    .with({ type: 'MarkFinalized' }, ({ data: { now, ...d } }) =>
-      finalizing(state) ? [{ type: 'UploadFinalized', data: { ...d, timestamp: now } }] : [],
-    )
-    .with({ type: 'MarkInvalid' }, ({ data: { now, ...d } }) =>
-      finalizing(state) ? [{ type: 'UploadInvalid', data: { ...d, timestamp: now } }] : [],
-    )
-    .with({ type: 'MarkUnderfunded' }, ({ data: { now, ...d } }) =>
-      finalizing(state) ? [{ type: 'UploadUnderfunded', data: { ...d, timestamp: now } }] : [],
-    )
+    .with({ type: 'MarkFinalized' }, ({ data: { now, ...d } }) => (finalizing(state) ? [{ type: 'UploadFinalized', data: { ...d, timestamp: now } }] : []))
+    .with({ type: 'MarkInvalid' }, ({ data: { now, ...d } }) => (finalizing(state) ? [{ type: 'UploadInvalid', data: { ...d, timestamp: now } }] : []))
+    .with({ type: 'MarkUnderfunded' }, ({ data: { now, ...d } }) => (finalizing(state) ? [{ type: 'UploadUnderfunded', data: { ...d, timestamp: now } }] : []))
     // decided on the stream, not the read model the expirer scanned: a chunk or a finalize since then counts
     .with({ type: 'Expire' }, ({ data: { now, lifetimes, ...d } }) =>
       state && pastLifetime({ ...state, owned: ownerKnown(state) }, now, lifetimes) ? [{ type: 'UploadExpired', data: { ...d, timestamp: now } }] : [],

@@ -5,7 +5,10 @@ import { streamName, type StreamName } from '../../ports/eventStore.js';
 /** 144 random bits, base64url: unguessable, URL-safe, and never `-1` (the router's finalize marker). */
 export const newUploadId = (): UploadId => randomBytes(18).toString('base64url') as UploadId;
 
-export const UploadId = z.string().regex(/^[A-Za-z0-9_-]{22,64}$/).brand<'UploadId'>();
+export const UploadId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{22,64}$/)
+  .brand<'UploadId'>();
 export type UploadId = z.infer<typeof UploadId>;
 
 export const uploadStream = (id: string): StreamName => streamName(`upload-${id}`);

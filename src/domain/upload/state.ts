@@ -91,31 +91,33 @@ export const evolveUpload = (state: UploadState, event: UploadEvent): UploadStat
     };
   }
   if (!state) return state;
-  return match(event)
-    .returnType<Upload>()
-    .with({ type: 'ChunkReceived' }, ({ data }) => withChunk(state, data))
-    .with({ type: 'UploadFinalizeRequested' }, ({ data }) => ({
-      ...state,
-      status: 'VALIDATING',
-      statusChangedAt: data.timestamp,
-      finalize: { mode: data.mode, paidBy: data.paidBy },
-    }))
-    // recorded on a validating upload only (the decider): on anything else it would change nothing
-    .with({ type: 'UploadValidated' }, ({ data }) =>
-      state.status === 'VALIDATING' ? { ...state, status: 'FINALIZING', statusChangedAt: data.timestamp, dataItemId: data.dataItemId } : state,
-    )
-    .with({ type: 'UploadFinalized' }, ({ data }) => ({
-      ...state,
-      status: 'FINALIZED',
-      statusChangedAt: data.timestamp,
-      dataItemId: data.dataItemId,
-      receipt: data.receipt,
-      ...(data.existed ? { existed: true } : {}),
-    }))
-    .with({ type: 'UploadInvalid' }, ({ data }) => ({ ...state, status: 'INVALID', statusChangedAt: data.timestamp }))
-    .with({ type: 'UploadUnderfunded' }, ({ data }) => ({ ...state, status: 'UNDERFUNDED', statusChangedAt: data.timestamp, dataItemId: data.dataItemId }))
-    .with({ type: 'UploadExpired' }, ({ data }) => ({ ...state, status: 'EXPIRED', statusChangedAt: data.timestamp }))
-    .exhaustive();
+  return (
+    match(event)
+      .returnType<Upload>()
+      .with({ type: 'ChunkReceived' }, ({ data }) => withChunk(state, data))
+      .with({ type: 'UploadFinalizeRequested' }, ({ data }) => ({
+        ...state,
+        status: 'VALIDATING',
+        statusChangedAt: data.timestamp,
+        finalize: { mode: data.mode, paidBy: data.paidBy },
+      }))
+      // recorded on a validating upload only (the decider): on anything else it would change nothing
+      .with({ type: 'UploadValidated' }, ({ data }) =>
+        state.status === 'VALIDATING' ? { ...state, status: 'FINALIZING', statusChangedAt: data.timestamp, dataItemId: data.dataItemId } : state,
+      )
+      .with({ type: 'UploadFinalized' }, ({ data }) => ({
+        ...state,
+        status: 'FINALIZED',
+        statusChangedAt: data.timestamp,
+        dataItemId: data.dataItemId,
+        receipt: data.receipt,
+        ...(data.existed ? { existed: true } : {}),
+      }))
+      .with({ type: 'UploadInvalid' }, ({ data }) => ({ ...state, status: 'INVALID', statusChangedAt: data.timestamp }))
+      .with({ type: 'UploadUnderfunded' }, ({ data }) => ({ ...state, status: 'UNDERFUNDED', statusChangedAt: data.timestamp, dataItemId: data.dataItemId }))
+      .with({ type: 'UploadExpired' }, ({ data }) => ({ ...state, status: 'EXPIRED', statusChangedAt: data.timestamp }))
+      .exhaustive()
+  );
 };
 
 function withChunk(state: Upload, data: Extract<UploadEvent, { type: 'ChunkReceived' }>['data']): Upload {

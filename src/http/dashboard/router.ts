@@ -10,7 +10,8 @@ import { dashboardItemPageRoute, dashboardItemRoute, dashboardPageRoute, dashboa
 const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
 
 /** the pages load only their own scripts and styles, and fetch only this origin */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function page(res: Response, file: string) {
   res.set({ 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache', 'Referrer-Policy': 'no-referrer' });

@@ -71,9 +71,7 @@ export const BalanceBody = z
     creditedWinc: Winc,
     spentWinc: Winc,
     reservedWinc: Winc,
-    givenApprovals: z.array(
-      z.object({ approvedAddress: z.string(), remainingWinc: Winc, expiresAt: z.iso.datetime().optional() }),
-    ),
+    givenApprovals: z.array(z.object({ approvedAddress: z.string(), remainingWinc: Winc, expiresAt: z.iso.datetime().optional() })),
   })
   .meta({ id: 'Balance', description: "an account's balance in winc" });
 
@@ -85,7 +83,8 @@ export const RequeueAnswerBody = z
   .object({
     id: z.string(),
     requeued: z.boolean().meta({
-      description: 'true: back in the bundle queue (`GET /tx/:id/status` answers `CONFIRMED`/`new`); false: it was requeued before and has not failed since, so nothing was done',
+      description:
+        'true: back in the bundle queue (`GET /tx/:id/status` answers `CONFIRMED`/`new`); false: it was requeued before and has not failed since, so nothing was done',
     }),
     previousFailure: z.string().optional().meta({ description: 'the reason of the failure it left (when requeued now)' }),
     already: z
@@ -139,9 +138,7 @@ export const UploadStatusBody = z
   })
   .meta({ id: 'UploadStatus' });
 
-export const FinalizedUploadBody = z
-  .object({ id: z.string().meta({ description: 'the data item id' }), data: ReceiptBody })
-  .meta({ id: 'FinalizedUpload' });
+export const FinalizedUploadBody = z.object({ id: z.string().meta({ description: 'the data item id' }), data: ReceiptBody }).meta({ id: 'FinalizedUpload' });
 
 /** What the handlers build is what these schemas describe: checked by the compiler, nothing at run time. */
 type Describes<Schema extends z.ZodType, _Built extends z.output<Schema>> = true;
@@ -199,8 +196,10 @@ export const TokenBalanceBody = z
   .object({
     balance: Winc.meta({ description: 'available winc (what Irys/Bundlr clients read)' }),
     winc: Winc.meta({ description: 'available: credited - spent - reserved' }),
-    controlledWinc: Winc.meta({ description: 'the same as `winc`: approvals do not lock the payer\'s credits' }),
-    effectiveBalance: Winc.meta({ description: '`winc` plus what the received approvals let this address spend now (each at most its payer\'s available credits)' }),
+    controlledWinc: Winc.meta({ description: "the same as `winc`: approvals do not lock the payer's credits" }),
+    effectiveBalance: Winc.meta({
+      description: "`winc` plus what the received approvals let this address spend now (each at most its payer's available credits)",
+    }),
     givenApprovals: z.array(Approval).meta({ description: 'approvals this address gave (`payingAddress` is this address)' }),
     receivedApprovals: z.array(Approval).meta({ description: 'approvals in force that other payers gave this address (`approvedAddress` is this address)' }),
   })
@@ -227,13 +226,17 @@ export const TxHeaderBody = z
   .meta({ id: 'TxHeader', description: "the signed item's ANS-104 header fields and sizes" });
 
 export const TopUpRequestBody = z
-  .object({ tx_id: z.string().meta({ description: 'the id of the transaction that sent tokens to the service\'s address of `/info` (arweave: 43 characters; ethereum: 0x and 64 hex digits)' }) })
+  .object({
+    tx_id: z.string().meta({
+      description: "the id of the transaction that sent tokens to the service's address of `/info` (arweave: 43 characters; ethereum: 0x and 64 hex digits)",
+    }),
+  })
   .meta({ id: 'TopUpRequest', description: 'the Irys/Bundlr `fund()` and turbo-sdk `submitFundTransaction` claim' });
 
 const TopUpTransaction = z.object({
   transactionId: z.string(),
   tokenType: z.string().meta({ description: 'the token of the path' }),
-  transactionQuantity: z.string().meta({ description: 'what was sent, in the chain\'s base unit (winston, wei)' }),
+  transactionQuantity: z.string().meta({ description: "what was sent, in the chain's base unit (winston, wei)" }),
   winstonCreditAmount: Winc.meta({ description: 'the winc it is worth at the configured rate' }),
   destinationAddress: z.string().meta({ description: 'the account credited' }),
   destinationAddressType: z.string().meta({ description: 'the token of the path' }),

@@ -79,9 +79,7 @@ function errorResponses(codes: readonly ErrorCode[], schemas: SchemaConverter): 
     const [status, message] = httpErrorOf(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), message]);
   }
-  return Object.fromEntries(
-    [...byStatus].map(([status, messages]) => [String(status), plainText(messages, schemas)]),
-  );
+  return Object.fromEntries([...byStatus].map(([status, messages]) => [String(status), plainText(messages, schemas)]));
 }
 
 const plainText = (messages: string[], schemas: SchemaConverter): OpenApiResponse => ({

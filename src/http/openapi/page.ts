@@ -5,8 +5,7 @@ import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiResponse } f
  * fetched: the service may run where there is no internet).
  */
 
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** descriptions use `code` spans, as in the contract */
 const prose = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
@@ -30,8 +29,7 @@ const contentHtml = (content: Record<string, { schema?: JsonSchema }> | undefine
         .join('');
 
 function responseHtml(status: string, response: OpenApiResponse | { $ref: string }, doc: OpenApiDocument): string {
-  const resolved =
-    '$ref' in response ? (doc.components.responses[response.$ref.split('/').pop() ?? ''] as OpenApiResponse) : response;
+  const resolved = '$ref' in response ? (doc.components.responses[response.$ref.split('/').pop() ?? ''] as OpenApiResponse) : response;
   const headers = Object.entries(resolved.headers ?? {})
     .map(([name, h]) => `<div>header <code>${escapeHtml(name)}</code>: ${prose(h.description)}</div>`)
     .join('');
@@ -76,9 +74,7 @@ th{background:#eef1f5}.status{font-weight:bold;width:4em}
 `;
 
 export function apiDocsPage(doc: OpenApiDocument): string {
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => ({ path, method, op })),
-  );
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
   const tags = [...new Set(operations.map((o) => o.op.tags[0] ?? ''))];
   const byTag = tags.map((tag) => ({ tag, ops: operations.filter((o) => (o.op.tags[0] ?? '') === tag) }));
   const toc = byTag

@@ -26,7 +26,10 @@ export const uploadIdParam: PathParam<typeof UploadId> = {
 };
 
 /** the same check as the chunk handler's: a decimal offset of at most 16 digits */
-export const ChunkOffset = z.string().regex(/^\d{1,16}$/).meta({ description: 'byte offset of the chunk in the signed item' });
+export const ChunkOffset = z
+  .string()
+  .regex(/^\d{1,16}$/)
+  .meta({ description: 'byte offset of the chunk in the signed item' });
 export const chunkOffsetParam: PathParam<typeof ChunkOffset> = {
   schema: ChunkOffset,
   description: 'where the chunk starts in the signed data item; another shape is `Invalid chunk`',

@@ -57,14 +57,18 @@ function verifyTypedData(owner: Buffer, message: Buffer, signature: Buffer): Pro
 }
 /** arbundles' EIP-712 domain and types of type 7 (its TypedEthereumSigner module) */
 const typedDataDomain = { name: 'Bundlr', version: '1' };
-const typedDataTypes = { Bundlr: [{ name: 'Transaction hash', type: 'bytes' }, { name: 'address', type: 'address' }] };
+const typedDataTypes = {
+  Bundlr: [
+    { name: 'Transaction hash', type: 'bytes' },
+    { name: 'address', type: 'address' },
+  ],
+};
 
 export const ethereumScheme: SignatureScheme = {
   signatureType: SignatureConfig.ETHEREUM,
   signatureLength: SIG_CONFIG[SignatureConfig.ETHEREUM].sigLength,
   ownerLength: SIG_CONFIG[SignatureConfig.ETHEREUM].pubLength,
-  checkHeader: (signature, owner) =>
-    owner[0] !== 0x04 ? 'ethereum owner is not an uncompressed public key' : ecdsaShapeProblem(signature),
+  checkHeader: (signature, owner) => (owner[0] !== 0x04 ? 'ethereum owner is not an uncompressed public key' : ecdsaShapeProblem(signature)),
   verify: verifyPersonalSign,
   nativeAddress: (owner) => addressOfPublicKey(owner),
 };
@@ -73,8 +77,7 @@ export const typedEthereumScheme: SignatureScheme = {
   signatureType: SignatureConfig.TYPEDETHEREUM,
   signatureLength: SIG_CONFIG[SignatureConfig.TYPEDETHEREUM].sigLength,
   ownerLength: SIG_CONFIG[SignatureConfig.TYPEDETHEREUM].pubLength,
-  checkHeader: (signature, owner) =>
-    isAcceptedAddress(owner.toString('latin1')) ? ecdsaShapeProblem(signature) : 'typed ethereum owner is not a 0x address',
+  checkHeader: (signature, owner) => (isAcceptedAddress(owner.toString('latin1')) ? ecdsaShapeProblem(signature) : 'typed ethereum owner is not a 0x address'),
   verify: verifyTypedData,
   nativeAddress: (owner) => toChecksumAddress(owner.toString('latin1')),
 };

@@ -7,9 +7,10 @@ import type { SignatureScheme } from './scheme.js';
 export type { SignatureScheme } from './scheme.js';
 
 const schemes: ReadonlyMap<number, SignatureScheme> = new Map(
-  [arweaveScheme, ed25519Scheme, ethereumScheme, solanaScheme, injectedAptosScheme, multiAptosScheme, typedEthereumScheme].map(
-    (scheme) => [scheme.signatureType, scheme],
-  ),
+  [arweaveScheme, ed25519Scheme, ethereumScheme, solanaScheme, injectedAptosScheme, multiAptosScheme, typedEthereumScheme].map((scheme) => [
+    scheme.signatureType,
+    scheme,
+  ]),
 );
 
 /** the scheme of a supported signature type (1..7, the ones arbundles verifies), else undefined */

@@ -28,11 +28,15 @@ export function partsContract(store: () => BlobStore): void {
     it('refuses a negative or fractional offset and an invalid key', async function () {
       for (const offset of [-1, 1.5]) {
         let failure: unknown;
-        await store().writeAt('uploads/u/data', offset, piecesOf(Buffer.from('x'))).catch((e) => (failure = e));
+        await store()
+          .writeAt('uploads/u/data', offset, piecesOf(Buffer.from('x')))
+          .catch((e) => (failure = e));
         expect(failure).to.be.instanceOf(RangeError);
       }
       let failure: unknown;
-      await store().writeAt('../x', 0, piecesOf(Buffer.from('x'))).catch((e) => (failure = e));
+      await store()
+        .writeAt('../x', 0, piecesOf(Buffer.from('x')))
+        .catch((e) => (failure = e));
       expect(failure).to.be.instanceOf(TypeError);
     });
   });
@@ -48,7 +52,9 @@ export function partsContract(store: () => BlobStore): void {
 
     it('rejects with BlobNotFound when the source is absent', async function () {
       let failure: unknown;
-      await store().move('uploads/none/data', 'items/b').catch((e) => (failure = e));
+      await store()
+        .move('uploads/none/data', 'items/b')
+        .catch((e) => (failure = e));
       expect(failure).to.be.instanceOf(BlobNotFound);
     });
   });

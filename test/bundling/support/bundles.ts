@@ -10,7 +10,13 @@ export async function mixedItems(sizes: readonly number[]): Promise<DataItem[]> 
   const cycle: Signer[] = [signers.arweave(), signers.ethereum(), signers.solana(), signers.hexSolana()];
   const items: DataItem[] = [];
   for (const [i, size] of sizes.entries()) {
-    const tags = i % 3 === 0 ? [] : [{ name: 'Content-Type', value: 'application/octet-stream' }, { name: 'n', value: String(i) }];
+    const tags =
+      i % 3 === 0
+        ? []
+        : [
+            { name: 'Content-Type', value: 'application/octet-stream' },
+            { name: 'n', value: String(i) },
+          ];
     items.push(await signedItem(cycle[i % cycle.length] as Signer, bytesOf(size, i + 1), tags));
   }
   return items;

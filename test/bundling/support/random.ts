@@ -23,7 +23,7 @@ export function bytesOf(size: number, seed = 1): Buffer {
 
 /** `data` cut into pieces of random sizes up to `maxPiece`, with an occasional empty piece. */
 export function* piecesOf(data: Uint8Array, random: () => number, maxPiece = 300 * 1024): Generator<Uint8Array> {
-  for (let at = 0; at < data.byteLength; ) {
+  for (let at = 0; at < data.byteLength;) {
     if (random() < 0.05) yield data.subarray(at, at);
     const size = 1 + Math.floor(random() * maxPiece);
     yield data.subarray(at, at + size);

@@ -22,8 +22,11 @@ export async function tempBlobStore(): Promise<{ store: BlobStore; dispose(): Pr
 /** Stores an item as acceptance does (`items/<id>`) and describes it as acceptance hands it on. */
 export async function storedRoot(store: BlobStore, item: DataItem): Promise<IndexedRoot> {
   const blobKey = `items/${item.id}`;
-  await store.put(blobKey, (async function* () {
-    yield item.getRaw();
-  })());
+  await store.put(
+    blobKey,
+    (async function* () {
+      yield item.getRaw();
+    })(),
+  );
   return { id: item.id, blobKey, rawContentLength: item.getRaw().length, payloadDataStart: item.getStartOfData(), tags: item.tags };
 }

@@ -89,8 +89,20 @@ export function edgeVectors(signed: Buffer, other: Buffer): Vector[] {
     // R = 0·B: a legal, if odd, signature; canonical, so both take it
     { name: 'R the identity (canonical)', owner: aBytes, signature: sign(identity, 0n), arbundles: true, openssl: true },
     // noble re-encodes R before hashing: x = 0 drops the sign bit
-    { name: 'R the identity with the sign bit set, hashed as noble re-encodes it', owner: aBytes, signature: sign(withSignBit(identity), 0n, aBytes, identity), arbundles: true, openssl: false },
-    { name: 'R the identity with the sign bit set, hashed as given', owner: aBytes, signature: sign(withSignBit(identity), 0n), arbundles: false, openssl: false },
+    {
+      name: 'R the identity with the sign bit set, hashed as noble re-encodes it',
+      owner: aBytes,
+      signature: sign(withSignBit(identity), 0n, aBytes, identity),
+      arbundles: true,
+      openssl: false,
+    },
+    {
+      name: 'R the identity with the sign bit set, hashed as given',
+      owner: aBytes,
+      signature: sign(withSignBit(identity), 0n),
+      arbundles: false,
+      openssl: false,
+    },
     { name: 'R the identity encoded as y = p + 1', owner: aBytes, signature: sign(identityPlusP, 0n), arbundles: true, openssl: false },
     { name: 'small-order R (order 8)', owner: aBytes, signature: sign(enc(T8), 0n), arbundles: true, openssl: false },
     { name: 'small-order R (order 4) encoded as y = p', owner: aBytes, signature: sign(t4PlusP, 0n), arbundles: true, openssl: false },
@@ -108,12 +120,25 @@ export function edgeVectors(signed: Buffer, other: Buffer): Vector[] {
     } catch {
       onCurve = false;
     }
-    vectors.push({ name: `A encoded as y = p + ${y} (${onCurve ? 'on' : 'off'} the curve)`, owner: le32(y + P), signature: genuine, arbundles: false, openssl: false });
+    vectors.push({
+      name: `A encoded as y = p + ${y} (${onCurve ? 'on' : 'off'} the curve)`,
+      owner: le32(y + P),
+      signature: genuine,
+      arbundles: false,
+      openssl: false,
+    });
   }
 
   // small-order owners: noble takes R = identity, S = 0 for any content (checkHeader refuses them first)
   const forged = sig(identity, 0n);
-  const smallOrder = (name: string, owner: Buffer, openssl: boolean): Vector => ({ name, owner, signature: forged, arbundles: true, openssl, smallOrderOwner: true });
+  const smallOrder = (name: string, owner: Buffer, openssl: boolean): Vector => ({
+    name,
+    owner,
+    signature: forged,
+    arbundles: true,
+    openssl,
+    smallOrderOwner: true,
+  });
   vectors.push(
     smallOrder('A the identity', identity, true),
     smallOrder('A the identity with the sign bit set (noble hashes it without)', withSignBit(identity), true),

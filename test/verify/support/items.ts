@@ -61,7 +61,7 @@ export async function signedItem(signer: Signer, payload: Uint8Array | string, o
 /** the bytes cut into random pieces, one byte pieces included */
 export function randomChunks(random: () => number, bytes: Uint8Array): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = random() < 0.2 ? 1 : randomInt(random, 1, 700);
     chunks.push(bytes.subarray(at, at + size));
     at += size;

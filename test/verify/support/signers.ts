@@ -18,9 +18,7 @@ import {
  * fixture (4096-bit keys are slow to generate), the others derive from constant seeds.
  */
 
-export const arweaveJwk = JSON.parse(
-  readFileSync(new URL('../../fixtures/arweave-jwk.json', import.meta.url), 'utf8'),
-) as JWKInterface;
+export const arweaveJwk = JSON.parse(readFileSync(new URL('../../fixtures/arweave-jwk.json', import.meta.url), 'utf8')) as JWKInterface;
 
 /** 0x4c08...2318 is web3.js' documented example key, address 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 */
 export const ETHEREUM_PRIVATE_KEY = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';

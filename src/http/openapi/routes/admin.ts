@@ -29,7 +29,7 @@ export const approveRoute = defineRoute({
   method: 'post',
   path: '/accounts/:payer/approvals',
   summary: 'Approve paying for another address',
-  description: "The payer pays up to `winc` for uploads of `approvedAddress` that name it in `x-paid-by`.",
+  description: 'The payer pays up to `winc` for uploads of `approvedAddress` that name it in `x-paid-by`.',
   params: { payer: addressParam('the paying account') },
   requestBody: { ...json(ApprovalBody), description: 'the approval', required: true },
   responses: balance,
@@ -125,4 +125,3 @@ export const blocklistRoute = defineRoute({
   responses: { 200: { description: 'the block list', content: json(BlocklistBody) } },
   errors: ['UNAUTHORIZED'],
 });
-

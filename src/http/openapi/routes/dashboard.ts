@@ -100,4 +100,3 @@ export const dashboardItemRoute = defineRoute({
   responses: { 200: { description: 'the item', content: { contentType: 'application/json', schema: DashboardItemBody } } },
   errors: ['TX_NOT_FOUND'],
 });
-

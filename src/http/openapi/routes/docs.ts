@@ -27,4 +27,3 @@ export const apiDocsRoute = defineRoute({
   description: 'Every operation with its parameters, request body and responses; self-contained HTML.',
   responses: { 200: { description: 'the page', content: { contentType: 'text/html', schema: z.string() } } },
 });
-

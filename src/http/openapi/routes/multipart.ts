@@ -26,7 +26,7 @@ export const createUploadRoute = defineRoute({
   ...create,
   operationId: 'createUpload',
   path: '/chunks/-1/-1',
-  description: 'Creates an upload paid in arweave (the seed\'s literal path).',
+  description: "Creates an upload paid in arweave (the seed's literal path).",
   errors: ['INVALID_CHUNK_SIZE'],
 });
 
@@ -114,4 +114,3 @@ export const uploadStatusRoute = defineRoute({
   responses: { 200: { description: 'the status', content: json(UploadStatusBody) } },
   errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND'],
 });
-

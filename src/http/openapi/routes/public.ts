@@ -1,7 +1,19 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
 import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
-import { ApprovalsBody, BalanceBody, ReceiptBody, ServiceInfoBody, TokenBalanceBody, TopUpAnswerBody, TopUpRequestBody, TxHeaderBody, TxOffsetsBody, TxStatusBody, UploadCostBody } from '../bodies.js';
+import {
+  ApprovalsBody,
+  BalanceBody,
+  ReceiptBody,
+  ServiceInfoBody,
+  TokenBalanceBody,
+  TopUpAnswerBody,
+  TopUpRequestBody,
+  TxHeaderBody,
+  TxOffsetsBody,
+  TxStatusBody,
+  UploadCostBody,
+} from '../bodies.js';
 
 /** Service information, single uploads and the item and balance queries (CONTRACT.md sections 2, 3, 5, 6). */
 
@@ -94,10 +106,10 @@ export const balanceRoute = defineRoute({
   summary: 'Balance of an account',
   description:
     'Public, like on-chain balances. An account never credited answers zeros. The segment is an address (the `Balance` body), ' +
-    'or one of the token names of `/info`\'s `addresses` with `?address=` (the `TokenBalance` body the Irys/Bundlr and turbo-sdk clients parse). ' +
+    "or one of the token names of `/info`'s `addresses` with `?address=` (the `TokenBalance` body the Irys/Bundlr and turbo-sdk clients parse). " +
     'Token names are short and addresses at least 32 characters, so a known token name is never read as an address.',
-  params: { address: addressParam('the payer\'s native address, or a token name of `/info` (then `?address=` names the payer)') },
-  query: { address: { schema: z.string(), description: 'with a token name in the path: the payer\'s native address; another shape is `Invalid address`' } },
+  params: { address: addressParam("the payer's native address, or a token name of `/info` (then `?address=` names the payer)") },
+  query: { address: { schema: z.string(), description: "with a token name in the path: the payer's native address; another shape is `Invalid address`" } },
   responses: {
     200: {
       description: 'the balance',
@@ -171,7 +183,6 @@ export const priceRoute = defineRoute({
   errors: ['INVALID_TOKEN', 'INVALID_REQUEST'],
 });
 
-
 // Reading an item back (CONTRACT.md section 7): its payload from its receipt on, for nested items
 // from their root item's bytes. GET also answers HEAD (headers only), as Express does.
 const immutable = { schema: z.literal('public, max-age=31536000, immutable'), description: 'the bytes of an id never change' };
@@ -180,7 +191,10 @@ const itemData = {
   tag: 'items',
   params: { id: dataItemIdParam },
   headers: {
-    range: { schema: z.string(), description: 'one range `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206; several ranges are answered with the whole payload (200)' },
+    range: {
+      schema: z.string(),
+      description: 'one range `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206; several ranges are answered with the whole payload (200)',
+    },
     'if-none-match': { schema: z.string(), description: 'the ETag (or `*`): 304' },
   } satisfies Record<string, NamedValue>,
   responses: {
