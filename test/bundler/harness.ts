@@ -43,6 +43,12 @@ export interface BundlerNode {
   retryDue(): void;
   /** retryDue(), then one pass */
   pass(): Promise<void>;
+  /**
+   * Passes until `done` holds, at most `limit`: a gateway call that outlasts the test's short timeout
+   * on a loaded machine fails that pass, as it would a real one, and the next pass takes it up again.
+   * Throws with the bundler's log when `done` never holds.
+   */
+  passUntil(done: () => Promise<boolean>, what: string, limit?: number): Promise<void>;
   /** stops the bundler and the service; the data directory stays */
   stop(): Promise<void>;
 }
@@ -132,6 +138,14 @@ export async function startBundlerNode(options: NodeOptions): Promise<BundlerNod
     async pass() {
       retryDue();
       await bundler.runOnce();
+    },
+    async passUntil(done, what, limit = 20) {
+      for (let i = 0; i < limit; i++) {
+        retryDue();
+        await bundler.runOnce();
+        if (await done()) return;
+      }
+      throw new Error(`${what}: not after ${limit} passes; the bundler logged:\n${logs.join('\n')}`);
     },
     async stop() {
       await bundler.stop();

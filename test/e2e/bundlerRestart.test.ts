@@ -67,11 +67,11 @@ describe('bundler restarts (arlocal behind a faulty proxy)', function () {
     const { service } = node;
     await node.pass();
     await suite.arlocal.mine(BLOCKS_TO_PERMANENT);
-    await node.pass();
-    const events = await bundleEvents(service);
     const plans = await Promise.all(items.map((i) => plansOf(service, i.id)));
     expect(new Set(plans.flat()).size, 'plans holding the items').to.equal(1);
     const planId = plans[0]![0]!;
+    await node.passUntil(async () => (await bundleState(service, planId))?.status === 'permanent', `bundle ${planId} permanent`);
+    const events = await bundleEvents(service);
     const prepared = ofType(events, 'BundlePrepared').filter((e) => e.data.planId === planId);
     expect(prepared, 'BundlePrepared of the plan').to.have.length(1);
     const txId = prepared[0]!.data.txId;
