@@ -2,6 +2,7 @@ import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { ReadStore } from '../src/ports/readStore.js';
 import { collectionOf, type ProjectionDefinition } from './definition.js';
+import { itemIdsOf } from './itemIds.js';
 
 /** Accepted items and the live bundle plan holding each (none: waiting to be bundled). */
 export interface QueuedItem {
@@ -42,22 +43,8 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
     'BundlePermanent',
     'BundleDropped',
   ],
-  // a switch (exhaustive: the return type and the linter's check), not a ts-pattern match: a rebuild asks it of every item event
-  documentIds: (event): readonly string[] => {
-    switch (event.type) {
-      case 'DataItemAccepted':
-      case 'DataItemFailed':
-      case 'DataItemDamaged':
-      case 'DataItemRepaired':
-      case 'DataItemRequeued':
-        return [event.data.id];
-      case 'BundlePlanned':
-        return event.data.items.map((i) => i.id);
-      case 'BundlePermanent':
-      case 'BundleDropped':
-        return event.data.itemIds;
-    }
-  },
+  documentIds: itemIdsOf,
+
   reduce: (doc, event) => {
     if (event.type === 'DataItemAccepted') return doc ?? { size: event.data.rawContentLength, acceptedAt: event.data.timestamp, attempts: 0 };
     // the failure took it out of the queue: back with no attempt used, waiting for the next bundle

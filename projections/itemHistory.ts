@@ -2,6 +2,7 @@ import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 import { damageOf, factsOf } from '../src/domain/facts.js';
 import type { ProjectionDefinition } from './definition.js';
+import { itemIdsOf, type ItemEvent } from './itemIds.js';
 
 /** One line of a timeline: when, what, and a sentence about it from the subject's point of view. */
 export interface HistoryEntry {
@@ -35,27 +36,7 @@ export const entryOf = (type: string, recorded: RecordedEvent, at: number, summa
   summary,
 });
 
-type ItemHistoryEvent = Extract<
-  DomainEvent,
-  {
-    type:
-      | 'DataItemAccepted'
-      | 'NestedItemsIndexed'
-      | 'DataItemFailed'
-      | 'DataItemDamaged'
-      | 'DataItemRepaired'
-      | 'DataItemRequeued'
-      | 'ReservationSettled'
-      | 'ReservationReleased'
-      | 'UploadValidated'
-      | 'UploadFinalized'
-      | 'UploadUnderfunded'
-      | 'BundlePlanned'
-      | 'BundlePrepared'
-      | 'BundlePermanent'
-      | 'BundleDropped';
-  }
->;
+type ItemHistoryEvent = ItemEvent;
 
 const accepted = (d: Extract<DomainEvent, { type: 'DataItemAccepted' }>['data']) =>
   [
@@ -128,31 +109,6 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
         ? `bundle ${d.planId} dropped without this item, whose stored bytes are damaged`
         : `bundle ${d.planId} dropped for another item's damaged bytes; back to the queue (not counted as an attempt)`;
     }
-  }
-}
-
-/** the item an event concerns, or with a bundle event every item of the bundle */
-function itemIdsOf(event: ItemHistoryEvent): readonly string[] {
-  switch (event.type) {
-    case 'DataItemAccepted':
-    case 'NestedItemsIndexed':
-    case 'DataItemFailed':
-    case 'DataItemDamaged':
-    case 'DataItemRepaired':
-    case 'DataItemRequeued':
-      return [event.data.id];
-    case 'ReservationSettled':
-    case 'ReservationReleased':
-    case 'UploadValidated':
-    case 'UploadFinalized':
-    case 'UploadUnderfunded':
-      return [event.data.dataItemId];
-    case 'BundlePlanned':
-      return event.data.items.map((i) => i.id);
-    case 'BundlePrepared':
-    case 'BundlePermanent':
-    case 'BundleDropped':
-      return event.data.itemIds;
   }
 }
 

@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { ProjectionDefinition } from './definition.js';
+import { itemIdsOf } from './itemIds.js';
 
 /** Answers `GET /tx/:id/status` and, with the root bundle known, `GET /tx/:id/offsets` (CONTRACT.md section 6). */
 export interface TxStatusDocument {
@@ -63,23 +64,8 @@ export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatus
     'BundlePermanent',
     'BundleDropped',
   ],
-  // a switch (exhaustive: the return type and the linter's check), not a ts-pattern match: a rebuild asks it of every item event
-  documentIds: (event): readonly string[] => {
-    switch (event.type) {
-      case 'DataItemAccepted':
-      case 'DataItemFailed':
-      case 'DataItemDamaged':
-      case 'DataItemRepaired':
-      case 'DataItemRequeued':
-        return [event.data.id];
-      case 'BundlePlanned':
-        return event.data.items.map((i) => i.id);
-      case 'BundlePrepared':
-      case 'BundlePermanent':
-      case 'BundleDropped':
-        return event.data.itemIds;
-    }
-  },
+  documentIds: itemIdsOf,
+
   reduce: (doc, event, { id }) => {
     if (event.type === 'DataItemAccepted') {
       const { data } = event;

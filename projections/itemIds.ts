@@ -1,0 +1,53 @@
+import type { DomainEvent } from '../src/domain/events.js';
+
+/** the events that concern data items: theirs, their reservations and uploads, and their bundles' */
+export type ItemEvent = Extract<
+  DomainEvent,
+  {
+    type:
+      | 'DataItemAccepted'
+      | 'NestedItemsIndexed'
+      | 'DataItemFailed'
+      | 'DataItemDamaged'
+      | 'DataItemRepaired'
+      | 'DataItemRequeued'
+      | 'ReservationSettled'
+      | 'ReservationReleased'
+      | 'UploadValidated'
+      | 'UploadFinalized'
+      | 'UploadUnderfunded'
+      | 'BundlePlanned'
+      | 'BundlePrepared'
+      | 'BundlePermanent'
+      | 'BundleDropped';
+  }
+>;
+
+/**
+ * The items an event concerns, or with a bundle event every item of the bundle: the document ids of
+ * the read models keyed by item. A switch (exhaustive: the return type and the linter's check), not a
+ * ts-pattern match: a rebuild asks it of every item event.
+ */
+export function itemIdsOf(event: ItemEvent): readonly string[] {
+  switch (event.type) {
+    case 'DataItemAccepted':
+    case 'NestedItemsIndexed':
+    case 'DataItemFailed':
+    case 'DataItemDamaged':
+    case 'DataItemRepaired':
+    case 'DataItemRequeued':
+      return [event.data.id];
+    case 'ReservationSettled':
+    case 'ReservationReleased':
+    case 'UploadValidated':
+    case 'UploadFinalized':
+    case 'UploadUnderfunded':
+      return [event.data.dataItemId];
+    case 'BundlePlanned':
+      return event.data.items.map((i) => i.id);
+    case 'BundlePrepared':
+    case 'BundlePermanent':
+    case 'BundleDropped':
+      return event.data.itemIds;
+  }
+}
