@@ -70,7 +70,11 @@ export async function acceptanceUnderWay(
   deps: Pick<RacingDeps, 'accounts' | 'loadItem'>,
   request: Pick<ReserveRequest, 'owner' | 'paidBy' | 'dataItemId'>,
 ): Promise<boolean> {
-  return (await deps.loadItem()).status === 'accepted' || (await reservationHeld(deps.accounts, request));
+  // The reservation first, the item second: an upload settles only after its acceptance is
+  // appended, so a reservation gone by the first read is either given back unaccepted or settled
+  // for an acceptance the second read sees. (The other order misses an upload that accepts and
+  // settles between the two reads.)
+  return (await reservationHeld(deps.accounts, request)) || (await deps.loadItem()).status === 'accepted';
 }
 
 type Racing = { kind: 'accepted'; state: Accepted } | { kind: 'none' | 'ended' | 'timeout' };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { loadDataItem } from '../../src/app/acceptDataItem.js';
-import { reserveOrAwaitRacing, type ReserveRequest } from '../../src/app/racingAcceptance.js';
+import { acceptanceUnderWay, reserveOrAwaitRacing, type ReserveRequest } from '../../src/app/racingAcceptance.js';
 import { availableOf } from '../../src/domain/account/state.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
 import { toNewEvent } from '../../src/domain/events.js';
@@ -71,5 +71,30 @@ describe('a reservation racing another upload of the same item', function () {
     const error = await reserveOrAwaitRacing(deps(300), request).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InsufficientBalance);
     expect((await loadDataItem(service.eventStore, id)).status).to.equal('absent');
+  });
+
+  it('counts the other upload as under way whichever of its reads the other upload accepts and settles before', async () => {
+    // the early check of a single upload, when nobody can pay: the other upload accepts and settles
+    // before one of the check's reads of the streams, or after all of them (read 3 never comes)
+    const accepted = dataItemAccepted(id, { winc: '300', payer: owner, reservationId: 'first' });
+    const seen: boolean[] = [];
+    for (const before of [0, 1, 2, 3]) {
+      await service.close();
+      service = await startTestService();
+      await service.accounts.execute({ type: 'Credit', data: { address: owner, winc: 300n, creditId: 'c1', now: Date.now() } }, meta);
+      await reserveFirst();
+      const winner = async () => {
+        await service.eventStore.append(dataItemStream(id), [toNewEvent(accepted, newEventId(), meta)], 'no_stream');
+        await service.accounts.execute({ type: 'Settle', data: { address: owner, reservationId: 'first', now: Date.now() } }, meta);
+      };
+      let reads = 0;
+      const readNumber = async () => {
+        if (reads++ === before) await winner();
+      };
+      const accounts = { read: async (key: string) => (await readNumber(), service.accounts.read(key)) } as unknown as typeof service.accounts;
+      const loadItem = async () => (await readNumber(), loadDataItem(service.eventStore, id));
+      seen.push(await acceptanceUnderWay({ accounts, loadItem }, request));
+    }
+    expect(seen).to.deep.equal([true, true, true, true]);
   });
 });
