@@ -7,7 +7,10 @@
  * service add to reading the bytes. Prints MiB/s for each, the ratio (target >= 0.7), the service's
  * CPU per GiB read (steadier than a rate on a busy machine) and its peak RSS; and, to tell the
  * service's share from loopback HTTP's, a bare `node:http` server streaming the same file bytes (in
- * this process, so it shares a core with the reader: a lower bound of HTTP alone).
+ * this process, so it shares a core with the reader: a lower bound of HTTP alone) and the loopback
+ * ceiling: a process of its own sending as many bytes from memory over a raw socket with a minimal
+ * HTTP head (lib/loopbackCeilingChild.mjs), which no server reading its bytes from anywhere can
+ * beat. Its ratio to the file read is the most any HTTP read-back can reach on this machine.
  *
  *   npx tsx scripts/bench/read-back.ts [--size 1073741824] [--rounds 2] [--json]
  */
@@ -25,6 +28,7 @@ import { peakRssMiB } from './lib/peakRss.js';
 import { processCpuMs } from './lib/processCpu.js';
 import { getInto, readFileInto } from './lib/bufferedReads.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
+import { startLoopbackCeiling } from './lib/bareServer.js';
 import { SYNTHETIC_HEADER_BYTES } from './lib/syntheticItem.js';
 
 const MiB = 1 << 20;
@@ -101,22 +105,30 @@ async function main(): Promise<void> {
     await service.stop();
     service = await startServiceProcess(env);
     // best of the rounds, each side warmed by the first (both then read from the page cache)
-    let best = { http: Infinity, file: Infinity, bareHttp: Infinity };
+    let best = { http: Infinity, file: Infinity, bareHttp: Infinity, ceiling: Infinity };
     let serviceCpuMs = 0;
     const bare = await bareFileServer(file);
+    const ceiling = await startLoopbackCeiling(payloadBytes);
     try {
       for (let round = 0; round < rounds; round++) {
-        say(`round ${round + 1}: GET /${id}, the bare file read, a bare HTTP server...`);
+        say(`round ${round + 1}: GET /${id}, the bare file read, a bare HTTP server, the loopback ceiling...`);
         const cpuBefore = await processCpuMs(service.process.pid);
         const http = await readBack(`${service.url}/${id}`);
         const cpuAfter = await processCpuMs(service.process.pid);
         if (cpuBefore !== undefined && cpuAfter !== undefined) serviceCpuMs += cpuAfter - cpuBefore;
         const fromFile = await fileRead(file);
         const bareHttp = await readBack(bare.url);
-        best = { http: Math.min(best.http, http), file: Math.min(best.file, fromFile), bareHttp: Math.min(best.bareHttp, bareHttp) };
+        const fromMemory = await readBack(ceiling.url);
+        best = {
+          http: Math.min(best.http, http),
+          file: Math.min(best.file, fromFile),
+          bareHttp: Math.min(best.bareHttp, bareHttp),
+          ceiling: Math.min(best.ceiling, fromMemory),
+        };
       }
     } finally {
       bare.server.close();
+      await ceiling.close();
     }
     const httpMiBps = payloadBytes / MiB / best.http;
     const fileMiBps = payloadBytes / MiB / best.file;
@@ -127,13 +139,18 @@ async function main(): Promise<void> {
       baselineMiBps: round(fileMiBps),
       ratio: round(httpMiBps / fileMiBps, 3),
       bareHttpMiBps: round(payloadBytes / MiB / best.bareHttp),
+      loopbackCeilingMiBps: round(payloadBytes / MiB / best.ceiling),
+      /** the most a read-back over loopback HTTP can reach here, as a ratio to the file read */
+      ceilingRatio: round(best.file / best.ceiling, 3),
+      /** the service's share of that ceiling */
+      ratioToCeiling: round(best.ceiling / best.http, 3),
       // 0 where the process's CPU time cannot be read (not Linux)
       serviceCpuMsPerGiB: round(serviceCpuMs / ((rounds * payloadBytes) / (1 << 30))),
       peakRssMiB: round(await peakRssMiB(service.process.pid!)),
       rounds,
     };
     say(
-      `GET /:id ${result.readBackMiBps} MiB/s, bare file read ${result.baselineMiBps} MiB/s, ratio ${result.ratio} (target >= 0.7); a bare HTTP server ${result.bareHttpMiBps} MiB/s; service CPU ${result.serviceCpuMsPerGiB} ms per GiB read, peak RSS ${result.peakRssMiB} MiB`,
+      `GET /:id ${result.readBackMiBps} MiB/s, bare file read ${result.baselineMiBps} MiB/s, ratio ${result.ratio} (target >= 0.7); a bare HTTP server ${result.bareHttpMiBps} MiB/s; the loopback ceiling ${result.loopbackCeilingMiBps} MiB/s (ratio ${result.ceilingRatio} to the file read; the service at ${result.ratioToCeiling} of it); service CPU ${result.serviceCpuMsPerGiB} ms per GiB read, peak RSS ${result.peakRssMiB} MiB`,
     );
     emitJson(result);
   } finally {

@@ -298,7 +298,7 @@ export const suite: Benchmark[] = [
         baseline: { value: num(j, 'baselineMiBps'), unit: 'MiB/s', what: 'bare file read of the same bytes' },
         ratio: num(j, 'ratio'),
         target: atLeast(num(j, 'ratio'), targets.readBackRatio, `ratio >= ${targets.readBackRatio}`),
-        notes: `a bare node:http server streaming the same bytes: ${withUnit(num(j, 'bareHttpMiBps'), 'MiB/s')}; service CPU ${num(j, 'serviceCpuMsPerGiB')} ms per GiB read; service peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
+        notes: `a bare node:http server streaming the same bytes: ${withUnit(num(j, 'bareHttpMiBps'), 'MiB/s')}; the loopback ceiling (bytes from memory over a raw socket): ${withUnit(num(j, 'loopbackCeilingMiBps'), 'MiB/s')}, ratio ${num(j, 'ceilingRatio')} to the file read, the service at ${num(j, 'ratioToCeiling')} of it; service CPU ${num(j, 'serviceCpuMsPerGiB')} ms per GiB read; service peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
       },
     ],
   },
