@@ -90,6 +90,8 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** /ready answers 503 while the slowest read model is more than this many events behind */
   READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(10_000),
+  /** each /ready check not answered within this fails as `timeout` (a store that hangs is not ready) */
+  READY_CHECK_TIMEOUT_MS: int(10, 600_000).default(2_000),
   /** on SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut */
   SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(25_000),
   /** limits against abuse (src/http/listen.ts, src/http/limits.ts) */
@@ -222,6 +224,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     },
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,
+    readyCheckTimeoutMs: c.READY_CHECK_TIMEOUT_MS,
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     abuse: {
       headersTimeoutMs: c.HEADERS_TIMEOUT_MS,

@@ -359,6 +359,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     // a commands-only replica answers from its own streams: read-model lag does not make it unready
     ...(roles.queries ? { projectorLag: () => projectorLag(eventStore, readStore, allProjections, config.readyMaxLag + 1) } : {}),
     maxLag: config.readyMaxLag,
+    timeoutMs: config.readyCheckTimeoutMs,
     log: (message, fields) => log.warn(message, fields),
   });
   // command handlers at work: the stores close only once they have settled (see stop)

@@ -3,6 +3,8 @@ import { startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../suppor
 import { newEventId } from '../../src/domain/ids.js';
 import { streamName } from '../../src/ports/eventStore.js';
 import { createReadiness } from '../../src/http/health.js';
+import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
+import { join } from 'node:path';
 
 describe('health and readiness', function () {
   this.timeout(30_000);
@@ -101,6 +103,44 @@ describe('health and readiness', function () {
       expect(body.checks.blobStore).to.deep.equal({ ok: true });
       // liveness is not readiness: the process still serves
       expect((await fetch(`${service.url}/health`)).status).to.equal(200);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('fails a check whose store never answers as timeout, within the check limit, and passes the others', async () => {
+    const never = () => new Promise<never>(() => {});
+    const readiness = createReadiness({
+      eventStore: { headPosition: never, probeWrite: async () => {} },
+      readStore: { getCheckpoint: async () => undefined, probeWrite: async () => {} },
+      blobStore: { stat: async () => undefined, createWriter: async () => ({ write: async () => {}, abort: async () => {} }) as never },
+      maxLag: 10,
+      timeoutMs: 50,
+    });
+    expect(await readiness.check()).to.deep.equal({
+      status: 'unavailable',
+      failed: ['eventStore'],
+      checks: { eventStore: { ok: false, error: 'timeout' }, readStore: { ok: true }, blobStore: { ok: true } },
+    });
+  });
+
+  it('waits READY_CHECK_TIMEOUT_MS for a store: one slower than the default 2 s limit is ready', async () => {
+    let slow = false;
+    const service = await startTestService({ READY_CHECK_TIMEOUT_MS: '60000' }, async (dataDir) => {
+      const eventStore = openSqliteEventStore({ path: join(dataDir, 'events.db') });
+      const head = eventStore.headPosition.bind(eventStore);
+      // a store that answers, 3 s late (a disk busy with other work)
+      eventStore.headPosition = async () => {
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return head();
+      };
+      return { eventStore };
+    });
+    try {
+      slow = true;
+      const res = await fetch(`${service.url}/ready`);
+      expect((await res.json()).checks.eventStore).to.deep.equal({ ok: true });
+      expect(res.status).to.equal(200);
     } finally {
       await service.close();
     }

@@ -36,6 +36,8 @@ export const testServiceConfig = (dataDir: string, gatewayUrl: string, env: Reco
     BUNDLER_ENABLED: 'false',
     // close() cuts requests still in flight at once (test/ops/shutdown.test.ts covers the grace period)
     SHUTDOWN_GRACE_MS: '0',
+    // a check is slow only because the machine is (a busy CI): never a timeout in a test of what /ready says
+    READY_CHECK_TIMEOUT_MS: '120000',
     ...env,
   });
 
