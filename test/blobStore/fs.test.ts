@@ -218,6 +218,28 @@ describe('fs blob store', function () {
       expect(await again.stat('items/c')).to.deep.equal({ size: 160_007 });
     });
 
+    it('change in place when composed again: the new links and manifest, none of the old version left', async function () {
+      const s = await open();
+      await composeChunks(s);
+      const inodes = async () => {
+        const dir = join(root, 'items', 'c');
+        const names = (await readdir(dir)).filter((name) => name !== '.manifest');
+        return (await Promise.all(names.map(async (name) => (await lstat(join(dir, name))).ino))).sort();
+      };
+      const before = await inodes();
+      const dir = (await lstat(join(root, 'items', 'c'))).ino;
+      await s.compose!('items/c', [{ key: 'uploads/u/1', start: 7, length: 60_000 }]);
+      // the same directory: the key never stood empty between the two versions
+      expect((await lstat(join(root, 'items', 'c'))).ino).to.equal(dir);
+      expect(await inodes()).to.deep.equal([(await lstat(join(root, 'uploads', 'u', '1'))).ino]);
+      expect((await bytesOf(await s.read('items/c'))).equals(chunks[1]!.subarray(7))).to.equal(true);
+      await s.truncate('items/c', 10);
+      expect((await bytesOf(await s.read('items/c'))).equals(chunks[1]!.subarray(7, 17))).to.equal(true);
+      expect(await readdir(join(root, 'items', 'c'))).to.have.length(2);
+      expect(before).to.have.length(2);
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
     it('leave nothing in .tmp when composing fails', async function () {
       const s = await open();
       await s.put('uploads/u/0', piecesOf(randomBytes(10)));

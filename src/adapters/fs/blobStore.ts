@@ -12,7 +12,17 @@ import {
   type ListedBlob,
   type OpenBlob,
 } from '../../ports/blobStore.js';
-import { dropComposed, isComposedDir, openComposed, partsWithin, readComposed, readComposedRange, writeComposed, type FilePart } from './composed.js';
+import {
+  dropComposed,
+  isComposedDir,
+  openComposed,
+  partsWithin,
+  readComposed,
+  readComposedRange,
+  replaceComposed,
+  writeComposed,
+  type FilePart,
+} from './composed.js';
 import { disk } from './diskFaults.js';
 import { errnoCode, isAbsent } from './errno.js';
 import { filesUnder } from './listing.js';
@@ -159,6 +169,8 @@ class FsBlobStore implements BlobStore {
     for (const slice of slices) parts.push(...(await this.#partsOf(slice)));
     const built = join(this.tempDir, randomUUID());
     try {
+      // a composed blob there already changes in place: its key is never empty meanwhile
+      if (await isComposedDir(target)) return { size: await disk(() => replaceComposed(target, parts)) };
       const size = await disk(() => writeComposed(built, parts));
       await disk(() => this.#place(built, target));
       return { size };

@@ -1,4 +1,5 @@
-import { link, lstat, mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, lstat, mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BlobNotFound, type ByteRange, type OpenBlob } from '../../ports/blobStore.js';
@@ -45,25 +46,49 @@ export async function readComposed(dir: string): Promise<{ size: number; parts: 
  */
 export async function writeComposed(dir: string, parts: readonly FilePart[]): Promise<number> {
   await mkdir(dir);
-  // one link per file, however many of its ranges are used
+  const size = await writeVersion(dir, parts, '', MANIFEST);
+  // the links and the manifest are entries of `dir`: durable once it is synced
+  await syncDir(dir);
+  return size;
+}
+
+/**
+ * Makes the composed blob in `dir` (in place) one of `parts` instead: its new links beside the old
+ * ones, then its manifest renamed over the old one, so the blob is the old or the new one, never
+ * none, whatever happens; then the old links go. Each version's links have names of their own, so a
+ * version's links are only ever removed by the one that replaced it (a crash before leaves them
+ * unused: space, never wrong bytes).
+ */
+export async function replaceComposed(dir: string, parts: readonly FilePart[]): Promise<number> {
+  const old = await readComposed(dir);
+  const tag = randomUUID().slice(0, 8);
+  const staged = `.${tag}${MANIFEST}`;
+  const size = await writeVersion(dir, parts, `${tag}-`, staged);
+  await syncDir(dir);
+  await rename(join(dir, staged), join(dir, MANIFEST));
+  await syncDir(dir);
+  for (const part of old?.parts ?? []) await rm(part.path, { force: true });
+  return size;
+}
+
+/** links each file of `parts` into `dir` once (`.<tag><n>`) and writes their manifest, synced, as `manifestName` */
+async function writeVersion(dir: string, parts: readonly FilePart[], tag: string, manifestName: string): Promise<number> {
   const names = new Map<string, string>();
   for (const part of parts) {
     if (names.has(part.path)) continue;
-    const name = `.${names.size}`;
+    const name = `.${tag}${names.size}`;
     await link(part.path, join(dir, name));
     names.set(part.path, name);
   }
   const size = parts.reduce((sum, part) => sum + part.length, 0);
   const manifest: Manifest = { size, parts: parts.map((p) => ({ name: names.get(p.path)!, start: p.start, length: p.length })) };
-  const handle = await open(join(dir, MANIFEST), 'wx');
+  const handle = await open(join(dir, manifestName), 'wx');
   try {
     await handle.writeFile(JSON.stringify(manifest));
     await handle.datasync();
   } finally {
     await handle.close();
   }
-  // the links and the manifest are entries of `dir`: durable once it is synced
-  await syncDir(dir);
   return size;
 }
 
