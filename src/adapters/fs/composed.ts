@@ -8,10 +8,12 @@ import { isAbsent } from './errno.js';
 
 /**
  * A composed blob (`BlobStore.compose`) is the directory `<root>/<key>` holding hard links to the
- * files of its parts (`.0`, `.1`...) and `.manifest`, which says which bytes of each part are the
- * blob's, in order. Key segments never start with a dot, so none of these names is a key; and a hard
- * link keeps a part's bytes when the blob it came from is deleted. The directory is built in the
- * temp directory and renamed into place whole, so a composed blob is there entirely or not at all.
+ * files of its parts (`.0`, `.1`...; `.<tag>-0`... for a version that replaced another in place) and
+ * `.manifest`, which says which bytes of each part are the blob's, in order. Key segments never
+ * start with a dot, so none of these names is a key; and a hard link keeps a part's bytes when the
+ * blob it came from is deleted. The directory is built in the temp directory and renamed into place
+ * whole, so a composed blob is there entirely or not at all. A directory without `.manifest` is no
+ * blob, only a prefix of other keys.
  */
 export const MANIFEST = '.manifest';
 
