@@ -216,7 +216,12 @@ class FsBlobStore implements BlobStore {
     } catch (error) {
       // EISDIR: a composed blob, or the key is only a prefix of other blobs (no blob to delete)
       if (!isAbsent(error) && errnoCode(error) !== 'EISDIR') throw error;
-      if (errnoCode(error) === 'EISDIR' && (await isComposedDir(path))) await this.#removeDir(path);
+      if (errnoCode(error) === 'EISDIR' && (await isComposedDir(path))) {
+        // another delete of it may have moved it away first
+        await this.#removeDir(path).catch((removing: unknown) => {
+          if (!isAbsent(removing)) throw removing;
+        });
+      }
     }
   }
 

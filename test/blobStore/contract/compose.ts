@@ -134,6 +134,12 @@ export function composeContract(store: () => BlobStore, composes: boolean): void
       expect(await store().stat('uploads/u/1')).to.deep.equal({ size: 100_000 });
     });
 
+    it('is deleted by several calls at once, each resolving', async function () {
+      await composedItem(store());
+      await Promise.all(Array.from({ length: 8 }, () => store().delete('items/c')));
+      expect(await store().stat('items/c')).to.equal(undefined);
+    });
+
     it('is removed with its prefix by deletePrefix', async function () {
       await composedItem(store(), 'items/sub/c');
       await store().deletePrefix('items/sub');
