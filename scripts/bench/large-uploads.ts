@@ -76,6 +76,9 @@ async function single(service: ServiceProcess, file: string) {
   return JSON.parse(res.text).id as string;
 }
 
+/** how long the multi-part upload's finalize took, of its whole time (the rest is its chunks) */
+let finalizeSeconds = 0;
+
 async function multipart(service: ServiceProcess, file: string) {
   const created = await (await fetch(`${service.url}/v1/chunks/arweave/-1/-1?chunkSize=${chunkSize}`)).json();
   const offsets = Array.from({ length: Math.ceil(size / chunkSize) }, (_, i) => i * chunkSize);
@@ -90,7 +93,9 @@ async function multipart(service: ServiceProcess, file: string) {
       }
     }),
   );
+  const finalizing = performance.now();
   const res = await send(`${service.url}/v1/chunks/arweave/${created.id}/-1`, 'POST', undefined, 0);
+  finalizeSeconds = (performance.now() - finalizing) / 1000;
   if (res.status !== 200) throw new Error(`finalize answered ${res.status}: ${res.text}`);
   return JSON.parse(res.text).id as string;
 }
@@ -159,6 +164,7 @@ async function main() {
         ratio: round(m.mibPerSecond / base.mibPerSecond, 3),
         mainThreadCpuSecondsPerGiB: round(m.mainThreadCpuSecondsPerGiB, 2),
         allThreadsCpuSecondsPerGiB: round(m.allThreadsCpuSecondsPerGiB, 2),
+        finalizeSeconds: round(finalizeSeconds, 2),
         chunkBytes: chunkSize,
         parallel,
       },
@@ -171,7 +177,9 @@ async function main() {
             .map(
               (r, i) =>
                 `  ${i === 0 ? 'single   ' : 'multipart'} ${r.MiBps} MiB/s (${r.seconds} s), ratio ${r.ratio}, service peak RSS ${r.peakRssMiB} MiB, ` +
-                `CPU s/GiB: main thread ${r.mainThreadCpuSecondsPerGiB}, all threads ${r.allThreadsCpuSecondsPerGiB}\n`,
+                `CPU s/GiB: main thread ${r.mainThreadCpuSecondsPerGiB}, all threads ${r.allThreadsCpuSecondsPerGiB}` +
+                (i === 1 ? `; finalize ${result.multipart.finalizeSeconds} s of it` : '') +
+                '\n',
             )
             .join(''),
       );

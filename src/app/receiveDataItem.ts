@@ -112,24 +112,10 @@ export async function verifyStoredDataItem(
   /** computes the blob digest (default: on this thread) */
   hasher: BlobHasher = inlineHasher,
 ): Promise<ReceivedDataItem> {
-  const started = process.hrtime.bigint();
-  const verifier = createDataItemVerifier(rules);
-  const digest = hasher.start();
-  let verified: VerifiedDataItem;
-  let sha256: string;
-  try {
-    if (size > 0) {
-      for await (const chunk of await blobStore.read(key, { start: 0, end: size - 1 })) {
-        verifier.write(chunk as Buffer);
-        await digest.update(chunk as Buffer);
-      }
-    }
-    [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
-  } catch (error) {
-    digest.abort();
-    throw error;
+  async function* bytes() {
+    if (size > 0) yield* (await blobStore.read(key, { start: 0, end: size - 1 })) as AsyncIterable<Uint8Array>;
   }
-  observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
+  const { verified, sha256 } = await verifyBytes(bytes(), rules, observeVerify, hasher);
   let committedTo: string | undefined;
   return {
     verified,
@@ -154,4 +140,31 @@ export async function verifyStoredDataItem(
       }
     },
   };
+}
+
+/**
+ * Reads an item's bytes once, writing nothing: through the verifier (SHA-384, on this thread) and the
+ * blob digest (SHA-256, on the hasher's workers), the source not read further while either is behind.
+ */
+export async function verifyBytes(
+  source: AsyncIterable<Uint8Array>,
+  rules: VerifierOptions,
+  observeVerify?: (seconds: number) => void,
+  hasher: BlobHasher = inlineHasher,
+): Promise<{ verified: VerifiedDataItem; sha256: string }> {
+  const started = process.hrtime.bigint();
+  const verifier = createDataItemVerifier(rules);
+  const digest = hasher.start();
+  try {
+    for await (const chunk of source) {
+      verifier.write(chunk);
+      await digest.update(chunk);
+    }
+    const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
+    observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
+    return { verified, sha256 };
+  } catch (error) {
+    digest.abort();
+    throw error;
+  }
 }

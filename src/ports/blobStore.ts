@@ -45,6 +45,13 @@ export interface OpenBlob {
   close(): Promise<void>;
 }
 
+/** `length` bytes of the blob `key` from byte `start`: one part of a composed blob. */
+export interface BlobSlice {
+  key: string;
+  start: number;
+  length: number;
+}
+
 export interface BlobStore {
   createWriter(): Promise<BlobWriter>;
   /** convenience: stream a whole source to `key` durably */
@@ -67,6 +74,17 @@ export interface BlobStore {
   writeAt(key: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<{ bytesWritten: number }>;
   /** cuts a blob to `size` bytes, durably (the rest of a blob written with writeAt) */
   truncate(key: string, size: number): Promise<void>;
+  /**
+   * Durably makes `key` the concatenation of these slices of existing blobs (replacing any blob
+   * there) without copying their bytes, for stores that can: the item of a multi-part upload is made
+   * of its chunk blobs. The composed blob keeps the slices' bytes when their blobs are deleted, so
+   * only blobs nobody writes again may be composed (`put` blobs, never `writeAt` ones). It reads,
+   * stats, lists, moves and deletes as one blob of the slices' summed size; `writeAt` refuses it. A
+   * read opens its parts as it reaches them: a composed blob deleted or replaced meanwhile fails the
+   * read instead of finishing the old version. Rejects with BlobNotFound when a source is absent and
+   * with RangeError when a slice is not within its blob.
+   */
+  compose?(key: string, slices: readonly BlobSlice[]): Promise<BlobInfo>;
   /** renames a blob durably, replacing any blob at `to`; rejects with BlobNotFound when `from` is absent */
   move(from: string, to: string): Promise<void>;
   /** idempotent */

@@ -1,4 +1,5 @@
 import type { BlobStore } from '../../src/ports/blobStore.js';
+import { composeContract } from './contract/compose.js';
 import { deletionContract } from './contract/deletion.js';
 import { keysContract } from './contract/keys.js';
 import { listingContract } from './contract/listing.js';
@@ -19,7 +20,7 @@ export type BlobStoreFactory = () => Promise<BlobStoreFixture>;
  * What every blob store adapter must do (fs now, GridFS later). Each test gets its own empty store,
  * so tests never depend on each other's blobs.
  */
-export function blobStoreContract(name: string, factory: BlobStoreFactory): void {
+export function blobStoreContract(name: string, factory: BlobStoreFactory, options: { composes?: boolean } = {}): void {
   describe(`blob store contract: ${name}`, function () {
     let fixture: BlobStoreFixture | undefined;
     const store = (): BlobStore => {
@@ -41,5 +42,6 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory): void
     keysContract(store);
     partsContract(store);
     listingContract(store);
+    composeContract(store, options.composes ?? false);
   });
 }

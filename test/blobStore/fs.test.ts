@@ -9,17 +9,21 @@ import type { BlobStore } from '../../src/ports/blobStore.js';
 import { blobStoreContract } from './contract.js';
 import { bytesOf, piecesOf, rejectionOf } from './support.js';
 
-blobStoreContract('fs', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'blobstore-'));
-  const store = await openFsBlobStore({ root });
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-});
+blobStoreContract(
+  'fs',
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), 'blobstore-'));
+    const store = await openFsBlobStore({ root });
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        await rm(root, { recursive: true, force: true });
+      },
+    };
+  },
+  { composes: true },
+);
 
 describe('fs blob store', function () {
   /** the store's root sits inside `parent`, so a test can see whether anything escaped it */
@@ -179,6 +183,73 @@ describe('fs blob store', function () {
       expect((await rejectionOf(writer.write(randomBytes(1)))).message).to.equal('blob writer aborted');
       expect((await rejectionOf(s.createWriter())).message).to.equal('blob store is closed');
       expect((await rejectionOf(s.stat('items/x'))).message).to.equal('blob store is closed');
+    });
+  });
+
+  describe('composed blobs', function () {
+    const chunks = [randomBytes(100_000), randomBytes(60_007)];
+    const composeChunks = async (s: BlobStore) => {
+      for (const [i, chunk] of chunks.entries()) await s.put(`uploads/u/${i}`, piecesOf(chunk));
+      await s.compose!('items/c', [
+        { key: 'uploads/u/0', start: 0, length: 100_000 },
+        { key: 'uploads/u/1', start: 0, length: 60_007 },
+      ]);
+    };
+
+    it('are made of the very files of their sources (same inodes), no byte copied, nothing left in .tmp', async function () {
+      const s = await open();
+      await composeChunks(s);
+      const sources = await Promise.all([0, 1].map((i) => lstat(join(root, 'uploads', 'u', String(i)))));
+      const names = (await readdir(join(root, 'items', 'c'))).sort();
+      expect(names).to.deep.equal(['.0', '.1', '.manifest']);
+      const parts = await Promise.all(['.0', '.1'].map((name) => lstat(join(root, 'items', 'c', name))));
+      expect(parts.map((p) => p.ino)).to.deep.equal(sources.map((p) => p.ino));
+      expect(parts.map((p) => p.nlink)).to.deep.equal([2, 2]);
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
+    it('read the same bytes from a store opened again on the same root, after their sources are deleted', async function () {
+      const first = await open();
+      await composeChunks(first);
+      await first.deletePrefix('uploads/u');
+      await first.close();
+      const again = await open(0);
+      expect((await bytesOf(await again.read('items/c'))).equals(Buffer.concat(chunks))).to.equal(true);
+      expect(await again.stat('items/c')).to.deep.equal({ size: 160_007 });
+    });
+
+    it('change in place when composed again: the new links and manifest, none of the old version left', async function () {
+      const s = await open();
+      await composeChunks(s);
+      const inodes = async () => {
+        const dir = join(root, 'items', 'c');
+        const names = (await readdir(dir)).filter((name) => name !== '.manifest');
+        return (await Promise.all(names.map(async (name) => (await lstat(join(dir, name))).ino))).sort();
+      };
+      const before = await inodes();
+      const dir = (await lstat(join(root, 'items', 'c'))).ino;
+      await s.compose!('items/c', [{ key: 'uploads/u/1', start: 7, length: 60_000 }]);
+      // the same directory: the key never stood empty between the two versions
+      expect((await lstat(join(root, 'items', 'c'))).ino).to.equal(dir);
+      expect(await inodes()).to.deep.equal([(await lstat(join(root, 'uploads', 'u', '1'))).ino]);
+      expect((await bytesOf(await s.read('items/c'))).equals(chunks[1]!.subarray(7))).to.equal(true);
+      await s.truncate('items/c', 10);
+      expect((await bytesOf(await s.read('items/c'))).equals(chunks[1]!.subarray(7, 17))).to.equal(true);
+      expect(await readdir(join(root, 'items', 'c'))).to.have.length(2);
+      expect(before).to.have.length(2);
+      expect(await tempEntries()).to.deep.equal([]);
+    });
+
+    it('leave nothing in .tmp when composing fails', async function () {
+      const s = await open();
+      await s.put('uploads/u/0', piecesOf(randomBytes(10)));
+      await rejectionOf(
+        s.compose!('items/c', [
+          { key: 'uploads/u/0', start: 0, length: 10 },
+          { key: 'uploads/u/9', start: 0, length: 1 },
+        ]),
+      );
+      expect(await tempEntries()).to.deep.equal([]);
     });
   });
 });

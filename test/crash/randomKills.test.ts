@@ -10,6 +10,7 @@ import { runScript } from '../support/runScript.js';
 import { seededRandom } from '../support/crashRandom.js';
 import { CrashClients, CrashLedger, crashSigners, type CrashSigner, type Sent } from '../support/crashLoad.js';
 import { integrityOf, openReservations, readEventLog, type EventLogReading } from '../support/crashStores.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 /**
  * Issue 7: the service as `npm start` runs it, on one data directory, under a mixed load of single
@@ -49,7 +50,7 @@ describe('random SIGKILLs under a mixed upload load (seeded; CRASH_ROUNDS, CRASH
   const credited = (s: CrashSigner) => (s.poor ? POOR_CREDIT : RICH_CREDIT);
   const withReceipt = () => [...ledger.items.values()].filter((s) => s.receipt);
   const withoutReceipt = () => [...ledger.items.values()].filter((s) => !s.receipt);
-  const blobOf = (sent: Sent) => readFile(join(dataDir, 'blobs', 'items', sent.id)).catch(() => undefined);
+  const blobOf = (sent: Sent) => storedBlob(dataDir, `items/${sent.id}`);
   /** balances read over HTTP once every reservation was closed */
   let balances: Map<string, { creditedWinc: string; spentWinc: string; reservedWinc: string }>;
   let stillOpen: Record<string, unknown>;

@@ -6,6 +6,7 @@ import { startServiceProcess } from '../../scripts/lib/serviceProcess.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 describe('durability of receipts', function () {
   this.timeout(120_000);
@@ -42,8 +43,8 @@ describe('durability of receipts', function () {
           expect(res.status, id).to.equal(200);
           expect((await res.json()).status).to.equal('CONFIRMED');
           const item = items.find((i) => i.id === id)!;
-          const stored = await readFile(join(dataDir, 'blobs', 'items', id));
-          expect(Buffer.compare(stored, item.getRaw()), id).to.equal(0);
+          const stored = await storedBlob(dataDir, `items/${id}`);
+          expect(Buffer.compare(stored!, item.getRaw()), id).to.equal(0);
         }
       } finally {
         await second.stop();

@@ -17,7 +17,9 @@ import { parseTrace, type Syscall } from './syscallTrace.js';
  * every fsync removed. This suite watches the system calls instead (strace, following every thread
  * of the service) and checks, for each item that got a receipt, that before the first byte of that
  * receipt went to the client's socket:
- * - the blob's bytes were synced (fdatasync of the temp file that was then renamed to `items/<id>`),
+ * - the blob's bytes were synced (fdatasync of the temp file that was then renamed to `items/<id>`;
+ *   for a multi-part item, composed of its chunk files, the fsync of the temp directory holding their
+ *   links and the fdatasync of its manifest, the chunk files having been synced when received),
  * - the rename was made durable (fsync of the directory holding `items/<id>`, after the rename),
  * - the event store's commit was synced (fsync of `events.db-wal` after a write carrying the id).
  */
@@ -94,7 +96,7 @@ describe('durability: syscall order before a receipt', function () {
       strace.kill('SIGINT'); // detaches; the service goes on
       await straceExit;
       const calls = parseTrace(await readFile(tracePath, 'utf8'));
-      for (const id of receipted) expect(violations(calls, id, dataDir), id).to.deep.equal([]);
+      for (const id of receipted) expect(violations(calls, id, dataDir, id === multi.id), id).to.deep.equal([]);
     } finally {
       if (strace.exitCode === null) {
         strace.kill('SIGINT');
@@ -105,7 +107,7 @@ describe('durability: syscall order before a receipt', function () {
 });
 
 /** what is missing before item `id`'s receipt went out, in words (empty: the order is right) */
-function violations(calls: readonly Syscall[], id: string, dataDir: string): string[] {
+function violations(calls: readonly Syscall[], id: string, dataDir: string, composed: boolean): string[] {
   // the first answer naming the item: its receipt (JSON quotes are escaped in strace's strings)
   const answer = calls.find((c) => c.socket && c.data.includes('HTTP/1.1 200') && c.data.includes(id));
   if (!answer) return [`no response carrying ${id} was written to a socket`];
@@ -119,6 +121,10 @@ function violations(calls: readonly Syscall[], id: string, dataDir: string): str
     const temp = rename.paths[0];
     if (!before.some((c) => (c.name === 'fdatasync' || c.name === 'fsync') && c.fdPath === temp && c.done < rename.started)) {
       problems.push(`no fdatasync of the blob's temp file ${temp} before its rename`);
+    }
+    const manifest = join(temp ?? '', '.manifest');
+    if (composed && !before.some((c) => c.name === 'fdatasync' && c.fdPath === manifest && c.done < rename.started)) {
+      problems.push(`no fdatasync of the composed blob's manifest ${manifest} before its rename`);
     }
     const dir = join(dataDir, 'blobs', 'items');
     if (!before.some((c) => c.name === 'fsync' && c.fdPath === dir && c.started > rename.done)) problems.push(`no fsync of ${dir} after the rename`);

@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
@@ -8,6 +8,7 @@ import { createUpload, expectText, postChunk, postChunks } from '../support/mult
 import { arweaveAccepts } from '../support/clientChecks.js';
 import { uploadStream } from '../../src/domain/upload/ids.js';
 import { expireUploads } from '../../src/app/multipart/expirer.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 describe('multi-part upload', function () {
   this.timeout(60_000);
@@ -70,9 +71,31 @@ describe('multi-part upload', function () {
     expect(status.status).to.equal('FINALIZED');
     expect(status.receipt).to.deep.equal(body.data);
     expect((await (await fetch(`${base}/tx/${item.id}/status`)).json()).status).to.equal('CONFIRMED');
-    const stored = await readFile(join(service.dataDir, 'blobs', 'items', item.id));
-    expect(Buffer.compare(stored, raw)).to.equal(0);
+    const stored = await storedBlob(service.dataDir, `items/${item.id}`);
+    expect(Buffer.compare(stored!, raw)).to.equal(0);
     expect(await readdir(join(service.dataDir, 'blobs', 'uploads')).catch(() => [])).to.not.include(id);
+  });
+
+  it('stores an item of several chunks without copying a byte: its blob is made of the chunk files themselves', async () => {
+    const item = await itemOfSize(signers.arweave(), 25_000);
+    const raw = item.getRaw();
+    const id = await createUpload(base, '?chunkSize=10000');
+    await postChunks(base, id, raw, 10_000);
+    const chunkDir = join(service.dataDir, 'blobs', 'uploads', id);
+    const chunkInodes = await Promise.all((await readdir(chunkDir)).map(async (name) => (await lstat(join(chunkDir, name))).ino));
+    expect(chunkInodes).to.have.length(3);
+
+    expect((await fetch(`${base}/chunks/arweave/${id}/-1`, { method: 'POST' })).status).to.equal(200);
+    const itemDir = join(service.dataDir, 'blobs', 'items', item.id);
+    const parts = (await readdir(itemDir)).filter((name) => name !== '.manifest');
+    const partInodes = await Promise.all(parts.map(async (name) => (await lstat(join(itemDir, name))).ino));
+    expect(partInodes.sort()).to.deep.equal(chunkInodes.sort());
+    // the upload's own names for them are gone; the item is the files' only name
+    expect(await readdir(join(service.dataDir, 'blobs', 'uploads')).catch(() => [])).to.not.include(id);
+    expect(await Promise.all(parts.map(async (name) => (await lstat(join(itemDir, name))).nlink))).to.deep.equal([1, 1, 1]);
+    expect(Buffer.compare((await storedBlob(service.dataDir, `items/${item.id}`))!, raw)).to.equal(0);
+    const read = await fetch(`${base}/tx/${item.id}/data`);
+    expect(Buffer.compare(Buffer.from(await read.arrayBuffer()), Buffer.from(item.rawData))).to.equal(0);
   });
 
   it('finalizes asynchronously: 202 at once, then the status reaches FINALIZED with the receipt', async () => {

@@ -4,6 +4,7 @@ import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, expectText, postChunk, postChunks } from '../support/multipart.js';
 import { nativeAddress } from '../../src/verify/index.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 const meta = { correlationId: 'test' };
 
@@ -108,6 +109,24 @@ describe('multi-part finalization after a crash', function () {
     const upload = await service.multipart.uploads.read(id);
     await service.blobStore.move(upload!.chunks.get(0)!.blobKey, `items/${item.id}`);
     await expectResumedToFinalized(id, item.id);
+  });
+
+  it('resumes a finalization that crashed after composing the item blob of its chunks, before recording the acceptance', async () => {
+    const item = await itemOfSize(signers.arweave(), 10_000);
+    const id = await requested(item.getRaw());
+    await validated(id, item.id, item.getRaw().length);
+    const upload = await service.multipart.uploads.read(id);
+    const chunks = [...upload!.chunks.values()].sort((a, b) => a.offset - b.offset);
+    expect(chunks).to.have.length(3);
+    await service.blobStore.compose!(
+      `items/${item.id}`,
+      chunks.map((chunk) => ({ key: chunk.blobKey, start: 0, length: chunk.length })),
+    );
+    await expectResumedToFinalized(id, item.id);
+    // composed again of the same chunks, which are gone now: the item keeps their bytes
+    const stored = await storedBlob(service.dataDir, `items/${item.id}`);
+    expect(Buffer.compare(stored!, item.getRaw())).to.equal(0);
+    expect(await service.blobStore.stat(chunks[0]!.blobKey)).to.equal(undefined);
   });
 
   it('resumes a finalization that crashed after copying several chunks into the item blob, before recording the acceptance', async () => {

@@ -9,6 +9,7 @@ import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunk } from '../support/multipart.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 let diagnostics = () => '';
 
@@ -123,8 +124,8 @@ describe('split roles in separate processes on the embedded stores', function ()
         600,
       );
       expect(status.info).to.equal('permanent');
-      const stored = await readFile(join(dataDir, 'blobs', 'items', item.id));
-      expect(Buffer.compare(stored, item.getRaw()), item.id).to.equal(0);
+      const stored = await storedBlob(dataDir, `items/${item.id}`);
+      expect(Buffer.compare(stored!, item.getRaw()), item.id).to.equal(0);
     }
     expect((await (await fetch(`${queries.url}/chunks/arweave/${uploadId}/status`)).json()).status).to.equal('FINALIZED');
     // the query process serves no commands, the command processes no queries

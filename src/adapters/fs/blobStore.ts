@@ -2,7 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFound, type BlobInfo, type BlobStore, type BlobWriter, type ByteRange, type ListedBlob, type OpenBlob } from '../../ports/blobStore.js';
+import {
+  BlobNotFound,
+  type BlobInfo,
+  type BlobSlice,
+  type BlobStore,
+  type BlobWriter,
+  type ByteRange,
+  type ListedBlob,
+  type OpenBlob,
+} from '../../ports/blobStore.js';
+import {
+  dropComposed,
+  isComposedDir,
+  openComposed,
+  partsWithin,
+  readComposed,
+  readComposedRange,
+  replaceComposed,
+  writeComposed,
+  type FilePart,
+} from './composed.js';
 import { disk } from './diskFaults.js';
 import { errnoCode, isAbsent } from './errno.js';
 import { filesUnder } from './listing.js';
@@ -62,7 +82,9 @@ class FsBlobStore implements BlobStore {
       await unlink(temp);
       this.#assertOpen();
     }
-    const writer = new FsBlobWriter(handle, { temp, pathOf: (key) => this.#pathOf(key) }, (done) => this.#writers.delete(done));
+    const writer = new FsBlobWriter(handle, { temp, pathOf: (key) => this.#pathOf(key), place: (from, to) => this.#place(from, to) }, (done) =>
+      this.#writers.delete(done),
+    );
     this.#writers.add(writer);
     return writer;
   }
@@ -82,6 +104,11 @@ class FsBlobStore implements BlobStore {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
+    const composed = await this.#composed(key);
+    if (composed) {
+      if (range !== undefined) assertRangeWithin(range, composed.size);
+      return readComposedRange(key, composed.parts, range ?? { start: 0, end: composed.size - 1 });
+    }
     const { handle, size } = await this.#openFile(key);
     try {
       if (range !== undefined) assertRangeWithin(range, size);
@@ -93,6 +120,8 @@ class FsBlobStore implements BlobStore {
   }
 
   async open(key: string): Promise<OpenBlob> {
+    const composed = await this.#composed(key);
+    if (composed) return openComposed(key, composed.size, composed.parts);
     const { handle, size } = await this.#openFile(key);
     return {
       size,
@@ -109,6 +138,12 @@ class FsBlobStore implements BlobStore {
 
   async truncate(key: string, size: number): Promise<void> {
     const path = this.#checkedPath(key);
+    const composed = await this.#composed(key);
+    // a composed blob is never written: a shorter one is composed of its first `size` bytes
+    if (composed) {
+      if (composed.size > size) await this.compose(key, [{ key, start: 0, length: size }]);
+      return;
+    }
     let handle;
     try {
       handle = await open(path, 'r+');
@@ -128,11 +163,33 @@ class FsBlobStore implements BlobStore {
     });
   }
 
+  async compose(key: string, slices: readonly BlobSlice[]): Promise<BlobInfo> {
+    const target = this.#checkedPath(key);
+    const parts: FilePart[] = [];
+    for (const slice of slices) parts.push(...(await this.#partsOf(slice)));
+    const built = join(this.tempDir, randomUUID());
+    try {
+      // a composed blob there already changes in place: its key is never empty meanwhile
+      if (await isComposedDir(target)) return { size: await disk(() => replaceComposed(target, parts)) };
+      const size = await disk(() => writeComposed(built, parts));
+      await disk(() => this.#place(built, target));
+      return { size };
+    } catch (error) {
+      await dropComposed(built).catch(() => undefined);
+      // a source deleted since it was looked at: its link could not be made
+      const gone = isAbsent(error) ? await this.#firstAbsent(slices) : undefined;
+      if (gone !== undefined) throw new BlobNotFound(gone);
+      throw error;
+    }
+  }
+
   async move(from: string, to: string): Promise<void> {
     const source = this.#checkedPath(from);
     const target = this.#checkedPath(to);
+    // a directory is only a blob when it is a composed one (else it is a prefix of other blobs)
+    if ((await lstat(source).catch(() => undefined))?.isDirectory() && !(await isComposedDir(source))) throw new BlobNotFound(from);
     try {
-      await disk(() => renameDurable(source, target));
+      await disk(() => this.#place(source, target));
     } catch (error) {
       if (isAbsent(error) && !(await this.stat(from))) throw new BlobNotFound(from);
       throw error;
@@ -143,7 +200,9 @@ class FsBlobStore implements BlobStore {
     const path = this.#checkedPath(key);
     try {
       const info = await stat(path);
-      return info.isFile() ? { size: info.size } : undefined;
+      if (info.isFile()) return { size: info.size };
+      const composed = info.isDirectory() ? await readComposed(path) : undefined;
+      return composed && { size: composed.size };
     } catch (error) {
       if (isAbsent(error)) return undefined;
       throw error;
@@ -155,8 +214,14 @@ class FsBlobStore implements BlobStore {
     try {
       await disk(() => unlink(path));
     } catch (error) {
-      // EISDIR: the key is only a prefix of other blobs, so there is no blob to delete
+      // EISDIR: a composed blob, or the key is only a prefix of other blobs (no blob to delete)
       if (!isAbsent(error) && errnoCode(error) !== 'EISDIR') throw error;
+      if (errnoCode(error) === 'EISDIR' && (await isComposedDir(path))) {
+        // another delete of it may have moved it away first
+        await this.#removeDir(path).catch((removing: unknown) => {
+          if (!isAbsent(removing)) throw removing;
+        });
+      }
     }
   }
 
@@ -164,12 +229,8 @@ class FsBlobStore implements BlobStore {
     const dir = this.#checkedPath(prefix);
     try {
       // a blob named exactly `prefix` is not under `prefix/`
-      if (!(await lstat(dir)).isDirectory()) return;
-      // moved away first, so every blob under the prefix disappears at once and a crash halfway
-      // through the removal leaves nothing visible (the temp sweep finishes the job)
-      const trash = join(this.tempDir, `${randomUUID()}.deleted`);
-      await disk(() => rename(dir, trash));
-      await disk(() => rm(trash, { recursive: true, force: true }));
+      if (!(await lstat(dir)).isDirectory() || (await isComposedDir(dir))) return;
+      await this.#removeDir(dir);
     } catch (error) {
       if (!isAbsent(error)) throw error;
     }
@@ -183,6 +244,67 @@ class FsBlobStore implements BlobStore {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#writers].map((writer) => writer.abort()));
+  }
+
+  /**
+   * Moved away first, so everything in the directory disappears at once and a crash halfway through
+   * the removal leaves nothing visible (the temp sweep finishes the job).
+   */
+  async #removeDir(dir: string): Promise<void> {
+    const trash = join(this.tempDir, `${randomUUID()}.deleted`);
+    await disk(() => rename(dir, trash));
+    await disk(() => rm(trash, { recursive: true, force: true }));
+  }
+
+  /**
+   * Puts the file or composed blob `from` at `to` durably, replacing the blob there. A blob of the
+   * other kind there (a file for a composed blob's directory, or the reverse) cannot be replaced by
+   * one rename: it is moved away first, so a crash in between leaves the key empty. Only a repair or
+   * racing identical uploads put both kinds of an item under its key.
+   */
+  async #place(from: string, to: string): Promise<void> {
+    try {
+      await renameDurable(from, to);
+    } catch (error) {
+      const code = errnoCode(error);
+      const otherKind = code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENOTEMPTY' || code === 'EEXIST';
+      const replaceable = otherKind && ((await lstat(to).catch(() => undefined))?.isFile() || (await isComposedDir(to)));
+      if (!replaceable) throw error;
+      await this.#removeDir(to);
+      await renameDurable(from, to);
+    }
+  }
+
+  /** the runs of files holding `slice`'s bytes; those of a composed source are its own parts' */
+  async #partsOf(slice: BlobSlice): Promise<FilePart[]> {
+    const path = this.#checkedPath(slice.key);
+    const { start, length } = slice;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(length) || start < 0 || length < 0) {
+      throw new RangeError(`invalid slice ${start}+${length} of ${slice.key}`);
+    }
+    const composed = await this.#composed(slice.key);
+    const size = composed ? composed.size : (await this.stat(slice.key))?.size;
+    if (size === undefined) throw new BlobNotFound(slice.key);
+    if (start + length > size) throw new RangeError(`slice ${start}+${length} is outside ${slice.key}, a blob of ${size} bytes`);
+    if (length === 0) return [];
+    return composed ? partsWithin(composed.parts, start, start + length - 1) : [{ path, start, length }];
+  }
+
+  async #firstAbsent(slices: readonly BlobSlice[]): Promise<string | undefined> {
+    for (const slice of slices) if (!(await this.stat(slice.key))) return slice.key;
+    return undefined;
+  }
+
+  /** the parts of the composed blob `key`, or undefined when `key` is a file or absent */
+  async #composed(key: string): Promise<{ size: number; parts: FilePart[] } | undefined> {
+    const path = this.#checkedPath(key);
+    try {
+      if (!(await lstat(path)).isDirectory()) return undefined;
+    } catch (error) {
+      if (isAbsent(error)) return undefined;
+      throw error;
+    }
+    return readComposed(path);
   }
 
   /** the open handle pins this version: a commit replacing the key meanwhile does not mix bytes in */

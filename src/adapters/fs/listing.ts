@@ -1,12 +1,13 @@
 import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidBlobKey, type ListedBlob } from '../../ports/blobStore.js';
+import { readComposed } from './composed.js';
 import { isAbsent } from './errno.js';
 
 /**
  * The files under `dir` (the directory of the key `prefix`), depth first, one directory entry at a
  * time (opendir reads entries in batches: a directory of millions of items is never read whole).
- * What disappears during the walk (deleted, moved) is skipped; names that are not key segments (no
+ * A composed blob's directory is listed as that one blob. What disappears during the walk (deleted, moved) is skipped; names that are not key segments (no
  * blob the store wrote has one) are left out.
  */
 export async function* filesUnder(dir: string, prefix: string): AsyncGenerator<ListedBlob> {
@@ -22,7 +23,12 @@ export async function* filesUnder(dir: string, prefix: string): AsyncGenerator<L
     if (!isValidBlobKey(key)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      yield* filesUnder(path, key);
+      const composed = await readComposed(path);
+      if (composed) {
+        const info = await lstat(path).catch(() => undefined);
+        // a composed blob (see composed.ts) is one blob; renaming it into place moves its ctime
+        if (info) yield { key, size: composed.size, modifiedAt: Math.max(info.mtimeMs, info.ctimeMs) };
+      } else yield* filesUnder(path, key);
       continue;
     }
     if (!entry.isFile()) continue;

@@ -2,7 +2,6 @@ import type { FileHandle } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
 import { asError, StagedBlobWriter } from '../stagedBlobWriter.js';
 import { diskFault } from './diskFaults.js';
-import { renameDurable } from './durable.js';
 import { isAbsent } from './errno.js';
 import { writeAll } from './writeAll.js';
 
@@ -20,6 +19,8 @@ export interface FsWriterPaths {
   temp: string;
   /** absolute path of a (validated) key */
   pathOf: (key: string) => string;
+  /** puts the synced temp file at a path durably, replacing the blob there (whichever kind) */
+  place: (from: string, to: string) => Promise<void>;
 }
 
 /**
@@ -83,7 +84,7 @@ export class FsBlobWriter extends StagedBlobWriter {
       // data before name: the rename must never expose a file whose bytes are not on disk yet
       await this.#handle?.datasync();
       await this.#closeHandle();
-      await renameDurable(this.paths.temp, this.paths.pathOf(key));
+      await this.paths.place(this.paths.temp, this.paths.pathOf(key));
     } catch (error) {
       throw diskFault(error);
     }

@@ -1,10 +1,10 @@
 import { ServiceUnavailable } from '../../domain/errors.js';
-import type { BlobStore } from '../../ports/blobStore.js';
+import type { BlobSlice, BlobStore } from '../../ports/blobStore.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
-import { receiveDataItem, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import { receiveDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
 
 export interface AssembleDeps {
   blobStore: BlobStore;
@@ -17,7 +17,7 @@ export interface AssembleDeps {
 }
 
 /** where a chunk's bytes are: its own blob from 0, or the one blob of an earlier version's upload at its offset */
-const sourceOf = (uploadId: string, chunk: Chunk) => ({
+const sourceOf = (uploadId: string, chunk: Chunk): BlobSlice => ({
   key: chunk.blobKey,
   start: chunk.blobKey === legacyUploadDataKey(uploadId) ? chunk.offset : 0,
   length: chunk.length,
@@ -29,14 +29,19 @@ const sourceOf = (uploadId: string, chunk: Chunk) => ({
  * what is kept:
  * - one blob holding the whole item from byte 0 (a single chunk; an earlier version's upload) is
  *   verified where it is and moved, never copied;
- * - several chunks are streamed once, in order, through the verifier into a new blob (the disk must
- *   have room for the copy above its floor, else 503), and the chunks stay until the upload ends.
+ * - several chunks of their own blobs, in a store that composes (files), are read once, in order,
+ *   through the verifier, writing nothing, and the item's blob is composed of them: their bytes are
+ *   kept under the item's key too, never copied (see `composeUpload`);
+ * - else they are streamed once, in order, through the verifier into a new blob (the disk must have
+ *   room for the copy above its floor, else 503), and the chunks stay until the upload ends.
  */
 export async function assembleUpload(deps: AssembleDeps, uploadId: string, ordered: readonly Chunk[], size: number): Promise<ReceivedDataItem> {
   const sources = ordered.map((chunk) => sourceOf(uploadId, chunk));
   const first = sources[0]!;
   const inPlace = first.start === 0 && sources.every((s) => s.key === first.key) && contiguous(sources);
   if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify, deps.hasher);
+  // an earlier version's upload blob was written with writeAt: only blobs nobody writes again are composed
+  if (deps.blobStore.compose && sources.every((s) => s.key !== legacyUploadDataKey(uploadId))) return composeUpload(deps, sources);
 
   const { disk } = deps;
   if (disk && !disk.tryTake(size)) throw new ServiceUnavailable(`assembling upload ${uploadId}: ${size} bytes would take the disk below its floor`);
@@ -64,6 +69,32 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   }
 }
 
+/**
+ * Verifies the chunks where they are and, on commit, composes the item's blob of them. Nothing is
+ * written but the composed blob's links and manifest, so the disk gives no space for it. After a
+ * crash between the commit and the acceptance the chunks are still there (they go when the upload
+ * ends), so a resumed finalize verifies and composes them again.
+ */
+async function composeUpload(deps: AssembleDeps, sources: readonly BlobSlice[]): Promise<ReceivedDataItem> {
+  const { blobStore } = deps;
+  const compose = blobStore.compose!.bind(blobStore);
+  const { verified, sha256 } = await verifyBytes(bytesOf(blobStore, sources), itemRules(deps), deps.observeVerify, deps.hasher);
+  let committedTo: string | undefined;
+  return {
+    verified,
+    sha256,
+    commit: async (key) => {
+      committedTo = key;
+      await compose(key, sources);
+    },
+    // the chunks keep the bytes, for the upload (a refused finalize, underfunded, may be asked again)
+    discard: async () => {},
+    withdraw: async () => {
+      if (committedTo !== undefined) await blobStore.delete(committedTo);
+    },
+  };
+}
+
 /** what an assembled item must be: at most MAX_DATA_ITEM_SIZE, its tags under this service's rules */
 export const itemRules = (deps: Pick<AssembleDeps, 'maxDataItemSize' | 'strictTags'>) => ({
   maxSize: deps.maxDataItemSize,
@@ -71,10 +102,9 @@ export const itemRules = (deps: Pick<AssembleDeps, 'maxDataItemSize' | 'strictTa
 });
 
 /** one blob, the chunks back to back from its byte 0 */
-const contiguous = (sources: readonly { key: string; start: number; length: number }[]) =>
-  sources.every((s, i) => i === 0 || s.start === sources[i - 1]!.start + sources[i - 1]!.length);
+const contiguous = (sources: readonly BlobSlice[]) => sources.every((s, i) => i === 0 || s.start === sources[i - 1]!.start + sources[i - 1]!.length);
 
-async function* bytesOf(blobStore: BlobStore, sources: readonly { key: string; start: number; length: number }[]): AsyncGenerator<Uint8Array> {
+async function* bytesOf(blobStore: BlobStore, sources: readonly BlobSlice[]): AsyncGenerator<Uint8Array> {
   for (const { key, start, length } of sources) {
     let read = 0;
     for await (const chunk of await blobStore.read(key, { start, end: start + length - 1 })) {

@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { DataItem } from 'arbundles';
 import type { TestService } from '../../support/testService.js';
+import { storedBlob } from '../../support/storedBlob.js';
 
 /**
  * The item a client uploaded, as the service stored it: the whole blob parses and verifies as an
  * ANS-104 data item with that id, and its payload is exactly the bytes the client was given.
  */
 export async function expectStoredAsSigned(service: TestService, id: string, payload: Uint8Array): Promise<DataItem> {
-  const stored = await readFile(join(service.dataDir, 'blobs', 'items', id));
+  const stored = await storedBlob(service.dataDir, `items/${id}`);
+  if (!stored) throw new Error(`no blob stored for ${id}`);
   expect(await DataItem.verify(stored), 'stored bytes verify as a data item').to.equal(true);
   const item = new DataItem(stored);
   expect(await item.isValid(), 'signature verifies').to.equal(true);
