@@ -31,6 +31,7 @@ import { assertBlobKey, assertRangeWithin } from './validate.js';
 import { FsBlobWriter } from './writer.js';
 import { renameDurable } from './durable.js';
 import { writeAtPath } from './writeAt.js';
+import { writeAll } from './writeAll.js';
 
 /**
  * Temp files live in `<root>/.tmp`: a key can never start with a dot, so no blob or prefix can
@@ -257,22 +258,58 @@ class FsBlobStore implements BlobStore {
   }
 
   /**
-   * Puts the file or composed blob `from` at `to` durably, replacing the blob there. A blob of the
-   * other kind there (a file for a composed blob's directory, or the reverse) cannot be replaced by
-   * one rename: it is moved away first, so a crash in between leaves the key empty. Only a repair or
-   * racing identical uploads put both kinds of an item under its key.
+   * Puts the file or composed blob `from` at `to` durably, replacing the blob there, so that `to` is
+   * the old blob or the new one at every moment, a crash included (a receipted item's key is never
+   * empty). One rename does it when both are files, or `to` is free. A blob of the other kind, or a
+   * composed one over a composed one, cannot be replaced by a rename (a file and a directory, or a
+   * directory that is not empty), so:
+   * - a file over a composed blob becomes that blob's one part, changed in place (its manifest
+   *   renamed over the old one);
+   * - a composed blob over a composed blob gives its parts to the other, changed in place;
+   * - a composed blob over a file is written out as a file (its bytes copied: only a repair or racing
+   *   identical uploads put both kinds under one key) and renamed over it.
+   * The source is removed afterwards; a crash before that leaves it behind (in the temp directory, or
+   * under a key the caller removes), never a key without its blob.
    */
   async #place(from: string, to: string): Promise<void> {
     try {
       await renameDurable(from, to);
+      return;
     } catch (error) {
       const code = errnoCode(error);
-      const otherKind = code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENOTEMPTY' || code === 'EEXIST';
-      const replaceable = otherKind && ((await lstat(to).catch(() => undefined))?.isFile() || (await isComposedDir(to)));
-      if (!replaceable) throw error;
-      await this.#removeDir(to);
-      await renameDurable(from, to);
+      if (code !== 'EISDIR' && code !== 'ENOTDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      const source = (await isComposedDir(from)) ? await readComposed(from) : undefined;
+      if (await isComposedDir(to)) {
+        const parts = source?.parts ?? [{ path: from, start: 0, length: (await stat(from)).size }];
+        await replaceComposed(to, parts);
+      } else if (source && (await lstat(to).catch(() => undefined))?.isFile()) {
+        const copy = join(this.tempDir, randomUUID());
+        await this.#writeOut(source.size, source.parts, copy);
+        await renameDurable(copy, to);
+      } else {
+        throw error;
+      }
+      if (source) await this.#removeDir(from);
+      else await unlink(from);
     }
+  }
+
+  /** the bytes of a composed blob's `parts` written to the new file `path`, synced */
+  async #writeOut(size: number, parts: readonly FilePart[], path: string): Promise<void> {
+    const handle = await open(path, 'wx');
+    try {
+      let at = 0;
+      for await (const chunk of readComposedRange(path, parts, { start: 0, end: size - 1 })) {
+        await writeAll(handle, [chunk as Buffer], at);
+        at += (chunk as Buffer).byteLength;
+      }
+      await handle.datasync();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(path, { force: true });
+      throw error;
+    }
+    await handle.close();
   }
 
   /** the runs of files holding `slice`'s bytes; those of a composed source are its own parts' */
