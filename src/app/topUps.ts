@@ -130,8 +130,12 @@ export function createTopUps(deps: TopUpDeps) {
         timestamp: deps.now(),
       };
       // throws Invalid transaction when it was claimed before, or is worth nothing
-      await deps.topUps.execute({ type: 'Claim', data: claim }, metadata);
-      if (!claim.confirmed || !transfer.status.confirmed) return { claim, confirmed: false };
+      const { position } = await deps.topUps.execute({ type: 'Claim', data: claim }, metadata);
+      if (!claim.confirmed || !transfer.status.confirmed) {
+        // answered once the claim is among the pending ones (the pass, the history), as a credit is once credited
+        if (position !== undefined) await deps.awaitProjection?.(position);
+        return { claim, confirmed: false };
+      }
       await credit(claim, { ...transfer, status: transfer.status }, chain.address, metadata);
       return { claim, confirmed: true, blockHeight: transfer.status.blockHeight };
     },
