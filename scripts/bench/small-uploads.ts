@@ -5,7 +5,8 @@
  * before that type's run (a receipt costs one RSA-4096 signature, so that capacity bounds what any
  * such service can do here, whatever the item's own signature). On Linux also the service's CPU
  * time per upload against the signing pool's per signature (`cpuRatio`): on a machine shared with
- * other work the rates swing with the neighbours' load, CPU per unit of work much less.
+ * other work the rates swing with the neighbours' load, CPU per unit of work much less; and of
+ * that, the main thread's (`mainThreadCpuMsPerUpload`): work moved to a worker leaves it, not the total.
  *
  *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
  *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
@@ -76,6 +77,8 @@ interface TypeResult {
   cpuMsPerUpload?: number;
   baselineCpuMsPerSignature: number;
   cpuRatio?: number;
+  /** of cpuMsPerUpload, the service's main thread's (the event loop, which no worker relieves) */
+  mainThreadCpuMsPerUpload?: number;
   ranOutOfItems: boolean;
 }
 
@@ -111,6 +114,7 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
   const latencies: number[] = [];
   let errors = 0;
   const cpuBefore = await processCpuMs(service?.process.pid);
+  const mainBefore = await processCpuMs(service?.process.pid, { mainThread: true });
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -130,6 +134,7 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = await processCpuMs(service?.process.pid);
+  const mainAfter = await processCpuMs(service?.process.pid, { mainThread: true });
   agent.destroy();
   await service?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -151,6 +156,11 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
       cpuMsPerUpload: Number(cpuMsPerUpload.toFixed(2)),
       cpuRatio: Number((capacity.cpuMsPerReceipt / cpuMsPerUpload).toFixed(3)),
     }),
+    ...(mainBefore !== undefined &&
+      mainAfter !== undefined &&
+      latencies.length > 0 && {
+        mainThreadCpuMsPerUpload: Number(((mainAfter - mainBefore) / latencies.length).toFixed(2)),
+      }),
     baselineCpuMsPerSignature: Number(capacity.cpuMsPerReceipt.toFixed(2)),
     ranOutOfItems: next >= items.length,
   };
@@ -170,7 +180,8 @@ async function main() {
         `small uploads, type ${type} (${result.name}): ${result.uploadsPerSecond} uploads/s (${result.uploads} in ${result.seconds}s, ${concurrency} clients), ` +
           `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ` +
           `ratio ${result.ratio} to ${result.baselinePerSecond} RSA-4096 signatures/s on all cores` +
-          (result.cpuMsPerUpload === undefined ? '\n' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}\n`),
+          (result.cpuMsPerUpload === undefined ? '' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}`) +
+          (result.mainThreadCpuMsPerUpload === undefined ? '\n' : `; main thread ${result.mainThreadCpuMsPerUpload} CPU ms per upload\n`),
       );
     }
   }
