@@ -11,6 +11,9 @@ import type { Finding } from '../../src/audit/types.js';
 import { createArweaveTransfers } from '../../src/adapters/gateway/arweaveTransfers.js';
 import { runScript } from '../support/runScript.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 
 const FREE = 1000;
 const RATE = 10n; // winc per byte
@@ -289,3 +292,41 @@ describe('top-ups in AR (arlocal as the gateway)', function () {
     expect((await claim(tx.id)).status).to.equal(400);
   });
 });
+
+describe('a top-up claim answered while the read models lag (a slow disk)', function () {
+  this.timeout(120_000);
+  let slow = false;
+  const env = withArlocalService(
+    { TOPUP_ARWEAVE_CONFIRMATIONS: String(CONFIRMATIONS), TOPUP_CHECK_INTERVAL_MS: '86400000', PROJECTION_WAIT_MS: '60000' },
+    async (dataDir) => {
+      const readStore = openSqliteReadStore({ path: join(dataDir, 'read.db') });
+      const commit = readStore.commit.bind(readStore);
+      // every commit of the read models takes 1.5 s more once the test says so
+      readStore.commit = async (writes, checkpoints) => {
+        if (slow) await sleep(1_500);
+        return commit(writes, checkpoints);
+      };
+      return { readStore };
+    },
+  );
+
+  it('answers a pending claim once the pending top-ups show it, as a credit is answered once credited', async () => {
+    await env.arlocal.mint(USER, '1000000000000000');
+    const url = new URL(env.arlocal.url);
+    const arweave = new Arweave({ host: url.hostname, port: Number(url.port), protocol: 'http' });
+    const tx = await arweave.createTransaction({ target: env.service.walletAddress, quantity: '5000', data: '' }, arweaveJwk);
+    await arweave.transactions.sign(tx, arweaveJwk);
+    expect((await arweave.transactions.post(tx)).status).to.equal(200);
+    slow = true;
+    const answer = await fetch(`${env.service.url}/account/balance/arweave`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_id: tx.id }),
+    });
+    expect([answer.status, ((await answer.json()) as { confirmed: boolean }).confirmed]).to.deep.equal([200, false]);
+    // the pass reads the pending claims from their read model: this one is there
+    expect(await env.service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 1, expired: 0 });
+    slow = false;
+  });
+});
+
