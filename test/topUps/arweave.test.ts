@@ -329,4 +329,3 @@ describe('a top-up claim answered while the read models lag (a slow disk)', func
     slow = false;
   });
 });
-
