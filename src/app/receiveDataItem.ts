@@ -18,6 +18,29 @@ export interface ReceivedDataItem {
   withdraw(): Promise<void>;
 }
 
+/**
+ * `commit`, `discard` and `withdraw` for bytes that `put` makes a new blob under the item's key (a
+ * temporary blob committed, chunks composed): withdrawing deletes that blob (nothing when `commit` was
+ * never called); `discard` gives up the provisional bytes.
+ */
+export function newBlobCommit(
+  blobStore: Pick<BlobStore, 'delete'>,
+  put: (key: string) => Promise<unknown>,
+  discard: () => Promise<void>,
+): Pick<ReceivedDataItem, 'commit' | 'discard' | 'withdraw'> {
+  let committedTo: string | undefined;
+  return {
+    commit: async (key) => {
+      committedTo = key;
+      await put(key);
+    },
+    discard,
+    withdraw: async () => {
+      if (committedTo !== undefined) await blobStore.delete(committedTo);
+    },
+  };
+}
+
 /** writes are gathered to this size, with one in flight while the next is gathered */
 const WRITE_BATCH = 1024 * 1024;
 
@@ -75,18 +98,14 @@ export async function receiveDataItem(
     const verifying = process.hrtime.bigint();
     const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
     deps.observeVerify?.(Number(process.hrtime.bigint() - verifying) / 1e9);
-    let committedTo: string | undefined;
     return {
       verified,
       sha256,
-      commit: async (key) => {
-        committedTo = key;
-        await writer.commit(key);
-      },
-      discard: () => writer.abort(),
-      withdraw: async () => {
-        if (committedTo !== undefined) await deps.blobStore.delete(committedTo);
-      },
+      ...newBlobCommit(
+        deps.blobStore,
+        (key) => writer.commit(key),
+        () => writer.abort(),
+      ),
     };
   } catch (error) {
     digest.abort();

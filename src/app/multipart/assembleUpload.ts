@@ -4,7 +4,7 @@ import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
-import { receiveDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import { newBlobCommit, receiveDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
 
 export interface AssembleDeps {
   blobStore: BlobStore;
@@ -79,19 +79,15 @@ async function composeUpload(deps: AssembleDeps, sources: readonly BlobSlice[]):
   const { blobStore } = deps;
   const compose = blobStore.compose!.bind(blobStore);
   const { verified, sha256 } = await verifyBytes(bytesOf(blobStore, sources), itemRules(deps), deps.observeVerify, deps.hasher);
-  let committedTo: string | undefined;
   return {
     verified,
     sha256,
-    commit: async (key) => {
-      committedTo = key;
-      await compose(key, sources);
-    },
-    // the chunks keep the bytes, for the upload (a refused finalize, underfunded, may be asked again)
-    discard: async () => {},
-    withdraw: async () => {
-      if (committedTo !== undefined) await blobStore.delete(committedTo);
-    },
+    // discarding: the chunks keep the bytes, for the upload (a refused finalize, underfunded, may be asked again)
+    ...newBlobCommit(
+      blobStore,
+      (key) => compose(key, sources),
+      async () => {},
+    ),
   };
 }
 
