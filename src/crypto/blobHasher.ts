@@ -23,9 +23,9 @@ import type { HashRequest, HashResponse } from './sha256WorkerProtocol.js';
  * sessions are kept for the next ones (up to `spare`), not left to the garbage collector: an upload
  * of many chunks would otherwise hold memory for each until a collection.
  *
- * Small items stay on the calling thread: below `inlineBelow` bytes a session keeps the chunks it was
- * given (the caller holds them anyway until they are written) and hashes them at `digest`, since a
- * worker's round trip costs more than hashing a few KiB (measured: see INLINE_BELOW).
+ * Small items stay on the calling thread: below `inlineBelow` bytes a session keeps copies of the chunks
+ * it was given (a caller may refill its buffer once `update` resolves) and hashes them at `digest`,
+ * since a worker's round trip costs more than hashing a few KiB (measured: see INLINE_BELOW).
  *
  * A worker that dies fails every session it was hashing (their uploads answer 500 and keep nothing,
  * as any failure before acceptance); the next session starts a new worker. Workers are started when
@@ -41,7 +41,7 @@ export interface BlobHasher {
 }
 
 export interface HashSession {
-  /** takes a copy of `chunk` (or keeps it, below the inline size); resolves once there is room for more */
+  /** takes a copy of `chunk` (the caller may reuse its buffer once this resolves); resolves once there is room for more */
   update(chunk: Uint8Array): Promise<void>;
   /** hex SHA-256 of every byte given */
   digest(): Promise<string>;
@@ -188,7 +188,7 @@ interface Waiter<T> {
 }
 
 class WorkerSession implements HashSession {
-  /** below the inline size: the chunks themselves, hashed here at digest */
+  /** below the inline size: copies of the chunks, hashed here at digest */
   private held: Uint8Array[] = [];
   private heldBytes = 0;
   private target: { slot: Slot; id: number } | undefined;
@@ -215,7 +215,7 @@ class WorkerSession implements HashSession {
     if (this.ended) throw new Error('hash session: update after digest or abort');
     if (!this.target) {
       if (this.heldBytes + chunk.byteLength < this.settings.inlineBelow) {
-        this.held.push(chunk);
+        this.held.push(new Uint8Array(chunk));
         this.heldBytes += chunk.byteLength;
         return;
       }

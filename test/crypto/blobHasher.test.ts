@@ -42,6 +42,22 @@ describe('blob hasher (SHA-256 on worker threads)', function () {
     }
   });
 
+  it('lets the caller refill its buffer once update resolves, below the inline size and from it on', async () => {
+    hasher = createBlobHasher({ workers: 1 });
+    for (const size of [1000, INLINE_BELOW - 1, INLINE_BELOW + 5000]) {
+      const bytes = randomBytes(size);
+      const buffer = new Uint8Array(4096);
+      const session = hasher.start();
+      for (let at = 0; at < size; at += buffer.length) {
+        const n = Math.min(buffer.length, size - at);
+        buffer.set(bytes.subarray(at, at + n));
+        await session.update(buffer.subarray(0, n));
+        buffer.fill(0xee);
+      }
+      expect(await session.digest(), `${size} bytes`).to.equal(sha256(bytes));
+    }
+  });
+
   it('gives each of several sessions hashed at once on one worker its own digest, across piece boundaries', async () => {
     hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1000, piecesPerSession: 2 });
     const items = [1, 999, 1000, 1001, 2000, 7777, 50_001].map((size) => randomBytes(size));
