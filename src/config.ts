@@ -52,6 +52,7 @@ const ConfigSchema = z.object({
   RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000),
   UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000).default(86_400_000),
   FINALIZE_CONCURRENCY: int(1, 64).default(8),
+  VERIFY_AHEAD_UPLOADS: int(0, 1024).default(16),
   GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000),
   BUNDLER_ENABLED: z.enum(['true', 'false']).default('true'),
   BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000),
@@ -188,6 +189,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       headerlessBytesPerClient: c.HEADERLESS_UPLOAD_BYTES_PER_CLIENT ?? c.MAX_DATA_ITEM_SIZE,
     },
     finalizeConcurrency: c.FINALIZE_CONCURRENCY,
+    verifyAheadUploads: c.VERIFY_AHEAD_UPLOADS,
     gatewayTimeoutMs: c.GATEWAY_TIMEOUT_MS,
     bundler: {
       enabled: c.BUNDLER_ENABLED === 'true',

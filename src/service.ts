@@ -31,6 +31,8 @@ import { createBlocklist } from './app/blocklist.js';
 import { createUploadTally } from './app/multipart/uploadTally.js';
 import { createDiskSpace } from './adapters/fs/diskSpace.js';
 import { receiveChunk } from './app/multipart/receiveChunk.js';
+import { createPrefixVerifier } from './app/multipart/prefixVerifier.js';
+import { itemRules } from './app/multipart/assembleUpload.js';
 import { recoverNestedIndexes } from './app/nested/recoverNested.js';
 import { createNestedIndexQueue } from './app/nested/indexQueue.js';
 import { indexNestedItems } from './app/nested/recordNested.js';
@@ -255,6 +257,18 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     disk,
     ...(tally ? { tally } : {}),
     observeVerify: (seconds) => metrics.verified('stored', seconds),
+    // only a store that composes keeps the chunks as the item's bytes: another copies them at finalize, verifying as it goes
+    ...(blobStore.compose && config.verifyAheadUploads > 0
+      ? {
+          prefix: createPrefixVerifier({
+            blobStore,
+            rules: itemRules({ maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags }),
+            hasher,
+            maxUploads: config.verifyAheadUploads,
+          }),
+          observePrefix: (seconds: number) => metrics.verified('prefix', seconds),
+        }
+      : {}),
     ...(awaitProjection ? { awaitProjection } : {}),
     hasher,
     now,

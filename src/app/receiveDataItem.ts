@@ -134,7 +134,16 @@ export async function verifyStoredDataItem(
   async function* bytes() {
     if (size > 0) yield* (await blobStore.read(key, { start: 0, end: size - 1 })) as AsyncIterable<Uint8Array>;
   }
-  const { verified, sha256 } = await verifyBytes(bytes(), rules, observeVerify, hasher);
+  return storedDataItem(blobStore, key, size, await verifyBytes(bytes(), rules, observeVerify, hasher));
+}
+
+/** `[0, size)` of the blob `key`, nobody writes any more, verified: committing moves that blob */
+export function storedDataItem(
+  blobStore: BlobStore,
+  key: string,
+  size: number,
+  { verified, sha256 }: { verified: VerifiedDataItem; sha256: string },
+): ReceivedDataItem {
   let committedTo: string | undefined;
   return {
     verified,
@@ -162,6 +171,35 @@ export async function verifyStoredDataItem(
 }
 
 /**
+ * An item's two digests over bytes given in order: the verifier (SHA-384 of the deep hash and the
+ * parsing, on this thread) and the blob digest (SHA-256, on the hasher's workers). `write` resolves
+ * once the hasher has room for more: the caller reads its source no further meanwhile.
+ */
+export interface ItemVerification {
+  write(chunk: Uint8Array): Promise<void>;
+  /** the verified item and the blob digest of every byte written */
+  end(): Promise<{ verified: VerifiedDataItem; sha256: string }>;
+  /** the bytes will not all come: frees what the blob digest holds */
+  abort(): void;
+}
+
+export function startVerification(rules: VerifierOptions, hasher: BlobHasher = inlineHasher): ItemVerification {
+  const verifier = createDataItemVerifier(rules);
+  const digest = hasher.start();
+  return {
+    write: async (chunk) => {
+      verifier.write(chunk);
+      await digest.update(chunk);
+    },
+    end: async () => {
+      const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
+      return { verified, sha256 };
+    },
+    abort: () => digest.abort(),
+  };
+}
+
+/**
  * Reads an item's bytes once, writing nothing: through the verifier (SHA-384, on this thread) and the
  * blob digest (SHA-256, on the hasher's workers), the source not read further while either is behind.
  */
@@ -172,18 +210,14 @@ export async function verifyBytes(
   hasher: BlobHasher = inlineHasher,
 ): Promise<{ verified: VerifiedDataItem; sha256: string }> {
   const started = process.hrtime.bigint();
-  const verifier = createDataItemVerifier(rules);
-  const digest = hasher.start();
+  const verification = startVerification(rules, hasher);
   try {
-    for await (const chunk of source) {
-      verifier.write(chunk);
-      await digest.update(chunk);
-    }
-    const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
+    for await (const chunk of source) await verification.write(chunk);
+    const result = await verification.end();
     observeVerify?.(Number(process.hrtime.bigint() - started) / 1e9);
-    return { verified, sha256 };
+    return result;
   } catch (error) {
-    digest.abort();
+    verification.abort();
     throw error;
   }
 }

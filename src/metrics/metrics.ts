@@ -26,7 +26,7 @@ export interface ScrapeSources {
 export type UploadKind = 'single' | 'chunk';
 /** `stream`: the signature check once the last byte of a single upload arrived (the deep hash runs while
  * the bytes stream); `stored`: reading and verifying an assembled multi-part upload from the blob store */
-export type VerifySource = 'stream' | 'stored';
+export type VerifySource = 'stream' | 'stored' | 'prefix';
 
 export const LIVE_BUNDLE_STATES = ['planned', 'prepared', 'posted', 'seeded', 'confirmed'] as const;
 
@@ -59,7 +59,7 @@ export function createMetrics(sources: ScrapeSources = {}) {
   });
   const verifyDuration = new Histogram({
     name: 'data_item_verify_duration_seconds',
-    help: 'Data item verification: stream = signature check after the last byte of a single upload; stored = read and verify an assembled multi-part upload',
+    help: 'Data item verification: stream = signature check after the last byte of a single upload; stored = read and verify an assembled multi-part upload; prefix = finish, at finalize, a multi-part upload verified as its chunks came in',
     labelNames: ['source'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 15, 60],
     registers: [registry],

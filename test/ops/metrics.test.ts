@@ -103,7 +103,9 @@ describe('GET /metrics', function () {
     expect(valueOf(all, 'upload_bytes_received_total', { kind: 'chunk' })).to.equal(big.getRaw().length);
     // the re-sent item is verified too (before it is found to exist); junk never reaches the signature check
     expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'stream' })).to.equal(2);
-    expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'stored' })).to.equal(1);
+    // the chunks were verified as they came in: the finalize only finished that, reading no chunk again
+    expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'prefix' })).to.equal(1);
+    expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'stored' })).to.equal(undefined);
     expect(valueOf(all, 'receipt_sign_duration_seconds_count')).to.equal(2);
 
     expect(valueOf(all, 'projector_lag_events')).to.equal(0);
@@ -114,6 +116,22 @@ describe('GET /metrics', function () {
     // prom-client's default process metrics, from this service's own registry
     expect(valueOf(all, 'process_cpu_user_seconds_total')).to.be.a('number');
     expect(valueOf(all, 'nodejs_heap_size_used_bytes')).to.be.greaterThan(0);
+  });
+
+  it('times a finalize that reads every chunk as stored when VERIFY_AHEAD_UPLOADS is 0', async () => {
+    const other = await startTestService({ VERIFY_AHEAD_UPLOADS: '0' });
+    try {
+      const big = await signedItem(signers.ethereum(), new Uint8Array(9000).fill(8));
+      const uploadId = await createUpload(other.url);
+      await postChunks(other.url, uploadId, big.getRaw(), 4000);
+      expect((await fetch(`${other.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' })).status).to.equal(200);
+      expect((await (await fetch(`${other.url}/chunks/arweave/${uploadId}/status`)).json()).status).to.equal('FINALIZED');
+      const all = samples(await (await fetch(`${other.url}/metrics`)).text());
+      expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'stored' })).to.equal(1);
+      expect(valueOf(all, 'data_item_verify_duration_seconds_count', { source: 'prefix' })).to.equal(undefined);
+    } finally {
+      await other.close();
+    }
   });
 
   it('gives each service its own registry, so two services in one process count apart', async () => {

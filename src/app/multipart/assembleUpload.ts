@@ -4,7 +4,9 @@ import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
-import { newBlobCommit, receiveDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import type { VerifiedDataItem } from '../../verify/index.js';
+import { newBlobCommit, receiveDataItem, storedDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import type { PrefixVerifier } from './prefixVerifier.js';
 
 export interface AssembleDeps {
   blobStore: BlobStore;
@@ -13,7 +15,11 @@ export interface AssembleDeps {
   strictTags?: boolean;
   disk?: DiskSpace;
   observeVerify?: (seconds: number) => void;
+  /** seconds finishing a verification done as the chunks came in took */
+  observePrefix?: (seconds: number) => void;
   hasher?: BlobHasher;
+  /** what was verified of the upload's chunks as they came in (stores that compose) */
+  prefix?: PrefixVerifier;
 }
 
 /** where a chunk's bytes are: its own blob from 0, or the one blob of an earlier version's upload at its offset */
@@ -34,14 +40,23 @@ const sourceOf = (uploadId: string, chunk: Chunk): BlobSlice => ({
  *   kept under the item's key too, never copied (see `composeUpload`);
  * - else they are streamed once, in order, through the verifier into a new blob (the disk must have
  *   room for the copy above its floor, else 503), and the chunks stay until the upload ends.
+ * In the first two cases the chunks verified as they came in (`prefix`) are not read again.
  */
 export async function assembleUpload(deps: AssembleDeps, uploadId: string, ordered: readonly Chunk[], size: number): Promise<ReceivedDataItem> {
   const sources = ordered.map((chunk) => sourceOf(uploadId, chunk));
   const first = sources[0]!;
   const inPlace = first.start === 0 && sources.every((s) => s.key === first.key) && contiguous(sources);
-  if (inPlace) return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify, deps.hasher);
+  if (inPlace) {
+    const followed = await takeFollowed(deps, uploadId, ordered);
+    if (followed) return storedDataItem(deps.blobStore, first.key, size, followed);
+    return verifyStoredDataItem(deps.blobStore, first.key, size, itemRules(deps), deps.observeVerify, deps.hasher);
+  }
   // an earlier version's upload blob was written with writeAt: only blobs nobody writes again are composed
-  if (deps.blobStore.compose && sources.every((s) => s.key !== legacyUploadDataKey(uploadId))) return composeUpload(deps, sources);
+  if (deps.blobStore.compose && sources.every((s) => s.key !== legacyUploadDataKey(uploadId))) {
+    const followed = await takeFollowed(deps, uploadId, ordered);
+    return composeUpload(deps, sources, followed ?? (await verifyBytes(bytesOf(deps.blobStore, sources), itemRules(deps), deps.observeVerify, deps.hasher)));
+  }
+  deps.prefix?.forget(uploadId);
 
   const { disk } = deps;
   if (disk && !disk.tryTake(size)) throw new ServiceUnavailable(`assembling upload ${uploadId}: ${size} bytes would take the disk below its floor`);
@@ -75,10 +90,13 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
  * crash between the commit and the acceptance the chunks are still there (they go when the upload
  * ends), so a resumed finalize verifies and composes them again.
  */
-async function composeUpload(deps: AssembleDeps, sources: readonly BlobSlice[]): Promise<ReceivedDataItem> {
+function composeUpload(
+  deps: AssembleDeps,
+  sources: readonly BlobSlice[],
+  { verified, sha256 }: { verified: VerifiedDataItem; sha256: string },
+): ReceivedDataItem {
   const { blobStore } = deps;
   const compose = blobStore.compose!.bind(blobStore);
-  const { verified, sha256 } = await verifyBytes(bytesOf(blobStore, sources), itemRules(deps), deps.observeVerify, deps.hasher);
   return {
     verified,
     sha256,
@@ -89,6 +107,17 @@ async function composeUpload(deps: AssembleDeps, sources: readonly BlobSlice[]):
       async () => {},
     ),
   };
+}
+
+/**
+ * The verification of the upload's chunks done as they came in, finished with the chunks it did not
+ * cover (`observeVerify` times that rest: what finalize waited for); undefined when none was usable.
+ */
+async function takeFollowed(deps: AssembleDeps, uploadId: string, ordered: readonly Chunk[]) {
+  const started = process.hrtime.bigint();
+  const followed = await deps.prefix?.take(uploadId, ordered);
+  if (followed) deps.observePrefix?.(Number(process.hrtime.bigint() - started) / 1e9);
+  return followed;
 }
 
 /** what an assembled item must be: at most MAX_DATA_ITEM_SIZE, its tags under this service's rules */

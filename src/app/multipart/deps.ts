@@ -8,6 +8,7 @@ import type { UploadTally } from './uploadTally.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import type { Blocklist } from '../blocklist.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
+import type { PrefixVerifier } from './prefixVerifier.js';
 
 /** What one client may hold in multi-part uploads (README, configuration). */
 export interface MultipartLimits {
@@ -45,4 +46,8 @@ export interface MultipartDeps {
   observeVerify?: (seconds: number) => void;
   /** SHA-256 of chunks and assembled items off the request's thread (src/crypto/blobHasher.ts); absent: inline */
   hasher?: BlobHasher;
+  /** verifies chunks as they come in, for the finalize (stores that compose); absent: finalize reads every chunk */
+  prefix?: PrefixVerifier;
+  /** seconds a finalize took to finish a verification done as the chunks came in (metrics) */
+  observePrefix?: (seconds: number) => void;
 }

@@ -20,6 +20,7 @@ export async function expireUploads(deps: MultipartDeps, readStore: ReadStore, l
       if (!pastLifetime({ ...doc, owned: doc.owned === true }, now, lifetimes)) continue;
       const { events } = await deps.uploads.execute({ type: 'Expire', data: { uploadId: id, lifetimes, now } }, { correlationId: 'expirer' });
       if (events.length > 0) {
+        deps.prefix?.forget(id);
         await deps.blobStore.deletePrefix(uploadPrefix(id));
         expired++;
       }

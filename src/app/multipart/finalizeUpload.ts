@@ -32,7 +32,10 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
   const invalid = (reason: string) => end({ type: 'MarkInvalid', data: { uploadId, reason, now: now() } }, true);
 
   const tiling = tileChunks(upload.chunks);
-  if (!tiling.ok) return invalid(tiling.reason);
+  if (!tiling.ok) {
+    deps.prefix?.forget(uploadId);
+    return invalid(tiling.reason);
+  }
 
   let received: ReceivedDataItem;
   try {

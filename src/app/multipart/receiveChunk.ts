@@ -98,6 +98,7 @@ export async function receiveChunk(
     );
     const event = events[0];
     recorded = event !== undefined;
+    if (recorded) deps.prefix?.recorded(input.uploadId, { offset, length, sha256, blobKey });
     // the chunk it replaced is in no recorded state any more (the blob of an earlier version's upload is shared by all its chunks)
     const replaced = event?.type === 'ChunkReceived' ? event.data.replaced?.blobKey : undefined;
     if (replaced && replaced !== legacyUploadDataKey(input.uploadId)) await deps.blobStore.delete(replaced);

@@ -1,0 +1,187 @@
+import type { BlobHasher } from '../../crypto/blobHasher.js';
+import { legacyUploadDataKey } from '../../domain/upload/ids.js';
+import type { Chunk } from '../../domain/upload/state.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { VerifiedDataItem, VerifierOptions } from '../../verify/index.js';
+import { startVerification, type ItemVerification } from '../receiveDataItem.js';
+
+/**
+ * Verifies a multi-part upload's chunks while the upload is still coming in, so that its finalize
+ * has only the chunks after the longest run from byte 0 left to read (none, for a client that sends
+ * its chunks in order): each chunk recorded by this process is read back from its blob (just written:
+ * from the page cache) into the item's verification as soon as every byte before it has gone in.
+ *
+ * What is verified is exactly what finalize would read: a chunk's blob is never written again (a
+ * re-sent chunk gets a blob of its own, under a new key), and finalize takes the work done only when
+ * the chunks that went in are, key by key, the first of the upload's tiling; else (a chunk that went in
+ * was replaced since, a chunk recorded by another process, a restart, an upload no longer followed)
+ * it verifies what is not covered, or every chunk, as before. A failure while following (bytes that
+ * are no item, a blob gone) only stops the following: finalize's own pass meets the same failure and
+ * answers it as it always did.
+ *
+ * Memory: at most `maxUploads` uploads are followed (the least recently fed one is dropped for a new
+ * one), each holding a verifier (a few hashes' state and the header being parsed) and a blob digest
+ * session (at most the hasher's pieces per session). Chunks waiting for the bytes before them are
+ * remembered by key, never held.
+ */
+export interface PrefixVerifier {
+  /** a chunk of `uploadId` was recorded (its blob durable, never written again) */
+  recorded(uploadId: string, chunk: Chunk): void;
+  /**
+   * at finalize: stops following the upload and, when what went in is the start of `ordered`, feeds
+   * the rest and returns the item's verification; else undefined (nothing usable was done)
+   */
+  take(uploadId: string, ordered: readonly Chunk[]): Promise<{ verified: VerifiedDataItem; sha256: string } | undefined>;
+  /** the upload ended without a finalize that took it (expired): drops what was done */
+  forget(uploadId: string): void;
+  /** uploads followed now */
+  following(): number;
+}
+
+export interface PrefixVerifierOptions {
+  blobStore: BlobStore;
+  /** the size limit and the tag rules of this service */
+  rules: VerifierOptions;
+  hasher?: BlobHasher;
+  /** uploads followed at once */
+  maxUploads: number;
+}
+
+interface Followed {
+  verification: ItemVerification | undefined;
+  /** the chunks that went in (or are going in), in order */
+  fed: Chunk[];
+  /** where the next chunk to go in starts */
+  next: number;
+  /** recorded chunks after `next`, by offset */
+  waiting: Map<number, Chunk>;
+  /** the feeding under way (never rejects) */
+  feeding: Promise<void>;
+  /** a chunk went in out of place, or feeding failed: nothing done is usable */
+  broken: boolean;
+  /** taken by a finalize or dropped: feed nothing more */
+  stopped: boolean;
+}
+
+/** what a chunk is read back in */
+const READ_BYTES = 1024 * 1024;
+const SPARE_BUFFERS = 2;
+
+export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: PrefixVerifierOptions): PrefixVerifier {
+  // insertion order is feeding order: an upload is moved to the end each time a chunk of it is recorded
+  const uploads = new Map<string, Followed>();
+
+  // buffers the chunks are read into, kept for the next chunk (a stream's fresh 1 MiB pieces would
+  // cost the collector a full pass every few dozen MiB); one per upload being fed at the moment, a
+  // few kept between
+  const buffers: Uint8Array[] = [];
+
+  const feedChunk = async (followed: Followed, chunk: Chunk) => {
+    const verification = (followed.verification ??= startVerification(rules, hasher));
+    if (!blobStore.open) {
+      let read = 0;
+      for await (const piece of await blobStore.read(chunk.blobKey, { start: 0, end: chunk.length - 1 })) {
+        read += (piece as Uint8Array).byteLength;
+        await verification.write(piece as Uint8Array);
+      }
+      if (read !== chunk.length) throw new Error(`chunk blob ${chunk.blobKey} gave ${read} of ${chunk.length} bytes`);
+      return;
+    }
+    const blob = await blobStore.open(chunk.blobKey);
+    const buffer = buffers.pop() ?? new Uint8Array(READ_BYTES);
+    try {
+      for (let at = 0; at < chunk.length;) {
+        const read = await blob.read(buffer.subarray(0, Math.min(buffer.length, chunk.length - at)), at);
+        if (read === 0) throw new Error(`chunk blob ${chunk.blobKey} gave ${at} of ${chunk.length} bytes`);
+        // the verifier and the blob digest copy what they keep: the buffer is refilled next
+        await verification.write(buffer.subarray(0, read));
+        at += read;
+      }
+    } finally {
+      if (buffers.length < SPARE_BUFFERS) buffers.push(buffer);
+      await blob.close();
+    }
+  };
+
+  /** frees the blob digest of an upload whose work nobody will take */
+  const release = (followed: Followed) => {
+    followed.verification?.abort();
+    followed.verification = undefined;
+  };
+
+  const pump = (followed: Followed) => {
+    followed.feeding = followed.feeding.then(async () => {
+      try {
+        for (let chunk = followed.waiting.get(followed.next); chunk && !followed.stopped && !followed.broken; chunk = followed.waiting.get(followed.next)) {
+          followed.waiting.delete(chunk.offset);
+          followed.fed.push(chunk);
+          followed.next = chunk.offset + chunk.length;
+          await feedChunk(followed, chunk);
+        }
+      } catch {
+        followed.broken = true;
+      }
+      if (followed.broken) release(followed);
+    });
+  };
+
+  const drop = (uploadId: string) => {
+    const followed = uploads.get(uploadId);
+    if (!followed) return;
+    uploads.delete(uploadId);
+    followed.stopped = true;
+    followed.broken = true;
+    // after the chunk going in now, if any
+    void followed.feeding.then(() => release(followed));
+  };
+
+  return {
+    recorded(uploadId, chunk) {
+      // the one blob of an earlier version's upload is written again by later chunks: never followed
+      if (maxUploads <= 0 || chunk.blobKey === legacyUploadDataKey(uploadId)) return drop(uploadId);
+      let followed = uploads.get(uploadId);
+      if (followed) uploads.delete(uploadId);
+      else {
+        while (uploads.size >= maxUploads) drop(uploads.keys().next().value!);
+        followed = { verification: undefined, fed: [], next: 0, waiting: new Map(), feeding: Promise.resolve(), broken: false, stopped: false };
+      }
+      uploads.set(uploadId, followed);
+      if (followed.broken) return;
+      // a chunk where bytes already went in replaces (or overlaps) one of them
+      if (chunk.offset < followed.next) {
+        followed.broken = true;
+        return pump(followed);
+      }
+      followed.waiting.set(chunk.offset, chunk);
+      if (chunk.offset === followed.next) pump(followed);
+    },
+
+    async take(uploadId, ordered) {
+      const followed = uploads.get(uploadId);
+      if (!followed) return undefined;
+      // out of the map, nothing more is recorded for it: what is waiting goes in (finalize would read it anyway)
+      uploads.delete(uploadId);
+      await followed.feeding;
+      followed.stopped = true;
+      const { verification, fed } = followed;
+      const usable = !followed.broken && verification !== undefined && fed.length <= ordered.length && fed.every((chunk, i) => sameChunk(chunk, ordered[i]!));
+      if (!usable) {
+        followed.broken = true;
+        release(followed);
+        return undefined;
+      }
+      try {
+        for (const chunk of ordered.slice(fed.length)) await feedChunk(followed, chunk);
+        return await verification.end();
+      } catch (error) {
+        verification.abort();
+        throw error;
+      }
+    },
+
+    forget: drop,
+    following: () => uploads.size,
+  };
+}
+
+const sameChunk = (a: Chunk, b: Chunk) => a.blobKey === b.blobKey && a.offset === b.offset && a.length === b.length;
