@@ -7,6 +7,11 @@
  * time per upload against the signing pool's per signature (`cpuRatio`): on a machine shared with
  * other work the rates swing with the neighbours' load, CPU per unit of work much less; and of
  * that, the main thread's (`mainThreadCpuMsPerUpload`): work moved to a worker leaves it, not the total.
+ * Then the ceiling, loaded the same way with the same items: a process that verifies each item, signs
+ * its receipt and answers, with the service's own verifier and signer, and stores nothing
+ * (lib/receiptCeilingChild.ts). Its ratio to the signing capacity (`ceilingRatio`) is what no service
+ * that keeps its items can pass here (the load generator shares the machine's cores); the service's
+ * rate is also given as a ratio to it (`ratioToCeiling`). Not run with --url.
  *
  *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
  *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
@@ -26,7 +31,8 @@ import { Agent, request } from 'node:http';
 import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { presignItems } from './lib/presign.js';
 import { percentile } from './lib/latency.js';
-import { startServiceProcess } from '../lib/serviceProcess.js';
+import { startNodeProcess, startServiceProcess } from '../lib/serviceProcess.js';
+import { fileURLToPath } from 'node:url';
 import { processCpuMs } from './lib/processCpu.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
 
@@ -79,6 +85,13 @@ interface TypeResult {
   cpuRatio?: number;
   /** of cpuMsPerUpload, the service's main thread's (the event loop, which no worker relieves) */
   mainThreadCpuMsPerUpload?: number;
+  /** the same load on the ceiling (lib/receiptCeilingChild.ts: verify, sign, answer, store nothing) */
+  ceilingPerSecond?: number;
+  /** the ceiling's rate to the signing capacity: what no service that stores its items can pass */
+  ceilingRatio?: number;
+  /** the service's rate to the ceiling's */
+  ratioToCeiling?: number;
+  ceilingCpuMsPerUpload?: number;
   ranOutOfItems: boolean;
 }
 
@@ -104,66 +117,116 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
     service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
     base = service.url;
   }
-  const url = new URL('/v1/tx', base);
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let run: LoadRun;
+  try {
+    run = await load(base, service?.process.pid, items);
+  } finally {
+    await service?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 
-  // warm-up: a few uploads so worker threads and caches are ready
-  let next = 0;
-  for (let i = 0; i < Math.min(concurrency, 16); i++) await post(agent, url, items[next++]!);
+  // the ceiling: the same items, verified, receipted and answered by a process that stores nothing
+  let ceiling: LoadRun | undefined;
+  if (!values.url) {
+    const child = await startNodeProcess(['--import', 'tsx', fileURLToPath(new URL('./lib/receiptCeilingChild.ts', import.meta.url))], {});
+    try {
+      ceiling = await load(child.url, child.process.pid, items);
+    } finally {
+      await child.stop();
+    }
+  }
 
-  const latencies: number[] = [];
-  let errors = 0;
-  const cpuBefore = await processCpuMs(service?.process.pid);
-  const mainBefore = await processCpuMs(service?.process.pid, { mainThread: true });
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline && next < items.length) {
-        const body = items[next++]!;
-        const t0 = performance.now();
-        try {
-          const status = await post(agent, url, body);
-          if (status === 200) latencies.push(performance.now() - t0);
-          else errors++;
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  const cpuAfter = await processCpuMs(service?.process.pid);
-  const mainAfter = await processCpuMs(service?.process.pid, { mainThread: true });
-  agent.destroy();
-  await service?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-
-  const uploadsPerSecond = latencies.length / elapsed;
-  const cpuMsPerUpload = cpuBefore !== undefined && cpuAfter !== undefined && latencies.length > 0 ? (cpuAfter - cpuBefore) / latencies.length : undefined;
+  const uploadsPerSecond = run.uploads / run.seconds;
+  const ceilingPerSecond = ceiling && ceiling.uploads / ceiling.seconds;
   return {
     signatureType,
     name: TYPE_NAMES[signatureType]!,
-    seconds: Number(elapsed.toFixed(2)),
-    uploads: latencies.length,
+    seconds: Number(run.seconds.toFixed(2)),
+    uploads: run.uploads,
     uploadsPerSecond: Number(uploadsPerSecond.toFixed(1)),
-    p50Ms: Number(percentile(latencies, 50).toFixed(1)),
-    p99Ms: Number(percentile(latencies, 99).toFixed(1)),
-    errors,
+    p50Ms: Number(percentile(run.latencies, 50).toFixed(1)),
+    p99Ms: Number(percentile(run.latencies, 99).toFixed(1)),
+    errors: run.errors,
     baselinePerSecond: Number(capacity.perSecond.toFixed(1)),
     ratio: Number((uploadsPerSecond / capacity.perSecond).toFixed(3)),
-    ...(cpuMsPerUpload !== undefined && {
-      cpuMsPerUpload: Number(cpuMsPerUpload.toFixed(2)),
-      cpuRatio: Number((capacity.cpuMsPerReceipt / cpuMsPerUpload).toFixed(3)),
+    ...(run.cpuMs !== undefined && {
+      cpuMsPerUpload: Number(run.cpuMs.toFixed(2)),
+      cpuRatio: Number((capacity.cpuMsPerReceipt / run.cpuMs).toFixed(3)),
     }),
-    ...(mainBefore !== undefined &&
-      mainAfter !== undefined &&
-      latencies.length > 0 && {
-        mainThreadCpuMsPerUpload: Number(((mainAfter - mainBefore) / latencies.length).toFixed(2)),
-      }),
+    ...(run.mainThreadCpuMs !== undefined && { mainThreadCpuMsPerUpload: Number(run.mainThreadCpuMs.toFixed(2)) }),
     baselineCpuMsPerSignature: Number(capacity.cpuMsPerReceipt.toFixed(2)),
-    ranOutOfItems: next >= items.length,
+    ...(ceiling &&
+      ceilingPerSecond !== undefined && {
+        ceilingPerSecond: Number(ceilingPerSecond.toFixed(1)),
+        ceilingRatio: Number((ceilingPerSecond / capacity.perSecond).toFixed(3)),
+        ratioToCeiling: Number((uploadsPerSecond / ceilingPerSecond).toFixed(3)),
+        ...(ceiling.cpuMs !== undefined && { ceilingCpuMsPerUpload: Number(ceiling.cpuMs.toFixed(2)) }),
+      }),
+    ranOutOfItems: run.ranOutOfItems || (ceiling?.ranOutOfItems ?? false),
   };
+}
+
+interface LoadRun {
+  seconds: number;
+  uploads: number;
+  latencies: number[];
+  errors: number;
+  /** the server's CPU ms per upload, all threads and the main thread's, when measurable */
+  cpuMs?: number;
+  mainThreadCpuMs?: number;
+  ranOutOfItems: boolean;
+}
+
+/** `concurrency` clients posting `items` (from the first) to `base` for `seconds`, after a warm-up */
+async function load(base: string, pid: number | undefined, items: readonly Buffer[]): Promise<LoadRun> {
+  const url = new URL('/v1/tx', base);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    // warm-up: a few uploads so worker threads and caches are ready
+    let next = 0;
+    for (let i = 0; i < Math.min(concurrency, 16); i++) await post(agent, url, items[next++]!);
+
+    const latencies: number[] = [];
+    let errors = 0;
+    const cpuBefore = await processCpuMs(pid);
+    const mainBefore = await processCpuMs(pid, { mainThread: true });
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < deadline && next < items.length) {
+          const body = items[next++]!;
+          const t0 = performance.now();
+          try {
+            const status = await post(agent, url, body);
+            if (status === 200) latencies.push(performance.now() - t0);
+            else errors++;
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    const cpuAfter = await processCpuMs(pid);
+    const mainAfter = await processCpuMs(pid, { mainThread: true });
+    const uploads = latencies.length;
+    const perUpload = (before: number | undefined, after: number | undefined) =>
+      before !== undefined && after !== undefined && uploads > 0 ? (after - before) / uploads : undefined;
+    const cpuMs = perUpload(cpuBefore, cpuAfter);
+    const mainThreadCpuMs = perUpload(mainBefore, mainAfter);
+    return {
+      seconds: elapsed,
+      uploads,
+      latencies,
+      errors,
+      ...(cpuMs !== undefined && { cpuMs }),
+      ...(mainThreadCpuMs !== undefined && { mainThreadCpuMs }),
+      ranOutOfItems: next >= items.length,
+    };
+  } finally {
+    agent.destroy();
+  }
 }
 
 async function main() {
@@ -181,7 +244,11 @@ async function main() {
           `p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors}; ` +
           `ratio ${result.ratio} to ${result.baselinePerSecond} RSA-4096 signatures/s on all cores` +
           (result.cpuMsPerUpload === undefined ? '' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}`) +
-          (result.mainThreadCpuMsPerUpload === undefined ? '\n' : `; main thread ${result.mainThreadCpuMsPerUpload} CPU ms per upload\n`),
+          (result.mainThreadCpuMsPerUpload === undefined ? '' : `; main thread ${result.mainThreadCpuMsPerUpload} CPU ms per upload`) +
+          (result.ceilingPerSecond === undefined
+            ? '\n'
+            : `; ceiling (verify, sign, store nothing) ${result.ceilingPerSecond} uploads/s, ratio ${result.ceilingRatio} to the signing capacity, ` +
+              `${result.ceilingCpuMsPerUpload} CPU ms per upload; the service at ${result.ratioToCeiling} of it\n`),
       );
     }
   }

@@ -30,8 +30,14 @@ export interface ServiceProcess {
 const serviceNodeArgs = (): string[] => process.env['SERVICE_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
 
 /** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...serviceNodeArgs(), ...SERVICE_COMMAND], {
+export const startServiceProcess = (env: Record<string, string>): Promise<ServiceProcess> => startNodeProcess(SERVICE_COMMAND, env);
+
+/**
+ * node running `command` (its arguments after node's own) from the repository's root, as the service
+ * is run: a process that prints `listening on <url>` once it serves, or that its role runs.
+ */
+export async function startNodeProcess(command: readonly string[], env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...serviceNodeArgs(), ...command], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
