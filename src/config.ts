@@ -52,7 +52,7 @@ const ConfigSchema = z.object({
   RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000),
   UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000).default(86_400_000),
   FINALIZE_CONCURRENCY: int(1, 64).default(8),
-  VERIFY_AHEAD_UPLOADS: int(0, 1024).default(16),
+  VERIFY_AHEAD_UPLOADS: int(0, 1024).default(8),
   GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000),
   BUNDLER_ENABLED: z.enum(['true', 'false']).default('true'),
   BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000),

@@ -10,6 +10,7 @@ import { createBlobHasher, type BlobHasher } from '../../src/crypto/blobHasher.j
 import { newChunkKey } from '../../src/domain/upload/ids.js';
 import type { Chunk } from '../../src/domain/upload/state.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
+import { heldHashWorkers } from '../support/heldHashWorkers.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 
@@ -158,6 +159,21 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const result = await prefix.take('u1', chunks).catch((error: Error) => error);
     expect(result).to.be.instanceOf(InvalidDataItem);
     expect((result as Error).message).to.equal('signature of type 1 does not verify');
+  });
+
+  it('gives nothing when its hashing worker died after the chunks went in, so the finalize reads every chunk itself', async () => {
+    await hasher.close();
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, startWorker: workers.start });
+    const chunks = await storeChunks('u1', raw);
+    const prefix = verifier();
+    for (const chunk of chunks) prefix.recorded('u1', chunk);
+    await until(() => opened.length === chunks.length);
+    workers.hold(); // the digest's last piece and its answer never reach the worker before it dies
+    const taking = prefix.take('u1', chunks);
+    await until(() => workers.held.length > 0);
+    await workers.started[0]!.terminate();
+    expect(await taking).to.equal(undefined);
   });
 
   it('follows at most maxUploads uploads, dropping the one fed least recently', async () => {

@@ -1,4 +1,5 @@
 import type { BlobHasher } from '../../crypto/blobHasher.js';
+import { DataItemTooLarge, InvalidDataItem } from '../../domain/errors.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobStore } from '../../ports/blobStore.js';
@@ -175,7 +176,10 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
         return await verification.end();
       } catch (error) {
         verification.abort();
-        throw error;
+        // the item's own fault is the finalize's answer; anything else (a hashing worker that died
+        // meanwhile) leaves the finalize to read every chunk itself
+        if (error instanceof InvalidDataItem || error instanceof DataItemTooLarge) throw error;
+        return undefined;
       }
     },
 
