@@ -1,6 +1,7 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errnoCode } from './errno.js';
+import { sharedSync } from './sharedSync.js';
 
 /**
  * fsync a directory. A rename or a new entry is only durable once the directory holding the entry
@@ -32,21 +33,32 @@ export async function mkdirDurable(dir: string): Promise<void> {
 }
 
 /**
+ * fsync a directory after the caller changed an entry in it, the sync shared with the callers doing
+ * the same meanwhile (sharedSync.ts): many renames into one directory (`items/`) under load then
+ * cost one open, fsync and close rather than one each.
+ */
+export const syncDirAfterChange = sharedSync(syncDir);
+
+/**
  * Atomically put `from` (an already synced file) at `to`, replacing whatever file is there, and make
- * the new name durable. A deletePrefix running at the same time may move `to`'s directory away
- * between our mkdir and our rename (ENOENT); recreating it and trying again orders this commit after
- * that delete, which is what the caller asked for.
+ * the new name durable. The rename is tried first: `to`'s directory nearly always exists, and a
+ * directory this made was made durable when it was created (mkdirDurable). A deletePrefix running at
+ * the same time may move `to`'s directory away between our mkdir and our rename (ENOENT); recreating
+ * it and trying again orders this commit after that delete, which is what the caller asked for.
  */
 export async function renameDurable(from: string, to: string): Promise<void> {
   const dir = dirname(to);
   for (let attempt = 1; ; attempt++) {
-    await mkdirDurable(dir);
     try {
       await rename(from, to);
       break;
     } catch (error) {
-      if (errnoCode(error) !== 'ENOENT' || attempt === 3) throw error;
+      // ENOTDIR at first: maybe a file where the directory should be, which the mkdir reports as
+      // EEXIST, as it did when it ran first; after the mkdir, the caller's (a directory over a file)
+      const code = errnoCode(error);
+      if (!(code === 'ENOENT' ? attempt < 3 : code === 'ENOTDIR' && attempt === 1)) throw error;
     }
+    await mkdirDurable(dir);
   }
-  await syncDir(dir);
+  await syncDirAfterChange(dir);
 }
