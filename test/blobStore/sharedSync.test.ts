@@ -74,7 +74,12 @@ describe('sharedSync (a directory fsync shared by the renames into it)', () => {
     const first = shared('items');
     const second = shared('items');
     runs[0]!.end(new Error('EIO'));
-    expect(await first.then(() => 'synced', (error: Error) => error.message)).to.equal('EIO');
+    expect(
+      await first.then(
+        () => 'synced',
+        (error: Error) => error.message,
+      ),
+    ).to.equal('EIO');
     await settle();
     runs[1]!.end();
     expect(await second.then(() => 'synced')).to.equal('synced');
