@@ -13,7 +13,7 @@
  * that keeps its items can pass here (the load generator shares the machine's cores); the service's
  * rate is also given as a ratio to it (`ratioToCeiling`). Not run with --url.
  *
- *   npm run bench:small -- [--seconds 15] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
+ *   npm run bench:small -- [--seconds 15] [--warmup 5] [--concurrency 64] [--types 1,2,3,4,7] [--url http://host:port]
  *   BENCH_SIGNATURE_TYPES=2,4 npm run bench:small
  *
  * Types: 1 arweave, 2 ed25519, 3 ethereum, 4 solana, 7 typed ethereum; all five by default, one
@@ -41,6 +41,7 @@ const TYPE_NAMES: Readonly<Record<number, string>> = { 1: 'arweave', 2: 'ed25519
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '15' },
+    warmup: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '64' },
     types: { type: 'string', default: process.env.BENCH_SIGNATURE_TYPES ?? '1,2,3,4,7' },
     url: { type: 'string' },
@@ -48,6 +49,7 @@ const { values } = parseArgs({
   },
 });
 const seconds = Number(values.seconds);
+const warmupSeconds = Number(values.warmup);
 const concurrency = Number(values.concurrency);
 const types = values.types.split(',').map((t) => Number(t.trim()));
 for (const type of types) {
@@ -102,7 +104,7 @@ interface TypeResult {
 async function runType(signatureType: number, firstCapacityPerSecond: number, clientJwk: object): Promise<TypeResult> {
   // Enough distinct items that the clients never run out, even at full signing capacity (with room
   // for the neighbours' load to drop after the first measure).
-  const count = Math.ceil(firstCapacityPerSecond * seconds * 1.5) + concurrency;
+  const count = Math.ceil(firstCapacityPerSecond * (seconds + warmupSeconds) * 1.5) + concurrency;
   process.stderr.write(`type ${signatureType} (${TYPE_NAMES[signatureType]}): pre-signing ${count} items of ${PAYLOAD_BYTES} bytes...\n`);
   const items = await presignItems(clientJwk, count, PAYLOAD_BYTES, signatureType);
   const capacity = await measureSigningCapacity({ seconds: 5 });
@@ -113,6 +115,7 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
   let base = values.url;
   if (!base) {
     dataDir = await mkdtemp(join(tmpdir(), 'bench-small-'));
+    dataDirs.push(dataDir);
     // the block height comes from a small in-process gateway, no network at all
     service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' });
     base = service.url;
@@ -122,7 +125,6 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
     run = await load(base, service?.process.pid, items);
   } finally {
     await service?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }
 
   // the ceiling: the same items, verified, receipted and answered by a process that stores nothing
@@ -182,9 +184,16 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
   const url = new URL('/v1/tx', base);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   try {
-    // warm-up: a few uploads so worker threads and caches are ready
+    // warm-up: the same load for `warmup` seconds, unmeasured, so that worker threads, caches and
+    // V8's optimised code are ready (in a 12 s window with no warm-up, V8's compiler threads took
+    // about 0.35 CPU ms per upload more than in steady state)
     let next = 0;
-    for (let i = 0; i < Math.min(concurrency, 16); i++) await post(agent, url, items[next++]!);
+    const warm = performance.now() + warmupSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < warm && next < items.length) await post(agent, url, items[next++]!).catch(() => 0);
+      }),
+    );
 
     const latencies: number[] = [];
     let errors = 0;
@@ -229,6 +238,14 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
   }
 }
 
+/**
+ * The runs' data directories, deleted once every run is over: on ext4 without a journal (this build
+ * machine's disk) a file created within minutes of thousands of deletions costs the kernel a search
+ * past the recently deleted inodes, which made every type after the first pay for the run before it
+ * (types 1 then 4: 0.63 and 0.581; 4 then 1: 0.614 and 0.604).
+ */
+const dataDirs: string[] = [];
+
 async function main() {
   const capacity = await measureSigningCapacity({ seconds: 5 });
   process.stderr.write(`signing capacity: ${capacity.perSecond.toFixed(0)} RSA-4096 signatures/s on ${capacity.workers} workers\n`);
@@ -272,7 +289,12 @@ async function main() {
   if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+main()
+  .catch((error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    process.exit();
+  });

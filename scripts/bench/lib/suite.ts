@@ -260,7 +260,7 @@ export const suite: Benchmark[] = [
   {
     name: 'small-uploads',
     script: 'small-uploads.ts',
-    args: ({ quick }) => (quick ? ['--seconds', '3'] : []),
+    args: ({ quick }) => (quick ? ['--seconds', '3', '--warmup', '1'] : []),
     rows: (j, targets) => [
       {
         benchmark: 'small-uploads',
