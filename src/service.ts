@@ -258,10 +258,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ...(tally ? { tally } : {}),
     observeVerify: (seconds) => metrics.verified('stored', seconds),
     // only a store that composes keeps the chunks as the item's bytes: another copies them at finalize, verifying as it goes
-    ...(blobStore.compose && config.verifyAheadUploads > 0
+    ...(blobStore.compose && blobStore.open && config.verifyAheadUploads > 0
       ? {
           prefix: createPrefixVerifier({
-            blobStore,
+            blobStore: { open: blobStore.open.bind(blobStore) },
             rules: itemRules({ maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags }),
             hasher,
             maxUploads: config.verifyAheadUploads,

@@ -2,11 +2,15 @@ import { inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../verify/index.js';
 
-/** A verified item whose bytes wait in the blob store under a provisional name. */
-export interface ReceivedDataItem {
+/** a verified item and its blob digest */
+export interface VerifiedBytes {
   verified: VerifiedDataItem;
   /** hex sha256 of the raw bytes (the blob digest: src/crypto/blobHasher.ts) */
   sha256: string;
+}
+
+/** A verified item whose bytes wait in the blob store under a provisional name. */
+export interface ReceivedDataItem extends VerifiedBytes {
   /** makes the bytes durable under `key` */
   commit(key: string): Promise<void>;
   /** gives the provisional bytes up (the item was refused or already stored) */
@@ -138,12 +142,7 @@ export async function verifyStoredDataItem(
 }
 
 /** `[0, size)` of the blob `key`, nobody writes any more, verified: committing moves that blob */
-export function storedDataItem(
-  blobStore: BlobStore,
-  key: string,
-  size: number,
-  { verified, sha256 }: { verified: VerifiedDataItem; sha256: string },
-): ReceivedDataItem {
+export function storedDataItem(blobStore: BlobStore, key: string, size: number, { verified, sha256 }: VerifiedBytes): ReceivedDataItem {
   let committedTo: string | undefined;
   return {
     verified,
@@ -178,7 +177,7 @@ export function storedDataItem(
 export interface ItemVerification {
   write(chunk: Uint8Array): Promise<void>;
   /** the verified item and the blob digest of every byte written */
-  end(): Promise<{ verified: VerifiedDataItem; sha256: string }>;
+  end(): Promise<VerifiedBytes>;
   /** the bytes will not all come: frees what the blob digest holds */
   abort(): void;
 }
@@ -208,7 +207,7 @@ export async function verifyBytes(
   rules: VerifierOptions,
   observeVerify?: (seconds: number) => void,
   hasher: BlobHasher = inlineHasher,
-): Promise<{ verified: VerifiedDataItem; sha256: string }> {
+): Promise<VerifiedBytes> {
   const started = process.hrtime.bigint();
   const verification = startVerification(rules, hasher);
   try {

@@ -4,8 +4,15 @@ import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
-import type { VerifiedDataItem } from '../../verify/index.js';
-import { newBlobCommit, receiveDataItem, storedDataItem, verifyBytes, verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import {
+  newBlobCommit,
+  receiveDataItem,
+  storedDataItem,
+  verifyBytes,
+  verifyStoredDataItem,
+  type ReceivedDataItem,
+  type VerifiedBytes,
+} from '../receiveDataItem.js';
 import type { PrefixVerifier } from './prefixVerifier.js';
 
 export interface AssembleDeps {
@@ -90,11 +97,7 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
  * crash between the commit and the acceptance the chunks are still there (they go when the upload
  * ends), so a resumed finalize verifies and composes them again.
  */
-function composeUpload(
-  deps: AssembleDeps,
-  sources: readonly BlobSlice[],
-  { verified, sha256 }: { verified: VerifiedDataItem; sha256: string },
-): ReceivedDataItem {
+function composeUpload(deps: AssembleDeps, sources: readonly BlobSlice[], { verified, sha256 }: VerifiedBytes): ReceivedDataItem {
   const { blobStore } = deps;
   const compose = blobStore.compose!.bind(blobStore);
   return {
@@ -111,7 +114,7 @@ function composeUpload(
 
 /**
  * The verification of the upload's chunks done as they came in, finished with the chunks it did not
- * cover (`observeVerify` times that rest: what finalize waited for); undefined when none was usable.
+ * cover (`observePrefix` times that rest: what finalize waited for); undefined when none was usable.
  */
 async function takeFollowed(deps: AssembleDeps, uploadId: string, ordered: readonly Chunk[]) {
   const started = process.hrtime.bigint();

@@ -3,8 +3,8 @@ import { DataItemTooLarge, InvalidDataItem } from '../../domain/errors.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobStore } from '../../ports/blobStore.js';
-import type { VerifiedDataItem, VerifierOptions } from '../../verify/index.js';
-import { startVerification, type ItemVerification } from '../receiveDataItem.js';
+import type { VerifierOptions } from '../../verify/index.js';
+import { startVerification, type ItemVerification, type VerifiedBytes } from '../receiveDataItem.js';
 
 /**
  * Verifies a multi-part upload's chunks while the upload is still coming in, so that its finalize
@@ -32,7 +32,7 @@ export interface PrefixVerifier {
    * at finalize: stops following the upload and, when what went in is the start of `ordered`, feeds
    * the rest and returns the item's verification; else undefined (nothing usable was done)
    */
-  take(uploadId: string, ordered: readonly Chunk[]): Promise<{ verified: VerifiedDataItem; sha256: string } | undefined>;
+  take(uploadId: string, ordered: readonly Chunk[]): Promise<VerifiedBytes | undefined>;
   /** the upload ended without a finalize that took it (expired): drops what was done */
   forget(uploadId: string): void;
   /** uploads followed now */
@@ -40,7 +40,8 @@ export interface PrefixVerifier {
 }
 
 export interface PrefixVerifierOptions {
-  blobStore: BlobStore;
+  /** a store that reads at a position into the caller's buffers */
+  blobStore: { open: NonNullable<BlobStore['open']> };
   /** the size limit and the tag rules of this service */
   rules: VerifierOptions;
   hasher?: BlobHasher;
@@ -79,15 +80,6 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
 
   const feedChunk = async (followed: Followed, chunk: Chunk) => {
     const verification = (followed.verification ??= startVerification(rules, hasher));
-    if (!blobStore.open) {
-      let read = 0;
-      for await (const piece of await blobStore.read(chunk.blobKey, { start: 0, end: chunk.length - 1 })) {
-        read += (piece as Uint8Array).byteLength;
-        await verification.write(piece as Uint8Array);
-      }
-      if (read !== chunk.length) throw new Error(`chunk blob ${chunk.blobKey} gave ${read} of ${chunk.length} bytes`);
-      return;
-    }
     const blob = await blobStore.open(chunk.blobKey);
     const buffer = buffers.pop() ?? new Uint8Array(READ_BYTES);
     try {
