@@ -56,6 +56,36 @@ describe('multi-part uploads and payments', function () {
     const balance = await (await fetch(`${service.url}/account/balance/${owner}`)).json();
     expect(balance).to.include({ winc: '1', spentWinc: '9000', reservedWinc: '0' });
   });
+
+  it('takes the chunks of an item accepted already, by a payer who can pay for it once, and finalizes it charging nothing more', async () => {
+    const item = await itemOfSize(signers.ethereum(), 9_000);
+    const owner = nativeAddress(3, item.rawOwner);
+    await credit(owner, 9_000n);
+    const first = await createUpload(service.url);
+    await postChunks(service.url, first, item.getRaw(), 3000);
+    const paid = await fetch(`${service.url}/chunks/arweave/${first}/-1`, { method: 'POST' });
+    expect(paid.status).to.equal(200);
+    const receipt = (await paid.json()).data;
+    // the owner can pay for nothing more; the same item uploaded again: the header chunk first (the
+    // later chunks find the item by the recorded header chunk), then the header chunk last
+    for (const order of [
+      [0, 1, 2],
+      [2, 1, 0],
+    ]) {
+      const again = await createUpload(service.url);
+      for (const i of order) {
+        const res = await postChunk(service.url, again, i * 3000, item.getRaw().subarray(i * 3000, (i + 1) * 3000));
+        expect(res.status, `chunk ${i} of ${order.join(',')}`).to.equal(200);
+      }
+      // already stored: 202 Data Item Exists with the original receipt (CONTRACT.md section 1)
+      const res = await fetch(`${service.url}/chunks/arweave/${again}/-1`, { method: 'POST' });
+      expect(res.status).to.equal(202);
+      expect(await res.json()).to.deep.equal({ id: item.id, data: receipt });
+      expect((await (await fetch(`${service.url}/chunks/arweave/${again}/status`)).json()).status).to.equal('FINALIZED');
+    }
+    const balance = await (await fetch(`${service.url}/account/balance/${owner}`)).json();
+    expect(balance).to.include({ winc: '0', spentWinc: '9000', reservedWinc: '0' });
+  });
 });
 
 describe('multi-part finalization after a crash', function () {

@@ -4,6 +4,9 @@ import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload
 import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
+import { loadDataItem } from '../acceptDataItem.js';
+import { acceptanceUnderWay } from '../racingAcceptance.js';
+import type { DataItemId } from '../../domain/ids.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
@@ -48,7 +51,7 @@ export async function receiveChunk(
   const knownOwner = offset === 0 ? undefined : await deps.ownerOf(upload);
   // a blocked owner (known from the header chunk) or payer: refused before a byte is read
   ensureNotBlocked(deps.blocklist, { owner: knownOwner, paidBy: input.paidBy });
-  if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy);
+  if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy, () => headerChunkItemId(deps, upload));
   else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
   // the chunk's SHA-256 (what an identical re-send is known by) off the request's thread, as an item's
@@ -85,8 +88,9 @@ export async function receiveChunk(
       throw error;
     }
 
-    const owner = offset === 0 ? headerOf(Buffer.concat(head))?.nativeAddress : undefined;
-    if (owner) await ensurePayable(deps, upload, owner, end, input.paidBy);
+    const header = offset === 0 ? headerOf(Buffer.concat(head)) : undefined;
+    const owner = header?.nativeAddress;
+    if (owner) await ensurePayable(deps, upload, owner, end, input.paidBy, async () => header?.id);
     else if (offset === 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
     const now = deps.now();
     const { events, position } = await deps.uploads.execute(
@@ -109,13 +113,33 @@ export async function receiveChunk(
   }
 }
 
-async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string, end: number, paidBy: string[]) {
+/**
+ * Refuses (402) a chunk that takes the upload past what anybody would pay for it, unless its item is
+ * accepted already or being accepted by another upload: then its finalize answers with that
+ * acceptance's receipt and charges nothing (a client uploading again an item it paid for once, by a
+ * payer who can pay once), as a single upload of it is answered.
+ */
+async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string, end: number, paidBy: string[], itemId: () => Promise<string | undefined>) {
   const winc = await deps.pricing.priceOf(end);
   if (winc === 0n) return;
   const now = deps.now();
-  if (!(await someoneCanPay(deps.accounts, { owner, paidBy, winc, now }))) {
-    throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
+  if (await someoneCanPay(deps.accounts, { owner, paidBy, winc, now })) return;
+  const dataItemId = await itemId();
+  if (dataItemId !== undefined) {
+    const loadItem = () => loadDataItem(deps.accept.eventStore, dataItemId as DataItemId);
+    if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, { owner, paidBy, dataItemId })) return;
   }
+  throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
+}
+
+/** the id of the item whose header the upload's header chunk holds (only asked when nobody pays) */
+async function headerChunkItemId(deps: MultipartDeps, upload: Upload): Promise<string | undefined> {
+  const chunk = upload.chunks.get(0);
+  if (!chunk) return undefined;
+  const parts: Uint8Array[] = [];
+  for await (const part of await deps.blobStore.read(chunk.blobKey, { start: 0, end: Math.min(chunk.length, MAX_HEADER_BYTES) - 1 }))
+    parts.push(part as Uint8Array);
+  return headerOf(Buffer.concat(parts))?.id;
 }
 
 /**
