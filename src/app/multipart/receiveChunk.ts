@@ -8,6 +8,7 @@ import { loadDataItem } from '../acceptDataItem.js';
 import { acceptanceUnderWay } from '../racingAcceptance.js';
 import type { DataItemId } from '../../domain/ids.js';
 import type { MultipartDeps } from './deps.js';
+import { headerOfChunk } from './uploadOwner.js';
 import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
 import { ensureNotBlocked } from '../blocklist.js';
@@ -51,7 +52,11 @@ export async function receiveChunk(
   const knownOwner = offset === 0 ? undefined : await deps.ownerOf(upload);
   // a blocked owner (known from the header chunk) or payer: refused before a byte is read
   ensureNotBlocked(deps.blocklist, { owner: knownOwner, paidBy: input.paidBy });
-  if (knownOwner) await ensurePayable(deps, upload, knownOwner, end, input.paidBy, () => headerChunkItemId(deps, upload));
+  if (knownOwner)
+    await ensurePayable(deps, upload, knownOwner, end, input.paidBy, async () => {
+      const header = upload.chunks.get(0);
+      return header && (await headerOfChunk(deps.blobStore, header))?.id;
+    });
   else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
   // the chunk's SHA-256 (what an identical re-send is known by) off the request's thread, as an item's
@@ -130,16 +135,6 @@ async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string,
     if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, { owner, paidBy, dataItemId })) return;
   }
   throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);
-}
-
-/** the id of the item whose header the upload's header chunk holds (only asked when nobody pays) */
-async function headerChunkItemId(deps: MultipartDeps, upload: Upload): Promise<string | undefined> {
-  const chunk = upload.chunks.get(0);
-  if (!chunk) return undefined;
-  const parts: Uint8Array[] = [];
-  for await (const part of await deps.blobStore.read(chunk.blobKey, { start: 0, end: Math.min(chunk.length, MAX_HEADER_BYTES) - 1 }))
-    parts.push(part as Uint8Array);
-  return headerOf(Buffer.concat(parts))?.id;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../ports/blobStore.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
-import type { Upload } from '../../domain/upload/state.js';
-import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
+import type { Chunk, Upload } from '../../domain/upload/state.js';
+import { headerOf, MAX_HEADER_BYTES, type VerifiedHeader } from '../../verify/index.js';
 
 export type OwnerLookup = (upload: Upload) => Promise<string | undefined>;
 
@@ -19,14 +19,19 @@ export function createOwnerLookup(blobStore: BlobStore, maxRemembered = 10_000):
     const key = `${upload.uploadId}:${header.sha256}`;
     const known = owners.get(key);
     if (known) return known;
-    const stream = await blobStore.read(header.blobKey, { start: 0, end: Math.min(header.length, MAX_HEADER_BYTES) - 1 });
-    const parts: Buffer[] = [];
-    for await (const part of stream) parts.push(part as Buffer);
-    const owner = headerOf(Buffer.concat(parts))?.nativeAddress;
+    const owner = (await headerOfChunk(blobStore, header))?.nativeAddress;
     if (owner) {
       if (owners.size >= maxRemembered) owners.delete(owners.keys().next().value!);
       owners.set(key, owner);
     }
     return owner;
   };
+}
+
+/** the header that the first bytes of an upload's header chunk hold (undefined when they parse as none) */
+export async function headerOfChunk(blobStore: Pick<BlobStore, 'read'>, header: Chunk): Promise<VerifiedHeader | undefined> {
+  const parts: Uint8Array[] = [];
+  for await (const part of await blobStore.read(header.blobKey, { start: 0, end: Math.min(header.length, MAX_HEADER_BYTES) - 1 }))
+    parts.push(part as Uint8Array);
+  return headerOf(Buffer.concat(parts));
 }
