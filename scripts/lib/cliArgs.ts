@@ -11,10 +11,11 @@ export class UsageError extends Error {
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
- * An ANS-104 id or an Arweave address: 43 base64url characters, which may begin with "-" (one id in 64
- * does). Such an argument is a positional one, never an option: `npm run history -- -Mx…` names an item.
+ * An id the service hands out, base64url, which may begin with "-" (one in 64 does): a plan id (22
+ * characters), an upload id (24, up to 64 accepted), a data item id or an Arweave address (43). Such an
+ * argument is a positional one, never an option: `npm run history -- -Mx…` names an item or a plan.
  */
-const idShaped = /^-[A-Za-z0-9_-]{42}$/;
+const idShaped = /^-[A-Za-z0-9_-]{21,63}$/;
 
 /**
  * node:util parseArgs, strict, with its complaints (unknown option, missing value) as usage errors. An

@@ -12,6 +12,12 @@ describe('command-line arguments of the operator scripts', () => {
     expect(parsed.values).to.deep.equal({ json: true });
   });
 
+  it('reads a plan id (22 characters) and an upload id (24) that begin with "-" as positional arguments', () => {
+    const planId = `-U${'a'.repeat(20)}`;
+    const uploadId = `-${'b'.repeat(23)}`;
+    expect(parseCliArgs([planId, '--json', uploadId], { json: { type: 'boolean' } }).positionals).to.deep.equal([planId, uploadId]);
+  });
+
   it("keeps an id-shaped option value as the option's value", () => {
     const parsed = parseCliArgs(['--reason', dashed, plain], { reason: { type: 'string' } });
     expect(parsed.values).to.deep.equal({ reason: dashed });
@@ -20,7 +26,8 @@ describe('command-line arguments of the operator scripts', () => {
 
   it('still refuses an unknown option, and a dashed word that is not id-shaped', () => {
     expect(() => parseCliArgs(['--jsn', plain], { json: { type: 'boolean' } })).to.throw(UsageError, "Unknown option '--jsn'");
-    expect(() => parseCliArgs([`-${'M'.repeat(41)}`], {})).to.throw(UsageError, "Unknown option '-M'");
+    expect(() => parseCliArgs([`-${'M'.repeat(20)}`], {})).to.throw(UsageError, "Unknown option '-M'");
+    expect(() => parseCliArgs([`-${'M'.repeat(64)}`], {})).to.throw(UsageError, "Unknown option '-M'");
   });
 
   it('takes everything after "--" as positional, as node:util does', () => {
