@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '../src/ports/eventStore.js';
 import { CheckpointConflict, type ReadStore } from '../src/ports/readStore.js';
-import { batched } from './batched.js';
+import { batched, type BatchWait } from './batched.js';
 import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
 import { advanced, projectBatch } from './projectBatch.js';
 import { slices, SLICE_WEIGHT } from './slices.js';
@@ -20,6 +20,8 @@ interface Options {
   readStore: ReadStore;
   projections: readonly AnyProjection[];
   batchSize?: number;
+  /** under load (`moreComing`), how long a batch may wait for the next commit's events (batched.ts; default none) */
+  batchWait?: BatchWait;
   /** documents one commit may touch, about (see slices.ts) */
   sliceWeight?: number;
   retryDelayMs?: number;
@@ -40,7 +42,7 @@ interface Options {
  * this runner last saw, so a read model promoted meanwhile by a rebuild is never overwritten.
  */
 export function createProjectionRunner(options: Options): ProjectionRunner {
-  const { eventStore, readStore, projections, batchSize = 1000, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
+  const { eventStore, readStore, projections, batchSize = 1000, batchWait, retryDelayMs = 1000, holdLease, leaseRenewMs = 2000, log = () => {} } = options;
   const sliceWeight = options.sliceWeight ?? SLICE_WEIGHT;
   const checkpoints = new Map<string, bigint | undefined>();
   const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
@@ -121,7 +123,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
         const current = (subscription = eventStore.subscribeToAll(low === undefined ? {} : { after: low }));
         // stopped while the checkpoints were read: stop() closed the previous subscription, not this one
         if (!running) break;
-        for await (const batch of batched(current, batchSize)) {
+        for await (const batch of batched(current, batchSize, batchWait)) {
           try {
             await apply(batch);
           } catch (error) {

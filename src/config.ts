@@ -42,6 +42,10 @@ const ConfigSchema = z.object({
   RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
   /** in one process, how long a command waits for the projector to reach its event before answering */
   PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
+  /** while appends are on their way, how long a projector batch may wait for their events (0: never) */
+  PROJECTION_BATCH_WAIT_MS: int(0, 1000).default(25),
+  /** while appends are on their way (receipts being signed), how long the embedded event store may hold a group for them (0: never) */
+  EVENT_GROUP_WAIT_MS: int(0, 1000).default(25),
   STARTUP_CATCH_UP_MS: int(0, 600_000).default(10_000),
   PRICING_SOURCE: z.enum(['fixed', 'gateway']).default('fixed'),
   PRICE_WINC_PER_BYTE: z.string().regex(/^\d+$/, 'a non-negative integer').default('2000'),
@@ -176,6 +180,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     heightGuard: { maxJumpBlocks: c.BLOCK_HEIGHT_MAX_JUMP, minBlockIntervalMs: c.BLOCK_TIME_MIN_MS },
     receiptSignerWorkers: c.RECEIPT_SIGNER_WORKERS,
     projectionWaitMs: c.PROJECTION_WAIT_MS,
+    projectionBatchWaitMs: c.PROJECTION_BATCH_WAIT_MS,
     startupCatchUpMs: c.STARTUP_CATCH_UP_MS,
     pricing: { source: c.PRICING_SOURCE, wincPerByte: BigInt(c.PRICE_WINC_PER_BYTE), marginPercent: c.PRICE_MARGIN_PERCENT },
     adminToken: c.ADMIN_TOKEN,
@@ -204,6 +209,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     offsetsRetentionMs: c.OFFSETS_RETENTION_DAYS * 86_400_000,
     nestedFreeMaxItems: c.NESTED_FREE_MAX_ITEMS,
     eventStore: c.EVENT_STORE,
+    eventGroupWaitMs: c.EVENT_GROUP_WAIT_MS,
     eventStoreUrl: c.EVENTSTORE_URL,
     readStore: c.READ_STORE,
     blobStore: c.BLOB_STORE,

@@ -14,7 +14,7 @@ import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/sto
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { createHeightGuard } from './adapters/gateway/heightGuard.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
-import { createReceiptSigner } from './receipts/receiptSigner.js';
+import { countedSigner, createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
 import { createCheckpointWaiter } from '../projections/checkpointWaiter.js';
 import { allProjections } from '../projections/index.js';
@@ -116,7 +116,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const instanceId = `${process.pid}-${randomUUID()}`;
   // the service's clock: every command, lease and query below takes its time from here, and only here
   const now = Date.now;
-  const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config));
+  // receipts being signed (the signer is made below): each is followed by its item's append, which
+  // the embedded event store's commit delay waits for under load (EVENT_GROUP_WAIT_MS)
+  let signing = () => 0;
+  const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config, () => signing()));
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
   const readStore = stores.readStore ?? (await openReadStoreFromConfig(config));
   const blobStore = stores.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
@@ -156,14 +159,17 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   await blockHeight.start();
   // receipts are signed where commands run; elsewhere no signing thread is started
   const signer = roles.commands
-    ? timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics)
-    : unavailableSigner;
+    ? countedSigner(timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics))
+    : countedSigner(unavailableSigner);
+  signing = signer.signing;
   // uploads' SHA-256 on worker threads (started by the first item that needs one), where commands run
   const hasher = stores.hasher ?? (roles.commands ? createBlobHasher({ log: (message: string) => log.warn(message) }) : inlineHasher);
   const runner = createProjectionRunner({
     eventStore,
     readStore,
     projections: allProjections,
+    // under load (appends not yet answered, or receipts being signed), a batch waits for the next commit
+    batchWait: { ms: config.projectionBatchWaitMs, moreComing: () => (eventStore.pendingAppends?.() ?? 0) + signing() > 0 },
     // renewed every second: a runner that died is replaced within about five seconds
     holdLease: () => readStore.tryLease('projector', instanceId, 5_000, now()),
     leaseRenewMs: 1_000,

@@ -144,3 +144,24 @@ export const unavailableSigner: ReceiptSigner = {
   sign: () => Promise.reject(new ReceiptSigningError('this process does not sign receipts (its role serves no commands)')),
   close: async () => {},
 };
+
+/**
+ * A signer that counts its receipts being signed: an upload appends its acceptance within
+ * milliseconds of its receipt's signature, so this is how many appends are on their way (the event
+ * store's commit delay waits for them under load: eventStoreWorkerWriter.ts, groupWait).
+ */
+export function countedSigner(signer: ReceiptSigner): ReceiptSigner & { signing(): number } {
+  let signing = 0;
+  return {
+    async sign(unsigned) {
+      signing += 1;
+      try {
+        return await signer.sign(unsigned);
+      } finally {
+        signing -= 1;
+      }
+    },
+    close: () => signer.close(),
+    signing: () => signing,
+  };
+}

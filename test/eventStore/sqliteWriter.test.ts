@@ -91,6 +91,105 @@ describe('SQLite event store: the writer worker', function () {
     });
   });
 
+  describe('a commit delay while appends are on their way (groupWait)', () => {
+    /**
+     * What was posted to the worker before now has been answered: a group posted in the turns just
+     * gone (a setImmediate) reaches the worker before this probe, which is answered after it.
+     */
+    const workerCaughtUp = async (s: SqliteEventStore) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await s.probeWrite();
+    };
+
+    it('writes an append at once when no other is on its way, however long the delay', async () => {
+      // a delay of ten minutes: an append held for it would time the test out
+      store = openSqliteEventStore({ path: newPath(), groupWait: { ms: 600_000, appendsComing: () => 0 } });
+      const { a, b } = testStreams('a', 'b');
+      await store.append(a, [newEvent('A1')], 'no_stream');
+      await store.append(b, [newEvent('B1')], 'no_stream');
+      expect(store.stats()).to.deep.equal({ appends: 2, transactions: 2 });
+    });
+
+    it('holds a group while appends are on their way, and writes it with them in one transaction once none is', async () => {
+      let coming = 2;
+      store = openSqliteEventStore({ path: newPath(), groupWait: { ms: 600_000, appendsComing: () => coming } });
+      const { a, b, c } = testStreams('a', 'b', 'c');
+      const first = watch(store.append(a, [newEvent('A1')], 'no_stream'));
+      await workerCaughtUp(store);
+      expect(first.state.settled).to.equal(false);
+      expect(store.pendingAppends()).to.equal(1);
+      coming = 1;
+      const second = watch(store.append(b, [newEvent('B1')], 'no_stream'));
+      await workerCaughtUp(store);
+      expect([first.state.settled, second.state.settled]).to.deep.equal([false, false]);
+      expect(store.stats()).to.deep.equal({ appends: 0, transactions: 0 });
+      coming = 0;
+      const third = store.append(c, [newEvent('C1')], 'no_stream');
+      await Promise.all([first.settled, second.settled, third]);
+      expect([reasonOf(first.state.outcome!), reasonOf(second.state.outcome!)]).to.deep.equal([undefined, undefined]);
+      expect(store.stats()).to.deep.equal({ appends: 3, transactions: 1 });
+      expect(store.pendingAppends()).to.equal(0);
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`, `${b}:0:B1`, `${c}:0:C1`]);
+    });
+
+    it('holds the group that forms while another is in the worker, once that one is answered, until the appends on their way come', async () => {
+      let coming = 0;
+      const gate = new CommitGate();
+      store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
+      const { a, b, c, d } = testStreams('a', 'b', 'c', 'd');
+      const first = store.append(a, [newEvent('A1')], 'no_stream');
+      await until(() => gate.arrivals() === 1);
+      coming = 2;
+      const queued = [watch(store.append(b, [newEvent('B1')], 'no_stream')), watch(store.append(c, [newEvent('C1')], 'no_stream'))];
+      gate.open();
+      await first;
+      await workerCaughtUp(store);
+      expect(queued.map((q) => q.state.settled)).to.deep.equal([false, false]);
+      expect(store.stats()).to.deep.equal({ appends: 1, transactions: 1 });
+      expect(store.pendingAppends()).to.equal(2);
+      coming = 0;
+      await Promise.all([...queued.map((q) => q.settled), store.append(d, [newEvent('D1')], 'no_stream')]);
+      expect(store.stats()).to.deep.equal({ appends: 4, transactions: 2 });
+    });
+
+    it('writes a held group when the delay is over, when the appends said to be on their way never come', async () => {
+      store = openSqliteEventStore({ path: newPath(), groupWait: { ms: 20, appendsComing: () => 1 } });
+      const { a } = testStreams('a');
+      await store.append(a, [newEvent('A1')], 'no_stream');
+      expect(store.stats()).to.deep.equal({ appends: 1, transactions: 1 });
+    });
+
+    it('writes a held group at close, and answers its appends', async () => {
+      const path = newPath();
+      const closing = openSqliteEventStore({ path, groupWait: { ms: 600_000, appendsComing: () => 1 } });
+      const { a } = testStreams('a');
+      const held = watch(closing.append(a, [newEvent('A1')], 'no_stream'));
+      await workerCaughtUp(closing);
+      expect(held.state.settled).to.equal(false);
+      await closing.close();
+      expect(reasonOf(await held.settled)).to.equal(undefined);
+      store = openSqliteEventStore({ path });
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`]);
+    });
+    it('writes at close, without holding it, the group queued behind one in the worker', async () => {
+      let coming = 0;
+      const gate = new CommitGate();
+      const path = newPath();
+      const closing = openSqliteEventStore({ path, commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
+      const { a, b } = testStreams('a', 'b');
+      const first = closing.append(a, [newEvent('A1')], 'no_stream');
+      await until(() => gate.arrivals() === 1);
+      coming = 1;
+      const queued = closing.append(b, [newEvent('B1')], 'no_stream');
+      const closed = closing.close();
+      gate.open();
+      await Promise.all([first, queued, closed]);
+      expect(closing.stats()).to.deep.equal({ appends: 2, transactions: 2 });
+      store = openSqliteEventStore({ path });
+      expect(summary(await collect(store.readAll()))).to.deep.equal([`${a}:0:A1`, `${b}:0:B1`]);
+    });
+  });
+
   describe('errors', () => {
     /** the same calls on a file (worker) and in memory (this thread): the errors must be alike */
     async function refusals(path: string) {

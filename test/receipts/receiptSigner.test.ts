@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
-import { createReceiptSigner, startSignWorker, type ReceiptSigner } from '../../src/receipts/receiptSigner.js';
+import { countedSigner, createReceiptSigner, startSignWorker, type ReceiptSigner } from '../../src/receipts/receiptSigner.js';
 import type { SignWorkerData } from '../../src/receipts/signWorkerProtocol.js';
 import { verifyReceipt } from '../../src/receipts/verifyReceipt.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
@@ -118,5 +118,26 @@ describe('receipt signer worker pool', () => {
     expect((await pending).message).to.equal('receipt signer is closed');
     expect((await rejectionOf(closing.sign(unsigned(2)))).message).to.equal('receipt signer is closed');
     expect(started.map((s) => s.worker.threadId)).to.deep.equal([-1, -1]);
+  });
+});
+
+describe('a counted signer (the appends on their way, for the event store commit delay)', () => {
+  it('counts the receipts being signed, and no longer one that was signed or failed', async () => {
+    const answers: { resolve: (signature: string) => void; reject: (error: Error) => void }[] = [];
+    const inner: ReceiptSigner = {
+      sign: () => new Promise<string>((resolve, reject) => answers.push({ resolve, reject })),
+      close: async () => {},
+    };
+    const signer = countedSigner(inner);
+    expect(signer.signing()).to.equal(0);
+    const first = signer.sign(unsigned(1));
+    const second = signer.sign(unsigned(2));
+    expect(signer.signing()).to.equal(2);
+    answers[0]!.resolve('signature-1');
+    expect(await first).to.equal('signature-1');
+    expect(signer.signing()).to.equal(1);
+    answers[1]!.reject(new Error('worker died'));
+    expect((await rejectionOf(second)).message).to.equal('worker died');
+    expect(signer.signing()).to.equal(0);
   });
 });

@@ -40,6 +40,8 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** most appends written by one transaction (default 1000) */
   maxGroupSize?: number;
+  /** a group held for the appends on their way, at most `ms` (WorkerWriterOptions.groupWait; default none) */
+  groupWait?: { ms: number; appendsComing: () => number };
   /** rows read per query by reads and subscriptions (default 500) */
   pageSize?: number;
   /** the most bytes one append may carry (appendSize; default MAX_APPEND_BYTES, as EventStoreDB's default) */
@@ -59,6 +61,7 @@ export interface SqliteEventStoreOptions {
 
 export interface SqliteEventStore extends EventStore {
   probeWrite(): Promise<void>;
+  pendingAppends(): number;
   stats(): GroupCommitStats;
 }
 
@@ -108,6 +111,7 @@ class SqliteStore implements SqliteEventStore {
           path: options.path,
           busyTimeoutMs: options.busyTimeoutMs ?? 5000,
           commitGate: options.commitGate,
+          groupWait: options.groupWait,
           ...writing,
         });
   }
@@ -191,6 +195,10 @@ class SqliteStore implements SqliteEventStore {
 
   stats(): GroupCommitStats {
     return this.writer.stats();
+  }
+
+  pendingAppends(): number {
+    return this.writer.pending();
   }
 
   async close(): Promise<void> {

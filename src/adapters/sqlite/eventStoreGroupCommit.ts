@@ -43,6 +43,8 @@ export interface AppendWriter {
   /** a pragma assignment for the writing connection (tests: `max_page_count`, `query_only`) */
   pragma(source: string): void;
   stats(): GroupCommitStats;
+  /** appends taken and not answered yet (queued or being written) */
+  pending(): number;
   /** writes every append already taken, then lets go of the connection */
   close(): Promise<void>;
 }
@@ -123,6 +125,10 @@ export class GroupCommitWriter implements AppendWriter {
 
   stats(): GroupCommitStats {
     return { ...this.counters };
+  }
+
+  pending(): number {
+    return this.queue.length;
   }
 
   /** Writes everything queued; called by the timer and by close(). */

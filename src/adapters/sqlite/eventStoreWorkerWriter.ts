@@ -21,6 +21,8 @@ import { unavailableCode } from './unavailable.js';
 
 interface Pending {
   request: AppendRequest;
+  /** when it was queued (performance.now()): a group waits at most groupWaitMs from its oldest */
+  at: number;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -39,6 +41,15 @@ export interface WorkerWriterOptions {
   onCommit: () => void;
   /** test hook: see eventStoreCommitGate.ts */
   commitGate?: SharedArrayBuffer;
+  /**
+   * Group commit with a commit delay (as PostgreSQL's commit_delay, which waits only when other
+   * transactions are active: commit_siblings): a group is held for others to join it only while
+   * `appendsComing()` says appends are on their way (e.g. receipts being signed, each followed by
+   * its item's append), and at most `groupWaitMs` from its oldest append. An append nobody follows is
+   * written at once, as without a delay; a stream of appends is written in fewer, larger
+   * transactions, each one an fsync and a wake-up of every subscription. Default: no delay.
+   */
+  groupWait?: { ms: number; appendsComing: () => number };
 }
 
 export class WorkerGroupCommitWriter implements AppendWriter {
@@ -55,21 +66,50 @@ export class WorkerGroupCommitWriter implements AppendWriter {
   private lastError: unknown;
   private whenIdle: (() => void) | undefined;
   private readonly counters: GroupCommitStats = { appends: 0, transactions: 0 };
+  /** a group held for the appends on their way (groupWait) */
+  private holding: NodeJS.Timeout | undefined;
+  private closing = false;
 
   constructor(private readonly options: WorkerWriterOptions) {}
 
   append(request: AppendRequest): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, at: performance.now(), resolve, reject });
+      if (this.inFlight !== undefined) return; // the answer posts the next group
+      if (this.holding !== undefined && this.holdFor() > 0) return; // still waiting for the others
+      clearTimeout(this.holding);
+      this.holding = undefined;
       if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate runs after the poll phase: every request handled in this turn joins the group.
         setImmediate(() => {
           this.scheduled = false;
-          this.sendNext();
+          this.postOrHold();
         });
       }
     });
+  }
+
+  /** how long the queued group may still wait for the appends on their way (0: post it now) */
+  private holdFor(): number {
+    const wait = this.options.groupWait;
+    if (wait === undefined || this.closing || this.queue.length === 0 || this.queue.length >= this.options.maxGroupSize) return 0;
+    if (wait.appendsComing() <= 0) return 0;
+    return Math.max(0, this.queue[0]!.at + wait.ms - performance.now());
+  }
+
+  /** posts the queued group, or holds it (a timer) while others are on their way */
+  private postOrHold(): void {
+    if (this.inFlight !== undefined || this.holding !== undefined) return;
+    const hold = this.holdFor();
+    if (hold <= 0) {
+      this.sendNext();
+      return;
+    }
+    this.holding = setTimeout(() => {
+      this.holding = undefined;
+      this.sendNext();
+    }, Math.ceil(hold));
   }
 
   probe(): Promise<void> {
@@ -92,7 +132,15 @@ export class WorkerGroupCommitWriter implements AppendWriter {
     return { ...this.counters };
   }
 
+  pending(): number {
+    return this.queue.length + (this.inFlight?.group.length ?? 0);
+  }
+
   async close(): Promise<void> {
+    // a group held for others is posted now
+    this.closing = true;
+    clearTimeout(this.holding);
+    this.holding = undefined;
     await new Promise<void>((resolve) => {
       this.whenIdle = resolve;
       this.sendNext();
@@ -165,7 +213,7 @@ export class WorkerGroupCommitWriter implements AppendWriter {
         if (message.outcomes.some((o) => o.ok)) this.options.onCommit();
       }
     }
-    this.sendNext();
+    this.postOrHold();
   }
 
   private onExit(worker: Worker, code: number): void {
