@@ -168,8 +168,9 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     eventStore,
     readStore,
     projections: allProjections,
-    // under load (appends not yet answered, or receipts being signed), a batch waits for the next commit
-    batchWait: { ms: config.projectionBatchWaitMs, moreComing: () => (eventStore.pendingAppends?.() ?? 0) + signing() > 0 },
+    // while receipts are being signed (each followed by its item's append), a batch waits for their events;
+    // not for other appends (a multi-part upload's chunks, each answered once projected: never held)
+    batchWait: { ms: config.projectionBatchWaitMs, moreComing: () => signing() > 0 },
     // renewed every second: a runner that died is replaced within about five seconds
     holdLease: () => readStore.tryLease('projector', instanceId, 5_000, now()),
     leaseRenewMs: 1_000,

@@ -88,12 +88,6 @@ export interface EventStore {
    * (EventStoreDB: every write is an event in `$all`).
    */
   probeWrite?(): Promise<void>;
-  /**
-   * Appends this process has made that are not answered yet (queued or being written): the
-   * projector waits for them under load, so that one batch takes several commits. Absent where the
-   * store does not batch appends here (EventStoreDB).
-   */
-  pendingAppends?(): number;
   close(): Promise<void>;
 }
 

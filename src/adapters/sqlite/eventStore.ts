@@ -61,6 +61,7 @@ export interface SqliteEventStoreOptions {
 
 export interface SqliteEventStore extends EventStore {
   probeWrite(): Promise<void>;
+  /** appends taken and not answered yet: queued, held for others (groupWait) or being written */
   pendingAppends(): number;
   stats(): GroupCommitStats;
 }
