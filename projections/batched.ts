@@ -14,7 +14,7 @@ async function within<T>(next: Promise<T>, ms: number): Promise<T | typeof IDLE>
 /** Under load, a batch waits for the events on their way, at most `ms` from its first. */
 export interface BatchWait {
   ms: number;
-  /** whether more events are on their way (appends not answered yet, receipts being signed) */
+  /** whether more events are on their way (the service: receipts being signed, each followed by its item's append) */
   moreComing: () => boolean;
 }
 

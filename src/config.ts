@@ -42,7 +42,7 @@ const ConfigSchema = z.object({
   RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
   /** in one process, how long a command waits for the projector to reach its event before answering */
   PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
-  /** while appends are on their way, how long a projector batch may wait for their events (0: never) */
+  /** while receipts are being signed, how long a projector batch may wait for their items' events (0: never) */
   PROJECTION_BATCH_WAIT_MS: int(0, 1000).default(25),
   /** while appends are on their way (receipts being signed), how long the embedded event store may hold a group for them (0: never) */
   EVENT_GROUP_WAIT_MS: int(0, 1000).default(25),

@@ -43,7 +43,7 @@ export interface AppendWriter {
   /** a pragma assignment for the writing connection (tests: `max_page_count`, `query_only`) */
   pragma(source: string): void;
   stats(): GroupCommitStats;
-  /** appends taken and not answered yet (queued or being written) */
+  /** appends taken and not answered yet (queued, held or being written) */
   pending(): number;
   /** writes every append already taken, then lets go of the connection */
   close(): Promise<void>;

@@ -21,7 +21,7 @@ import { unavailableCode } from './unavailable.js';
 
 interface Pending {
   request: AppendRequest;
-  /** when it was queued (performance.now()): a group waits at most groupWaitMs from its oldest */
+  /** when it was queued (performance.now()): a group is held at most groupWait.ms from its oldest */
   at: number;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
@@ -45,7 +45,7 @@ export interface WorkerWriterOptions {
    * Group commit with a commit delay (as PostgreSQL's commit_delay, which waits only when other
    * transactions are active: commit_siblings): a group is held for others to join it only while
    * `appendsComing()` says appends are on their way (e.g. receipts being signed, each followed by
-   * its item's append), and at most `groupWaitMs` from its oldest append. An append nobody follows is
+   * its item's append), and at most `ms` from its oldest append. An append nobody follows is
    * written at once, as without a delay; a stream of appends is written in fewer, larger
    * transactions, each one an fsync and a wake-up of every subscription. Default: no delay.
    */
