@@ -159,7 +159,9 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   await blockHeight.start();
   // receipts are signed where commands run; elsewhere no signing thread is started
   const signer = roles.commands
-    ? countedSigner(timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics))
+    ? countedSigner(
+        timedSigner(createReceiptSigner({ jwk: wallet.jwk, workers: config.receiptSignerWorkers, log: (message: string) => log.warn(message) }), metrics),
+      )
     : countedSigner(unavailableSigner);
   signing = signer.signing;
   // uploads' SHA-256 on worker threads (started by the first item that needs one), where commands run
