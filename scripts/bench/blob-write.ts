@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
+import { median } from './lib/latency.js';
 
 const MiB = 1024 * 1024;
 
@@ -76,7 +77,6 @@ const blobWriter: Contender = async (root, source) => {
   }
 };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const rate = (mib: number, s: number) => `${(mib / s).toFixed(0).padStart(5)} MiB/s`;
 
 async function main(): Promise<void> {

@@ -30,10 +30,10 @@ import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
 import { putSignedItem } from './lib/signedItemBlob.js';
 import { startSinkGateway } from './lib/sinkGateway.js';
+import { median } from './lib/latency.js';
 
 const MiB = 1024 * 1024;
 const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const rate = (mibPerS: number) => `${mibPerS.toFixed(0).padStart(5)} MiB/s`;
 const rss = (mib: number) => `${mib.toFixed(0)} MiB`;
 

@@ -33,6 +33,7 @@ import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
+import { median } from './lib/latency.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -71,7 +72,6 @@ async function* slices(bytes: Buffer): AsyncGenerator<Buffer> {
 }
 
 const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const rate = (mibPerS: number) => `${mibPerS.toFixed(0).padStart(5)} MiB/s`;
 
 /** VmHWM reset to the current RSS (Linux: "5" to clear_refs); false where not allowed */

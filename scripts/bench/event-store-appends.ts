@@ -14,6 +14,7 @@ import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { streamName, type NewEvent, type StreamName } from '../../src/ports/eventStore.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
+import { median } from './lib/latency.js';
 
 function settings() {
   const int = positiveIntEnv;
@@ -61,8 +62,6 @@ async function run(mode: Mode, path: string, count: number) {
     await store.close();
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
   const { appends, rounds, dir } = settings();

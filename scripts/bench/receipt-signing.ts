@@ -7,6 +7,7 @@ import { RECEIPT_PSS, receiptMessage } from '../../src/receipts/receiptMessage.j
 import { generateRsaJwk, type RsaPrivateJwk } from '../../src/wallet/rsaJwk.js';
 import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { emitJson, round, say } from './lib/output.js';
+import { median } from './lib/latency.js';
 
 /**
  * Receipts signed per second: the worker pool (one thread per core) against a single-thread
@@ -31,8 +32,6 @@ function singleThreadRate(jwk: RsaPrivateJwk, seconds: number): { perSecond: num
   const cpu = process.cpuUsage(cpuBefore);
   return { perSecond, cpuMsPerReceipt: (cpu.user + cpu.system) / 1000 / signed };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 function positive(name: string, value: string): number {
   const n = Number(value);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { suite, TARGETS } from '../../scripts/bench/lib/suite.js';
+import { median } from '../../scripts/bench/lib/latency.js';
 
 const bench = (name: string) => suite.find((b) => b.name === name)!;
 
@@ -34,5 +35,34 @@ describe('npm run bench: targets of the full run and of the quick one', () => {
       undefined,
       { text: 'ratio >= 0.6', met: false },
     ]);
+  });
+
+  const upload = (ratio: number, ratios?: number[]) => ({ MiBps: 200, seconds: 5, peakRssMiB: 280, ratio, ...(ratios ? { ratios } : {}) });
+  const large = { sizeBytes: 1 << 30, trials: 3, baselineMiBps: 240, single: upload(1.1, [1.1, 1.05, 1.2]), multipart: upload(0.91, [0.86, 0.93, 0.91]) };
+
+  it("judges a 1 GiB upload's throughput by the median of its rounds' ratios, each round's ratio in the notes", () => {
+    const rows = bench('large-uploads').rows(large, TARGETS.full);
+    const multipart = rows.find((r) => r.figure === '1 GiB multi-part: throughput')!;
+    expect(multipart.ratio).to.equal(0.91);
+    expect(multipart.target).to.deep.equal({ text: 'ratio >= 0.9', met: true });
+    expect(multipart.notes).to.equal('median of 3 rounds, each against its own baseline (ratios 0.86, 0.93, 0.91)');
+    const oneRound = bench('large-uploads').rows({ ...large, trials: 1, multipart: upload(0.86, [0.86]) }, TARGETS.full);
+    expect(oneRound.find((r) => r.figure === '1 GiB multi-part: throughput')!.notes).to.equal(undefined);
+  });
+
+  const run = (quick: boolean) => ({ quick, sharedStore: '', sharedStoreReady: false });
+
+  it('runs three rounds of the 1 GiB uploads in a full run, one in a quick run, and one of the 2 GiB uploads', () => {
+    expect(bench('large-uploads').args(run(false))).to.deep.equal(['--size', String(1 << 30), '--trials', '3']);
+    expect(bench('large-uploads').args(run(true))).to.deep.equal(['--size', String(64 << 20), '--trials', '1']);
+    expect(bench('large-uploads-2gib').args(run(false))).to.deep.equal(['--size', String(2 * (1 << 30)), '--trials', '1']);
+  });
+});
+
+describe('benchmark medians', () => {
+  it('takes the middle of an odd count, the upper middle of an even one, and NaN of none, whatever the order', () => {
+    expect(median([0.93, 0.86, 0.91])).to.equal(0.91);
+    expect(median([4, 1, 3, 2])).to.equal(3);
+    expect(median([])).to.be.NaN;
   });
 });
