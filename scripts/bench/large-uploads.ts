@@ -9,7 +9,7 @@
  * the service's main thread and of all its threads, and of the baseline's thread: on a machine busy
  * with other work, throughput varies from run to run, these much less.
  *
- * Trials: on the 2-core build machine one multi-part upload of the same code gave ratios from 0.82 to
+ * Trials: on the 2-core build machine one multi-part upload of the same code gave ratios from 0.85 to
  * 0.99 over a morning, so one upload judged against one baseline says little. Each of `--trials`
  * rounds runs the baseline, then the single upload, then the multi-part upload, so that each upload
  * is judged against the baseline measured beside it; a ratio printed is the median of its rounds'
