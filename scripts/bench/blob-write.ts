@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 const MiB = 1024 * 1024;
 

@@ -30,7 +30,7 @@ import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
 import { putSignedItem } from './lib/signedItemBlob.js';
 import { startSinkGateway } from './lib/sinkGateway.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 const MiB = 1024 * 1024;
 const seconds = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e9;

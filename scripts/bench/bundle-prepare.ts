@@ -33,7 +33,7 @@ import { loadTestJwk } from '../../test/fixtures/testWallet.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -14,7 +14,7 @@ import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { streamName, type NewEvent, type StreamName } from '../../src/ports/eventStore.js';
 import { positiveIntEnv } from './lib/settings.js';
 import { emitJson, round, say } from './lib/output.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 function settings() {
   const int = positiveIntEnv;

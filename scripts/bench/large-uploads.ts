@@ -30,7 +30,7 @@ import { fileRange, writeLargeItem } from './lib/largeItem.js';
 import { peakRssMiB } from './lib/peakRss.js';
 import { cpuSeconds } from './lib/threadCpu.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {

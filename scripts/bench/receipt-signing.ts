@@ -7,7 +7,7 @@ import { RECEIPT_PSS, receiptMessage } from '../../src/receipts/receiptMessage.j
 import { generateRsaJwk, type RsaPrivateJwk } from '../../src/wallet/rsaJwk.js';
 import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { emitJson, round, say } from './lib/output.js';
-import { median } from './lib/latency.js';
+import { median } from './lib/stats.js';
 
 /**
  * Receipts signed per second: the worker pool (one thread per core) against a single-thread

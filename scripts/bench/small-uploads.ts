@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'node:http';
 import { measureSigningCapacity } from './lib/signingCapacity.js';
 import { presignItems } from './lib/presign.js';
-import { percentile } from './lib/latency.js';
+import { percentile } from './lib/stats.js';
 import { startNodeProcess, startServiceProcess } from '../lib/serviceProcess.js';
 import { fileURLToPath } from 'node:url';
 import { processCpuMs } from './lib/processCpu.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { suite, TARGETS } from '../../scripts/bench/lib/suite.js';
-import { median } from '../../scripts/bench/lib/latency.js';
+import { median } from '../../scripts/bench/lib/stats.js';
 
 const bench = (name: string) => suite.find((b) => b.name === name)!;
 

@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { percentile } from './latency.js';
+import { percentile } from './stats.js';
 
 export interface Answer {
   status: number;

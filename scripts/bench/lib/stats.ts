@@ -1,3 +1,5 @@
+/** Statistics the benchmarks print: percentiles of latencies, medians of repeated measurements. */
+
 /** Percentile of a list of durations in ms (nearest rank). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
