@@ -121,7 +121,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   let signing = () => 0;
   const eventStore = stores.eventStore ?? (await openEventStoreFromConfig(config, () => signing()));
   // READ_STORE / BLOB_STORE: the MongoDB driver is loaded only when one of them is MongoDB
-  const readStore = stores.readStore ?? (await openReadStoreFromConfig(config));
+  const readStore = stores.readStore ?? (await openReadStoreFromConfig(config, { log: warningsTo(log) }));
   const blobStore = stores.blobStore ?? (await openBlobStoreFromConfig(config, { log: warningsTo(log) }));
   let wallet: Awaited<ReturnType<typeof loadOrCreateWallet>>;
   try {

@@ -22,12 +22,16 @@ export const DEFAULT_MONGO_DATABASE = 'upload_service';
  * driver and adapters are loaded only when configured, so the embedded default never loads them.
  * A MongoDB store gets a client of its own, and closes it when it closes.
  */
-export async function openReadStoreFromConfig(config: StoresConfig): Promise<ReadStore> {
+export async function openReadStoreFromConfig(
+  config: StoresConfig,
+  /** SQLite: a failure of its checkpoint thread, as a warning */
+  { log }: { log?: (message: string, error?: unknown) => void } = {},
+): Promise<ReadStore> {
   if (config.readStore === 'mongo') {
     const { openMongoReadStore } = await import('./mongo/readStore.js');
     return withClient(config, 'READ_STORE=mongo', (client, database) => openMongoReadStore({ client, database, ownsClient: true }));
   }
-  return openSqliteReadStore({ path: join(config.dataDir, 'read.db') });
+  return openSqliteReadStore({ path: join(config.dataDir, 'read.db'), ...(log && { log }) });
 }
 
 export interface BlobStoreOpenOptions {

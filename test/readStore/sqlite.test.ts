@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type Database from 'better-sqlite3';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
+import { walCheckpointer } from '../../src/adapters/sqlite/walCheckpointer.js';
 import { ReadStoreUnavailable } from '../../src/ports/readStore.js';
 import { readStoreContract } from './contract.js';
 
@@ -68,6 +70,78 @@ describe('sqlite read store', () => {
         db.pragma('query_only = OFF');
         expect(await store.tryLease('l', 'me', 1000, 0)).to.equal(true);
       } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('checkpoints of the log, on a thread of their own', () => {
+    // a document of about a page: each one written is about a frame of the log
+    const pageDocs = (from: number, n: number, position: bigint) =>
+      Array.from({ length: n }, (_, i) => ({ collection: 'c', id: `d${from + i}`, doc: { padding: 'x'.repeat(3500) }, position }));
+    const FRAME = 4096 + 24;
+
+    it("makes no checkpoint on the store's own connection", async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path: join(dir, 'read.db'), onOpen: (connection) => (db = connection) });
+      try {
+        expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(0);
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('keeps the log bounded under commits that never pause: the thread copies it into the file and the next commit starts it again', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      const path = join(dir, 'read.db');
+      const store = openSqliteReadStore({ path, checkpointAfterDocuments: 50 });
+      try {
+        // 600 documents of a page each, 10 a commit: without checkpoints the log holds 600 frames and more
+        for (let i = 0; i < 60; i++) await store.commit(pageDocs(i * 10, 10, BigInt(i + 1)), [{ name: 'p', position: BigInt(i + 1) }]);
+        const log = (await stat(`${path}-wal`)).size;
+        expect(log, `log of ${Math.round(log / FRAME)} frames`).to.be.below(150 * FRAME);
+        expect(await store.get('c', 'd0')).to.deep.equal({ doc: { padding: 'x'.repeat(3500) }, position: 1n });
+        expect(await store.get('c', 'd599')).to.deep.equal({ doc: { padding: 'x'.repeat(3500) }, position: 60n });
+        expect(await store.getCheckpoint('p')).to.equal(60n);
+      } finally {
+        await store.close();
+      }
+      // the documents are in the file itself once the store is closed
+      const reopened = openSqliteReadStore({ path });
+      try {
+        expect((await reopened.scan('c', { limit: 1000 })).length).to.equal(600);
+      } finally {
+        await reopened.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('gives the checkpoints back to the connection, and says so, when the thread fails', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path: join(dir, 'read.db'), onOpen: (connection) => (db = connection) });
+      const logged: string[] = [];
+      const checkpointer = walCheckpointer({
+        db,
+        path: join(dir, 'read.db'),
+        afterDocuments: 1,
+        log: (message) => logged.push(message),
+        startWorker: () => new Worker('throw new Error("no thread here")', { eval: true }),
+      });
+      try {
+        checkpointer.wrote(1);
+        await checkpointer.running();
+        expect(logged).to.deep.equal(['read store checkpoints: the checkpoint thread failed; the connection checkpoints on its own again']);
+        expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(1000);
+        expect(checkpointer.stats()).to.deep.equal({ checkpoints: 0, logFrames: undefined, onThread: false });
+        // nothing more is asked of a thread that failed
+        checkpointer.wrote(1);
+        expect(checkpointer.running()).to.equal(undefined);
+      } finally {
+        await checkpointer.close();
         await store.close();
         await rm(dir, { recursive: true, force: true });
       }

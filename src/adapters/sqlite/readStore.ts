@@ -14,6 +14,7 @@ import {
 } from '../../ports/readStore.js';
 import { guardSqlite } from './unavailable.js';
 import { writeProbe } from './writeProbe.js';
+import { walCheckpointer } from './walCheckpointer.js';
 
 /** documents deleted per transaction when a dropped or replaced collection is cleared */
 const CLEAR_CHUNK = 2000;
@@ -31,6 +32,8 @@ const MANY_CHUNK = 500;
  * (rewriting 300,000 documents held the write lock for 17 s); the detached documents are deleted
  * afterwards a chunk per transaction, so other writers (the service's projector) get their turns.
  * Every read resolves the name in the same snapshot as the documents, so it sees one or the other.
+ * The log is copied into the file by a thread of its own (walCheckpointer.ts), not by the commit
+ * that fills it, so the event loop does not wait for a checkpoint's writes and fsyncs.
  * A file that cannot be used now (locked, full, read-only, failing) answers ReadStoreUnavailable.
  */
 export interface SqliteReadStoreOptions {
@@ -40,9 +43,13 @@ export interface SqliteReadStoreOptions {
    * make the file full (`max_page_count`) or read-only (`query_only`) while the store is in use.
    */
   onOpen?: (db: Database.Database) => void;
+  /** documents written between two checkpoints of the log, which run on a thread of their own (walCheckpointer.ts) */
+  checkpointAfterDocuments?: number;
+  /** the checkpoint thread failed, or a checkpoint did */
+  log?: (message: string, error?: unknown) => void;
 }
 
-export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): ReadStore {
+export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, log }: SqliteReadStoreOptions): ReadStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -59,6 +66,12 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
     CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL);
   `);
   onOpen?.(db);
+  // a file's log is copied into it off the event loop; an in-memory database has no log
+  const checkpointer =
+    path === ':memory:'
+      ? undefined
+      : walCheckpointer({ db, path, ...(checkpointAfterDocuments !== undefined && { afterDocuments: checkpointAfterDocuments }), ...(log && { log }) });
+  const wrote = (documents: number) => checkpointer?.wrote(documents);
 
   // one statement reads the collection's name and its document in one snapshot, without the cost of a
   // transaction around two (a third of a status query's time in the read store)
@@ -166,7 +179,10 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
   const clearDetached = () =>
     (clearing ??= (async () => {
       // a turn of the event loop between chunks: this process keeps answering meanwhile
-      while (!closed && guard(() => clearChunk.immediate())) await turn();
+      while (!closed && guard(() => clearChunk.immediate())) {
+        wrote(CLEAR_CHUNK);
+        await turn();
+      }
     })().finally(() => (clearing = undefined)));
 
   const manyStatements = new Map<number, Database.Statement>();
@@ -193,35 +209,45 @@ export function openSqliteReadStore({ path, onOpen }: SqliteReadStoreOptions): R
       return guard(() => readScan(collection, page.afterId ?? '', page.limit)).map((row) => ({ id: row.id, ...toStored<T>(row) }));
     },
     async commit(writes, checkpoints) {
+      // after a running checkpoint of the log, so that the log can start again (WalCheckpointer.running)
+      for (let running = checkpointer?.running(); running; running = checkpointer?.running()) await running;
       // IMMEDIATE: a transaction that read the checkpoints first could not upgrade to writing once
       // another process committed in between (WAL snapshots); taking the write lock at BEGIN waits instead
       guard(() => commit.immediate(writes, checkpoints));
+      wrote(writes.length + checkpoints.length);
     },
     async getCheckpoint(name) {
       return guard(() => checkpointOf(name));
     },
     async dropCollection(collection) {
       guard(() => db.transaction(detachDocuments).immediate(collection));
+      wrote(1);
       await clearDetached();
     },
     async tryLease(name, holder, ttlMs, now) {
-      return guard(() => takeLease.run(name, holder, now + ttlMs, now).changes === 1);
+      const taken = guard(() => takeLease.run(name, holder, now + ttlMs, now).changes === 1);
+      wrote(1);
+      return taken;
     },
     async deleteCheckpoint(name) {
       guard(() => removeCheckpoint.run(name));
+      wrote(1);
     },
     async promote(from, to, options = {}) {
       // IMMEDIATE: the write lock is taken before the checkpoints are read, so they cannot change in between
       const promoted = guard(() => promote.immediate(from, to, options.replacing));
+      wrote(1);
       if (promoted) await clearDetached();
       return promoted;
     },
     async probeWrite() {
       guard(probe);
+      wrote(1);
     },
     async close() {
       closed = true;
       await clearing;
+      await checkpointer?.close();
       db.close();
     },
   };
