@@ -1,10 +1,14 @@
 /**
- * Start-up time of the service (`npm start`: src/main.ts under tsx, in a child process) on a store
- * of 1,000,000 events whose read models are caught up, against the same start on an empty store,
- * measured in the same run. Each start is timed from spawn to the first 200 of `GET /info`, and to
- * the first 200 of `GET /tx/:id/status` of an item accepted in the store (on the empty store, the
- * first answer to the same query: 404). A start should cost the same whatever the history: the
+ * Start-up time of the service (`npm start`: the compiled dist/src/main.js, in a child process) on a
+ * store of 1,000,000 events whose read models are caught up, against the same start on an empty
+ * store, measured in the same run. Each start is timed from spawn to the first 200 of `GET /info`,
+ * and to the first 200 of `GET /tx/:id/status` of an item accepted in the store (on the empty store,
+ * the first answer to the same query: 404). A start should cost the same whatever the history: the
  * runner resumes from the stored checkpoints, nothing is replayed.
+ *
+ * Also the service's idle RSS: its resident set 5 s after those first answers, nothing asked of it
+ * meanwhile; and, for reference, the same start on the empty store from the TypeScript sources
+ * (`node --import tsx src/main.ts`, as the service ran before it was compiled): its time and idle RSS.
  *
  *   npx tsx scripts/bench/startup.ts [--events 1000000] [--runs 3] [--json]
  *   npx tsx scripts/bench/startup.ts --data-dir DIR   # a store left by `rebuild.ts --keep-dir DIR`
@@ -23,7 +27,8 @@ import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { rebuild } from '../../projections/rebuild.js';
 import { allProjections } from '../../projections/index.js';
-import { startServiceProcess } from '../lib/serviceProcess.js';
+import { startNodeProcess, startServiceProcess, type ServiceProcess } from '../lib/serviceProcess.js';
+import { readFile } from 'node:fs/promises';
 import { writeEvents } from './lib/eventFixture.js';
 import { emitJson, round, say } from './lib/output.js';
 
@@ -71,11 +76,30 @@ interface Start {
   statusMs: number;
   /** the service said its read models were still catching up when it started answering */
   catchingUp: boolean;
+  /** its resident set IDLE_AFTER_MS after its first answers, in MiB */
+  idleRssMiB: number;
 }
 
-async function timeStart(dataDir: string, itemId: string, expectStatus: 200 | 404): Promise<Start> {
+/** how long after its first answers a service counts as idle */
+const IDLE_AFTER_MS = 5000;
+
+/** a process's resident set now, in MiB (Linux: VmRSS) */
+async function rssMiB(pid: number): Promise<number> {
+  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return kib / 1024;
+}
+
+/** the service from its TypeScript sources under tsx's loader: how it ran before it was compiled */
+const fromSources = (env: Record<string, string>) => startNodeProcess(['--import', 'tsx', 'src/main.ts'], env);
+
+async function timeStart(
+  dataDir: string,
+  itemId: string,
+  expectStatus: 200 | 404,
+  start: (env: Record<string, string>) => Promise<ServiceProcess> = startServiceProcess,
+): Promise<Start> {
   const t0 = performance.now();
-  const service = await startServiceProcess({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9' });
+  const service = await start({ DATA_DIR: dataDir, GATEWAY_URL: 'http://127.0.0.1:9' });
   try {
     const first = async (path: string, expected: number) => {
       for (;;) {
@@ -91,7 +115,13 @@ async function timeStart(dataDir: string, itemId: string, expectStatus: 200 | 40
     if (expectStatus === 200 && (JSON.parse(status.body) as { status?: unknown }).status === undefined) {
       throw new Error(`status of ${itemId} answered without a status: ${status.body}`);
     }
-    return { infoMs: info.ms, statusMs: status.ms, catchingUp: /still catching up/.test(service.stderr()) };
+    await new Promise((resolve) => setTimeout(resolve, IDLE_AFTER_MS));
+    return {
+      infoMs: info.ms,
+      statusMs: status.ms,
+      catchingUp: /still catching up/.test(service.stderr()),
+      idleRssMiB: await rssMiB(service.process.pid!),
+    };
   } finally {
     await service.stop();
   }
@@ -118,21 +148,25 @@ async function main(): Promise<void> {
     await timeStart(fullDir, itemId, 200);
     const full: Start[] = [];
     const empty: Start[] = [];
+    const sources: Start[] = [];
     for (let run = 1; run <= runs; run++) {
       const emptyDir = join(scratch, `empty-${run}`);
       await mkdir(emptyDir, { recursive: true });
       await copyFile(join(fullDir, 'wallet.json'), join(emptyDir, 'wallet.json'));
       // alternating order, so neither always starts right after the other
-      const order = run % 2 === 1 ? (['full', 'empty'] as const) : (['empty', 'full'] as const);
+      const order = run % 2 === 1 ? (['full', 'empty', 'tsx'] as const) : (['tsx', 'empty', 'full'] as const);
       for (const which of order) {
-        const start = which === 'full' ? await timeStart(fullDir, itemId, 200) : await timeStart(emptyDir, itemId, 404);
-        (which === 'full' ? full : empty).push(start);
+        const start =
+          which === 'full'
+            ? await timeStart(fullDir, itemId, 200)
+            : await timeStart(emptyDir, itemId, 404, which === 'tsx' ? fromSources : startServiceProcess);
+        ({ full, empty, tsx: sources })[which].push(start);
         say(
-          `run ${run} ${which.padEnd(5)} /info ${start.infoMs.toFixed(0)} ms, status ${start.statusMs.toFixed(0)} ms${start.catchingUp ? ' (still catching up)' : ''}`,
+          `run ${run} ${which.padEnd(5)} /info ${start.infoMs.toFixed(0)} ms, status ${start.statusMs.toFixed(0)} ms, idle RSS ${start.idleRssMiB.toFixed(0)} MiB${start.catchingUp ? ' (still catching up)' : ''}`,
         );
       }
     }
-    const pick = (list: Start[], key: 'infoMs' | 'statusMs') => median(list.map((s) => s[key]));
+    const pick = (list: Start[], key: 'infoMs' | 'statusMs' | 'idleRssMiB') => median(list.map((s) => s[key]));
     const result = {
       benchmark: 'startup',
       events,
@@ -144,9 +178,15 @@ async function main(): Promise<void> {
       baselineInfoMs: round(pick(empty, 'infoMs'), 0),
       baselineStatusMs: round(pick(empty, 'statusMs'), 0),
       ratio: round(pick(empty, 'statusMs') / pick(full, 'statusMs'), 3),
+      idleRssMiB: round(pick(full, 'idleRssMiB'), 0),
+      baselineIdleRssMiB: round(pick(empty, 'idleRssMiB'), 0),
+      sourcesInfoMs: round(pick(sources, 'infoMs'), 0),
+      sourcesIdleRssMiB: round(pick(sources, 'idleRssMiB'), 0),
     };
     say(`start-up with ${events} events: first /info ${result.infoMs} ms, first status ${result.statusMs} ms (medians of ${runs})`);
     say(`empty store:                first /info ${result.baselineInfoMs} ms, first status ${result.baselineStatusMs} ms; ratio empty/full ${result.ratio}`);
+    say(`idle RSS: ${result.idleRssMiB} MiB (${events} events), ${result.baselineIdleRssMiB} MiB (empty store)`);
+    say(`from the sources under tsx, empty store: first /info ${result.sourcesInfoMs} ms, idle RSS ${result.sourcesIdleRssMiB} MiB`);
     emitJson(result);
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -1,14 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * node's arguments that run the service: one process, TypeScript loaded in it by tsx's loader. The
- * same as `npm start` (package.json) and the image (Dockerfile); test/ops/startCommands.test.ts checks.
+ * node's arguments that run the service: one process running the compiled JavaScript (`npm run
+ * build`), no TypeScript loader in it. The same as `npm start` (package.json) and the image
+ * (Dockerfile); test/ops/startCommands.test.ts checks.
  */
-export const SERVICE_COMMAND: readonly string[] = ['--import', 'tsx', 'src/main.ts'];
+export const SERVICE_COMMAND: readonly string[] = ['dist/src/main.js'];
+
+/** what the build compiles (tsconfig.build.json) and copies (scripts/build.mjs) */
+const BUILT_FROM = ['src', 'projections'];
+
+/** the newest modification time of a file under `dir`, in ms */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Refuses to start a build older than its sources: a test or a benchmark would run yesterday's
+ * service. The build's stamp (dist/.built) is dated when the build started.
+ */
+export function assertBuilt(): void {
+  let built: number;
+  try {
+    built = statSync(join(root, 'dist', '.built')).mtimeMs;
+  } catch {
+    throw new Error('the service is not built (no dist/.built): run `npm run build`');
+  }
+  const newest = Math.max(...BUILT_FROM.map((dir) => newestUnder(join(root, dir))));
+  if (newest > built) throw new Error("the service's build (dist/) is older than its sources: run `npm run build`");
+}
 
 export interface ServiceProcess {
   /** '' for a role that serves no HTTP */
@@ -29,8 +60,11 @@ export interface ServiceProcess {
  */
 const serviceNodeArgs = (): string[] => process.env['SERVICE_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
 
-/** The service as `npm start` runs it (src/main.ts under tsx), in a child process on a free port. */
-export const startServiceProcess = (env: Record<string, string>): Promise<ServiceProcess> => startNodeProcess(SERVICE_COMMAND, env);
+/** The service as `npm start` runs it (dist/src/main.js, built), in a child process on a free port. */
+export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  assertBuilt();
+  return startNodeProcess(SERVICE_COMMAND, env);
+}
 
 /**
  * node running `command` (its arguments after node's own) from the repository's root, as the service

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +65,20 @@ function groupAlive(pgid: number): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw error;
   }
+}
+
+/** what a module imports: `import ... from`, `export ... from`, `import '...'` and `import('...')` */
+const IMPORTS = [/^\s*(?:import|export)\b[^;'"]*?\sfrom\s*['"]([^'"\n]+)['"]/gm, /^\s*import\s*['"]([^'"\n]+)['"]/gm, /\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g];
+
+/** the compiled service's JavaScript files under `dir` (dist/: the build's output) */
+async function compiledFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await compiledFiles(path)));
+    else if (/\.m?js$/.test(entry.name)) files.push(path);
+  }
+  return files;
 }
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 'g'))?.length ?? 0;
@@ -141,16 +156,38 @@ describe('stopping the service as the README and the image start it', function (
     await expectGracefulStop(started, 'SIGTERM');
   });
 
-  it('`npm start`, the image and the test harness run the service with one command line, on production dependencies only', async () => {
-    const pkg = JSON.parse(await readText('package.json')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+  it('`npm start`, the image and the test harness run the service with one command line: the compiled JavaScript, no loader', async () => {
+    const pkg = JSON.parse(await readText('package.json')) as { scripts: Record<string, string> };
     const { cmd } = await imageCommand();
     // `exec`: npm runs scripts through `sh -c`, which would not pass npm's SIGTERM on
     expect(pkg.scripts['start']).to.equal(`exec node ${SERVICE_COMMAND.join(' ')}`);
+    expect(SERVICE_COMMAND).to.deep.equal(['dist/src/main.js']);
     expect(cmd).to.deep.equal(['node', ...SERVICE_COMMAND]);
-    // the image installs with --omit=dev: the loader must be a dependency
-    const loaders = SERVICE_COMMAND.filter((_, i) => SERVICE_COMMAND[i - 1] === '--import');
-    expect(loaders).to.deep.equal(['tsx']);
-    expect(pkg.dependencies).to.have.property('tsx');
+    // `npm start` builds first; the image builds in a stage of its own and keeps its output
+    expect(pkg.scripts['prestart']).to.equal('node scripts/build.mjs');
+    const dockerfile = await readText('Dockerfile');
+    expect(dockerfile).to.match(/^RUN node scripts\/build\.mjs$/m);
+    expect(dockerfile).to.match(/^COPY --from=build \/app\/dist \.\/dist$/m);
+  });
+
+  it('the compiled service imports only node, its dependencies and its own files (the image installs with --omit=dev)', async () => {
+    const pkg = JSON.parse(await readText('package.json')) as { dependencies: Record<string, string> };
+    const imported = new Set<string>();
+    for (const file of await compiledFiles(join(root, 'dist'))) {
+      const text = await readFile(file, 'utf8');
+      for (const pattern of IMPORTS) for (const [, specifier] of text.matchAll(pattern)) imported.add(specifier!);
+    }
+    const packages = [...imported]
+      .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier))
+      .map((specifier) =>
+        specifier
+          .split('/')
+          .slice(0, specifier.startsWith('@') ? 2 : 1)
+          .join('/'),
+      );
+    // what the scan sees: a scan that found nothing would pass whatever the service imports
+    expect(packages).to.include.members(['express', 'better-sqlite3', 'arweave', 'zod']);
+    expect([...new Set(packages)].filter((name) => !(name in pkg.dependencies)).sort()).to.deep.equal([]);
   });
 
   it("docker compose waits longer than the service's default grace period before it kills a replica", async () => {

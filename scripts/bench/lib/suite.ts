@@ -364,6 +364,15 @@ export const suite: Benchmark[] = [
           target: below(num(j, 'statusMs') / 1000, targets.startupSeconds, `< ${targets.startupSeconds} s`),
           notes,
         },
+        {
+          benchmark: 'startup',
+          figure: 'idle RSS of the service as `npm start` runs it (compiled), empty store',
+          value: num(j, 'baselineIdleRssMiB'),
+          unit: 'MiB',
+          baseline: { value: num(j, 'sourcesIdleRssMiB'), unit: 'MiB', what: 'the same start from the sources under tsx' },
+          ratio: num(j, 'baselineIdleRssMiB') / num(j, 'sourcesIdleRssMiB'),
+          notes: `5 s after its first answers; with ${events} events: ${num(j, 'idleRssMiB')} MiB; first /info from the sources under tsx: ${withUnit(num(j, 'sourcesInfoMs') / 1000, 's')} (compiled: ${withUnit(num(j, 'baselineInfoMs') / 1000, 's')})`,
+        },
       ];
     },
   },
