@@ -17,17 +17,8 @@ const started = new Date();
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 
-/** `dir` (relative to the root) and below: the `.mjs` files */
-async function workerEntries(dir) {
-  const found = [];
-  for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await workerEntries(path)));
-    else if (entry.isFile() && entry.name.endsWith('.mjs')) found.push(path);
-  }
-  return found;
-}
-for (const file of await workerEntries('src')) await cp(join(root, file), join(dist, file));
+const workerEntries = (await readdir(join(root, 'src'), { recursive: true })).filter((file) => file.endsWith('.mjs'));
+for (const file of workerEntries) await cp(join(root, 'src', file), join(dist, 'src', file));
 await cp(join(root, 'src/http/dashboard/static'), join(dist, 'src/http/dashboard/static'), { recursive: true });
 
 // a source saved while this build ran is newer than the stamp: it counts as not built

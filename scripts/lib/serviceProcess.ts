@@ -16,15 +16,9 @@ export const SERVICE_COMMAND: readonly string[] = ['dist/src/main.js'];
 /** what the build compiles (tsconfig.build.json) and copies (scripts/build.mjs) */
 const BUILT_FROM = ['src', 'projections'];
 
-/** the newest modification time of a file under `dir`, in ms */
-function newestUnder(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
+/** the newest modification time of anything under `dir` (a file saved, added or deleted), in ms */
+const newestUnder = (dir: string): number =>
+  Math.max(...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((path) => statSync(join(dir, path)).mtimeMs));
 
 /**
  * Refuses to start a build older than its sources: a test or a benchmark would run yesterday's

@@ -71,15 +71,8 @@ function groupAlive(pgid: number): boolean {
 const IMPORTS = [/^\s*(?:import|export)\b[^;'"]*?\sfrom\s*['"]([^'"\n]+)['"]/gm, /^\s*import\s*['"]([^'"\n]+)['"]/gm, /\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g];
 
 /** the compiled service's JavaScript files under `dir` (dist/: the build's output) */
-async function compiledFiles(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await compiledFiles(path)));
-    else if (/\.m?js$/.test(entry.name)) files.push(path);
-  }
-  return files;
-}
+const compiledFiles = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { recursive: true })).filter((file) => /\.m?js$/.test(file)).map((file) => join(dir, file));
 
 const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern, 'g'))?.length ?? 0;
 
