@@ -28,9 +28,9 @@ import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { rebuild } from '../../projections/rebuild.js';
 import { allProjections } from '../../projections/index.js';
 import { startNodeProcess, startServiceProcess, type ServiceProcess } from '../lib/serviceProcess.js';
-import { readFile } from 'node:fs/promises';
 import { writeEvents } from './lib/eventFixture.js';
 import { emitJson, round, say } from './lib/output.js';
+import { rssMiB } from './lib/peakRss.js';
 
 const { values } = parseArgs({
   options: {
@@ -82,12 +82,6 @@ interface Start {
 
 /** how long after its first answers a service counts as idle */
 const IDLE_AFTER_MS = 5000;
-
-/** a process's resident set now, in MiB (Linux: VmRSS) */
-async function rssMiB(pid: number): Promise<number> {
-  const kib = Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  return kib / 1024;
-}
 
 /** the service from its TypeScript sources under tsx's loader: how it ran before it was compiled */
 const fromSources = (env: Record<string, string>) => startNodeProcess(['--import', 'tsx', 'src/main.ts'], env);
