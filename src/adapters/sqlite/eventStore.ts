@@ -140,9 +140,10 @@ class SqliteStore implements SqliteEventStore {
       // Paged rather than iterated: a statement left open across `yield` would block the writer.
       const page = this.guarded(() => this.statements.streamPage(stream, from, Math.min(remaining, this.pageSize)));
       for (const row of page) {
-        from = row.revision + 1n;
+        const event = toRecordedEvent(row);
+        from = event.revision + 1n;
         remaining -= 1;
-        yield toRecordedEvent(row);
+        yield event;
       }
       if (page.length < this.pageSize) return;
     }
@@ -155,9 +156,10 @@ class SqliteStore implements SqliteEventStore {
       this.assertOpen();
       const page = this.guarded(() => this.statements.allPage(after, Math.min(remaining, this.pageSize)));
       for (const row of page) {
-        after = row.position;
+        const event = toRecordedEvent(row);
+        after = event.position;
         remaining -= 1;
-        yield toRecordedEvent(row);
+        yield event;
       }
       if (page.length < this.pageSize) return;
     }

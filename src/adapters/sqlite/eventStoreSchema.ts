@@ -23,16 +23,14 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL) STRICT;
 `;
 
-export interface EventRow {
-  position: bigint;
-  stream: string;
-  revision: bigint;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  created: bigint;
-}
+/**
+ * A row of `events` as the reads select it: an array in the order of EVENT_COLUMNS (better-sqlite3's
+ * raw rows), not an object with a property per column that the reads then copied into a
+ * RecordedEvent. Reading 300,000 events in pages of 5000: SQLite's part 1.6-1.8 s as objects, 0.8-1.2 s
+ * as arrays; the whole `readAll`, parsing included, 2.28 s against 1.73 (medians of 5, alternating).
+ */
+export type EventRow = [position: bigint, stream: string, revision: bigint, eventId: string, type: string, data: string, metadata: string, created: bigint];
+const EVENT_COLUMNS = 'position, stream, revision, event_id, type, data, metadata, created';
 
 export interface StoredRef {
   stream: string;
@@ -77,8 +75,11 @@ export function prepareStatements(db: Database.Database): Statements {
   const lastOfStream = db.prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);
   const byEventId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
   const insert = db.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true);
-  const streamPage = db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT +?').safeIntegers(true);
-  const allPage = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT +?').safeIntegers(true);
+  const streamPage = db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT +?`)
+    .safeIntegers(true)
+    .raw(true);
+  const allPage = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT +?`).safeIntegers(true).raw(true);
   const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
   // Counted over the position index, stopping at the limit.
   const countAfter = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT +?)');
@@ -94,15 +95,15 @@ export function prepareStatements(db: Database.Database): Statements {
   };
 }
 
-export function toRecordedEvent(row: EventRow): RecordedEvent {
+export function toRecordedEvent([position, stream, revision, eventId, type, data, metadata, created]: EventRow): RecordedEvent {
   return {
-    id: row.event_id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    streamName: row.stream as StreamName,
-    revision: row.revision,
-    position: row.position,
-    created: Number(row.created),
+    id: eventId,
+    type,
+    data: JSON.parse(data) as unknown,
+    metadata: JSON.parse(metadata) as EventMetadata,
+    streamName: stream as StreamName,
+    revision,
+    position,
+    created: Number(created),
   };
 }
