@@ -75,11 +75,10 @@ export function prepareStatements(db: Database.Database): Statements {
   const lastOfStream = db.prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);
   const byEventId = db.prepare('SELECT stream, revision, position FROM events WHERE event_id = ?').safeIntegers(true);
   const insert = db.prepare('INSERT INTO events (stream, revision, event_id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true);
-  const streamPage = db
-    .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT +?`)
-    .safeIntegers(true)
-    .raw(true);
-  const allPage = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT +?`).safeIntegers(true).raw(true);
+  // a page of whole events, as EventRow tuples (what toRecordedEvent takes)
+  const eventPage = (where: string) => db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} LIMIT +?`).safeIntegers(true).raw(true);
+  const streamPage = eventPage('stream = ? AND revision >= ? ORDER BY revision');
+  const allPage = eventPage('position > ? ORDER BY position');
   const head = db.prepare('SELECT MAX(position) AS head FROM events').safeIntegers(true);
   // Counted over the position index, stopping at the limit.
   const countAfter = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ? LIMIT +?)');
