@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import Sqlite from 'better-sqlite3';
 import type Database from 'better-sqlite3';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { walCheckpointer } from '../../src/adapters/sqlite/walCheckpointer.js';
@@ -28,6 +29,81 @@ describe('sqlite read store', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('the documents table', () => {
+    const tableForm = (db: Database.Database) =>
+      db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?").pluck().get('documents') as number | undefined;
+
+    it('keeps documents in a table with rowids (a document of up to about 4 KB stays in its page), found by (collection, id)', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path: join(dir, 'read.db'), onOpen: (connection) => (db = connection) });
+      try {
+        expect(tableForm(db)).to.equal(0);
+        const plan = db.prepare('EXPLAIN QUERY PLAN SELECT doc FROM documents WHERE collection = ? AND id = ?').all('c', 'a') as { detail: string }[];
+        expect(plan.map((r) => r.detail)).to.deep.equal(['SEARCH documents USING INDEX sqlite_autoindex_documents_1 (collection=? AND id=?)']);
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('moves the documents of a file made by an earlier version (a WITHOUT ROWID table) into it once, at open, keeping every document and checkpoint', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      const path = join(dir, 'read.db');
+      const old = new Sqlite(path);
+      old.pragma('journal_mode = WAL');
+      old.exec(`
+        CREATE TABLE documents (
+          collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
+          PRIMARY KEY (collection, id)) WITHOUT ROWID;
+        CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE collection_names (name TEXT PRIMARY KEY, physical TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO collection_names VALUES ('c', 'c#earlier');
+        INSERT INTO checkpoints VALUES ('p', 7);
+      `);
+      const insert = old.prepare('INSERT INTO documents VALUES (?, ?, ?, ?)');
+      for (let i = 0; i < 300; i++) insert.run('c#earlier', `d${String(i).padStart(3, '0')}`, i + 1, JSON.stringify({ n: i, padding: 'x'.repeat(1500) }));
+      insert.run('other', 'a', 5, JSON.stringify({ other: true }));
+      old.close();
+
+      const logged: string[] = [];
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path, onOpen: (connection) => (db = connection), log: (message) => logged.push(message) });
+      try {
+        expect(tableForm(db)).to.equal(0);
+        expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'documents_without_rowid'").pluck().get()).to.equal(0);
+        expect(logged).to.have.length(1);
+        expect(logged[0]).to.match(/^read store: 301 documents moved to a table with rowids in \d+ ms \(once: the file was made by an earlier version\)$/);
+        expect(await store.get('c', 'd042')).to.deep.equal({ doc: { n: 42, padding: 'x'.repeat(1500) }, position: 43n });
+        expect(await store.get('other', 'a')).to.deep.equal({ doc: { other: true }, position: 5n });
+        const all = await store.scan('c', { limit: 1000 });
+        expect(all.map((d) => d.id)).to.deep.equal(Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(3, '0')}`));
+        expect(await store.getCheckpoint('p')).to.equal(7n);
+        // an upsert meets the same key's document, a new one goes beside it
+        await store.commit(
+          [
+            { collection: 'c', id: 'd000', doc: { n: 'changed' }, position: 8n },
+            { collection: 'c', id: 'new', doc: { n: 'new' }, position: 8n },
+          ],
+          [{ name: 'p', position: 8n, expected: 7n }],
+        );
+        expect(await store.get('c', 'd000')).to.deep.equal({ doc: { n: 'changed' }, position: 8n });
+        expect((await store.scan('c', { limit: 1000 })).length).to.equal(301);
+      } finally {
+        await store.close();
+      }
+      // moved once: a second open finds nothing to move
+      const reopened = openSqliteReadStore({ path, log: (message) => logged.push(message) });
+      try {
+        expect(logged).to.have.length(1);
+        expect(await reopened.get('c', 'new')).to.deep.equal({ doc: { n: 'new' }, position: 8n });
+      } finally {
+        await reopened.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   describe('a file that cannot be written', () => {

@@ -49,16 +49,60 @@ export interface SqliteReadStoreOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
+/**
+ * The documents, in a table with rowids and a unique index on (collection, id). In a WITHOUT ROWID
+ * table every row sits in the key's B-tree, whose cells SQLite keeps in the page only up to about a
+ * quarter of it (1,002 bytes of a 4 KiB page): a receipt's document (1,650 bytes) took a 4 KiB
+ * overflow page of its own. A table's leaf keeps up to 4,061 bytes in the page, and the index holds
+ * only the keys. Measured on the 115,093 documents of a 300,000-event rebuild, written in three
+ * commits: 1.4-1.6 s against 2.3-2.6 s, a file of 87 MB against 149, point reads 15.6-16.8 µs against
+ * 19.2-19.7; a live commit of 30 documents (six uploads' worth) 0.7 ms against 1.6-1.75 ms, 192 KiB
+ * of the log against 303.
+ */
+const DOCUMENTS = `CREATE TABLE documents (
+  collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
+  UNIQUE (collection, id))`;
+
+/**
+ * Creates the documents' table, or moves the documents of a file made by an earlier version (a
+ * WITHOUT ROWID table) into one, once, in one transaction: every process opening the file meanwhile
+ * waits for it (busy_timeout) and then finds it done. The old table's pages go to the file's free
+ * list, which later writes reuse: the file does not shrink.
+ */
+function documentsTable(db: Database.Database, log: SqliteReadStoreOptions['log']): void {
+  const form = db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = 'documents'").pluck();
+  // the usual open: the table is there in its form, and no write lock is taken to find it so
+  if (form.get() === 0) return;
+  const started = performance.now();
+  const moved = db
+    .transaction((): number | undefined => {
+      const table = form.get() as number | undefined;
+      if (table === undefined) db.exec(DOCUMENTS);
+      if (table !== 1) return undefined;
+      db.exec('ALTER TABLE documents RENAME TO documents_without_rowid');
+      db.exec(DOCUMENTS);
+      const { changes } = db
+        .prepare('INSERT INTO documents (collection, id, position, doc) SELECT collection, id, position, doc FROM documents_without_rowid')
+        .run();
+      db.exec('DROP TABLE documents_without_rowid');
+      return changes;
+    })
+    .immediate();
+  if (moved !== undefined) {
+    log?.(
+      `read store: ${moved} documents moved to a table with rowids in ${Math.round(performance.now() - started)} ms (once: the file was made by an earlier version)`,
+    );
+  }
+}
+
 export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, log }: SqliteReadStoreOptions): ReadStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  documentsTable(db, log);
   db.exec(`
-    CREATE TABLE IF NOT EXISTS documents (
-      collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
-      PRIMARY KEY (collection, id)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS collection_names (name TEXT PRIMARY KEY, physical TEXT NOT NULL) WITHOUT ROWID;
