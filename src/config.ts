@@ -81,6 +81,11 @@ const ConfigSchema = z.object({
   READ_STORE: z.enum(['sqlite', 'mongo']).default('sqlite'),
   /** where blobs live: files under DATA_DIR, or GridFS in MongoDB (MONGO_URL), shared by every replica */
   BLOB_STORE: z.enum(['fs', 'gridfs']).default('fs'),
+  /**
+   * BLOB_STORE=fs: a blob of at most this many bytes is a row of `<DATA_DIR>/blobs/.small-blobs.db`
+   * instead of a file of its own (src/adapters/fs/tieredBlobStore.ts); 0: every new blob is a file
+   */
+  SMALL_BLOB_MAX_BYTES: int(0, 2 ** 20).default(65_536),
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string')
@@ -213,6 +218,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     eventStoreUrl: c.EVENTSTORE_URL,
     readStore: c.READ_STORE,
     blobStore: c.BLOB_STORE,
+    smallBlobMaxBytes: c.SMALL_BLOB_MAX_BYTES,
     mongoUrl: c.MONGO_URL,
     mongoDatabase: c.MONGO_DATABASE,
     addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },

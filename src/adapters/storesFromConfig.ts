@@ -2,19 +2,22 @@ import { join } from 'node:path';
 import type { MongoClient } from 'mongodb';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { ReadStore } from '../ports/readStore.js';
-import { openFsBlobStore } from './fs/blobStore.js';
+import { openTieredBlobStore } from './fs/tieredBlobStore.js';
 import { openSqliteReadStore } from './sqlite/readStore.js';
 
 /** What picking the read and blob stores needs: a plain object, so it works with any config shape. */
 export interface StoresConfig {
   readStore: 'sqlite' | 'mongo';
   blobStore: 'fs' | 'gridfs';
+  /** fs: blobs of at most this many bytes are rows of one SQLite file (default 65,536; 0: none new) */
+  smallBlobMaxBytes?: number;
   mongoUrl?: string | undefined;
   mongoDatabase?: string | undefined;
   dataDir: string;
 }
 
 export const DEFAULT_MONGO_DATABASE = 'upload_service';
+export const DEFAULT_SMALL_BLOB_MAX_BYTES = 65_536;
 
 /**
  * The configured read store, opened the same way by the service and the operator CLIs (SQLite:
@@ -41,14 +44,16 @@ export interface BlobStoreOpenOptions {
   staleTempAfterMs?: number;
 }
 
-/** The configured blob store (fs: `<DATA_DIR>/blobs`; GridFS: bucket `blobs` in the MongoDB database). */
+/** The configured blob store (fs: `<DATA_DIR>/blobs`, small blobs as rows of `.small-blobs.db` in it; GridFS: bucket `blobs` in the MongoDB database). */
 export async function openBlobStoreFromConfig(config: StoresConfig, options: BlobStoreOpenOptions = {}): Promise<BlobStore> {
   if (config.blobStore === 'gridfs') {
     const { openGridFsBlobStore } = await import('./mongo/gridfsBlobStore.js');
     return withClient(config, 'BLOB_STORE=gridfs', (client, database) => openGridFsBlobStore({ client, database, ownsClient: true, ...options }));
   }
-  return openFsBlobStore({
+  // tiered whatever the limit: rows written before (or by another process) are read as blobs
+  return openTieredBlobStore({
     root: join(config.dataDir, 'blobs'),
+    smallBlobMaxBytes: config.smallBlobMaxBytes ?? DEFAULT_SMALL_BLOB_MAX_BYTES,
     ...(options.staleTempAfterMs !== undefined ? { staleTempAfterMs: options.staleTempAfterMs } : {}),
   });
 }

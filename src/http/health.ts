@@ -45,7 +45,7 @@ export interface ReadinessReport {
 export interface ReadinessOptions {
   eventStore: Pick<EventStore, 'headPosition' | 'probeWrite'>;
   readStore: Pick<ReadStore, 'getCheckpoint' | 'probeWrite'>;
-  blobStore: Pick<BlobStore, 'stat' | 'createWriter'>;
+  blobStore: Pick<BlobStore, 'stat' | 'createWriter' | 'probeWrite'>;
   /** the data directory and MIN_FREE_DISK_BYTES: ready while its disk has at least that free (0: any) */
   diskSpace?: Pick<DiskSpace, 'sample' | 'free' | 'floorBytes'>;
   /** where receipts are signed: ready while a block height read recently enough is known (BLOCK_HEIGHT_MAX_AGE_MS) */
@@ -119,6 +119,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
         }),
         run('blobStore', async () => {
           await blobStore.stat(PROBE_KEY);
+          if (blobStore.probeWrite) return blobStore.probeWrite();
           const writer = await blobStore.createWriter();
           try {
             await writer.write(PROBE_BYTES);

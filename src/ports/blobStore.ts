@@ -98,6 +98,12 @@ export interface BlobStore {
    * `writeAt` may be listed while parts are still being written. For tools (the audit).
    */
   list(prefix: string): AsyncIterable<ListedBlob>;
+  /**
+   * Readiness: a write that fails, as a new blob's would, when the store cannot take one now (its
+   * disk full, its file unwritable); nothing stays. For stores whose writers touch nothing before
+   * their bytes pass a size (the tiered store); readiness makes and aborts a writer otherwise.
+   */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
 }
 

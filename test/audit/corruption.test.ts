@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { summaryText } from '../../src/audit/report.js';
@@ -11,6 +10,7 @@ import type { AccountRepository } from '../../src/app/accounts.js';
 import { accountBalanceProjection, collectionOf } from '../../projections/index.js';
 import type { TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';
+import { damageStoredBlob, loseStoredBlob } from '../support/storedBlob.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { auditOf, credit, ethAddress, kindsAndIds, meta, planQueued, runScript, startPricedService, uploaded } from './support.js';
 
@@ -33,7 +33,6 @@ describe('npm run audit on corrupted stores', function () {
   });
   afterEach(() => service?.close());
 
-  const blobPath = (item: DataItem) => join(service.dataDir, 'blobs', 'items', item.id);
   const plan = async (planId: string, items: { id: string; size: number }[], move?: (offsets: number[]) => number[]) => {
     const layout = bundleLayout(items);
     const offsets = layout.items.map((i) => i.offset);
@@ -47,9 +46,10 @@ describe('npm run audit on corrupted stores', function () {
   it('reports a flipped byte in a blob as a digest mismatch and a signature that no longer verifies', async () => {
     await uploaded(service, free);
     await uploaded(service, paid);
-    const bytes = await readFile(blobPath(free));
-    bytes[bytes.length - 1]! ^= 0x01;
-    await writeFile(blobPath(free), bytes);
+    await damageStoredBlob(service.dataDir, `items/${free.id}`, (bytes) => {
+      bytes[bytes.length - 1]! ^= 0x01;
+      return bytes;
+    });
 
     const { findings } = await auditOf(service);
     expect(kindsAndIds(findings)).to.deep.equal([
@@ -62,7 +62,7 @@ describe('npm run audit on corrupted stores', function () {
   it('reports a deleted blob as missing', async () => {
     await uploaded(service, free);
     await uploaded(service, paid);
-    await unlink(blobPath(paid));
+    await loseStoredBlob(service.dataDir, `items/${paid.id}`);
 
     const { findings } = await auditOf(service);
     expect(findings).to.deep.equal([{ kind: 'blob-missing', id: paid.id, detail: `no blob at items/${paid.id}` }]);
@@ -148,7 +148,7 @@ describe('npm run audit on corrupted stores', function () {
 
   it('exits 1 from the command line, a line per finding on stdout and their count on stderr', async () => {
     await uploaded(service, free);
-    await unlink(blobPath(free));
+    await loseStoredBlob(service.dataDir, `items/${free.id}`);
     // no WALLET_FILE, and the test service's wallet is not in its data directory: the signer is not compared
     const result = await runScript('audit', [], { DATA_DIR: service.dataDir });
     const { findings, summary } = await auditOf(service, { wallet: false });

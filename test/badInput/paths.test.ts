@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { rawRequest } from '../support/hostileHttp.js';
-import { answerOf, collect, expectContractError, expectOnlyAcceptedBlobs, filesUnder, mismatchOf, MiB } from '../support/hostileService.js';
+import { answerOf, collect, expectContractError, expectOnlyAcceptedBlobs, mismatchOf, MiB, storedKeys } from '../support/hostileService.js';
 import { createUpload, postChunk } from '../support/multipart.js';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem } from '../verify/support/items.js';
@@ -379,7 +379,7 @@ describe('bad input: hostile paths and chunk requests', function () {
         const { id, res } = await uploadPieces(pieces(), bytes?.());
         await expectContractError(res, 400, 'Invalid Data Item');
         expect((await (await fetch(`${service.url}/chunks/arweave/${id}/status`)).json()).status).to.equal('INVALID');
-        expect(await filesUnder(`${service.dataDir}/blobs/uploads/${id}`)).to.deep.equal([]);
+        expect(await storedKeys(service.dataDir, `uploads/${id}`)).to.deep.equal([]);
         await expectContractError(await postChunk(service.url, id, 0, raw.subarray(0, 10)), 409, 'Upload already finalized');
       });
     }

@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { toChecksumAddress } from '../../src/verify/index.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import type { TestService } from '../support/testService.js';
@@ -8,6 +6,7 @@ import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { eventually, rawConnection, tempFiles, uploadHead } from '../limits/support.js';
 import { available, block, credit, expectText, ownerOf, startBlocklistService, unblock, upload } from './support.js';
+import { storedBlob } from '../support/storedBlob.js';
 
 const refusal = (status: number, message: string) => new RegExp(`^HTTP/1\\.1 ${status} ${message}\\r\\n[^]*\\r\\n\\r\\n${message}$`);
 
@@ -41,7 +40,7 @@ describe('block list: single uploads (POST /tx)', function () {
     expect(received).to.include('\r\nConnection: close\r\n');
 
     await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'no temporary blob left');
-    expect(existsSync(join(service.dataDir, 'blobs', 'items', item.id))).to.equal(false);
+    expect(await storedBlob(service.dataDir, `items/${item.id}`)).to.equal(undefined);
     expect(await eventsOf(service, item.id)).to.equal(0);
     expect(await available(service, owner)).to.equal('1000000');
     await expectText(await fetch(`${service.url}/tx/${item.id}/status`), 404, "TX doesn't exist");

@@ -17,10 +17,14 @@ import { parseTrace, type Syscall } from './syscallTrace.js';
  * every fsync removed. This suite watches the system calls instead (strace, following every thread
  * of the service) and checks, for each item that got a receipt, that before the first byte of that
  * receipt went to the client's socket:
- * - the blob's bytes were synced (fdatasync of the temp file that was then renamed to `items/<id>`;
- *   for a multi-part item, composed of its chunk files, the fsync of the temp directory holding their
- *   links and the fdatasync of its manifest, the chunk files having been synced when received),
- * - the rename was made durable (fsync of the directory holding `items/<id>`, after the rename),
+ * - a small item (SMALL_BLOB_MAX_BYTES, 64 KiB by default), a row of the small-blob file: the log
+ *   of that file was synced (fsync or fdatasync of `blobs/.small-blobs.db-wal`) after the write
+ *   carrying the row's key `items/<id>`;
+ * - a larger one, a file: the blob's bytes were synced (fdatasync of the temp file that was then
+ *   renamed to `items/<id>`; for a multi-part item, composed of its chunk files, the fsync of the
+ *   temp directory holding their links and the fdatasync of its manifest, the chunk files having
+ *   been synced when received), and the rename made durable (fsync of the directory holding
+ *   `items/<id>`, after the rename);
  * - the event store's commit was synced (fsync of `events.db-wal` after a write carrying the id).
  */
 describe('durability: syscall order before a receipt', function () {
@@ -85,18 +89,26 @@ describe('durability: syscall order before a receipt', function () {
         expect(res.status).to.equal(200);
         receipted.push((await res.json()).id);
       }
-      const multi = await itemOfSize(signers.arweave(), 6_000);
-      const uploadId = await createUpload(service.url);
-      await postChunks(service.url, uploadId, multi.getRaw(), 2_500);
-      const finalized = await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
-      expect(finalized.status).to.equal(200);
-      receipted.push((await finalized.json()).id);
-      expect(receipted).to.deep.equal([...singles, multi].map((i) => i.id));
+      // a small item of small chunks (a row of their bytes), a large one of large chunks (composed of their files)
+      const multis = [
+        { item: await itemOfSize(signers.arweave(), 6_000), chunk: 2_500 },
+        { item: await itemOfSize(signers.arweave(), 150_000), chunk: 70_000 },
+      ];
+      for (const { item, chunk } of multis) {
+        const uploadId = await createUpload(service.url, `?chunkSize=${chunk}`);
+        await postChunks(service.url, uploadId, item.getRaw(), chunk);
+        const finalized = await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
+        expect(finalized.status).to.equal(200);
+        receipted.push((await finalized.json()).id);
+      }
+      const [small, large] = multis.map((m) => m.item);
+      expect(receipted).to.deep.equal([...singles, small!, large!].map((i) => i.id));
 
       strace.kill('SIGINT'); // detaches; the service goes on
       await straceExit;
       const calls = parseTrace(await readFile(tracePath, 'utf8'));
-      for (const id of receipted) expect(violations(calls, id, dataDir, id === multi.id), id).to.deep.equal([]);
+      const rows = [singles[0]!, singles[1]!, small!].map((i) => i.id);
+      for (const id of receipted) expect(violations(calls, id, dataDir, { row: rows.includes(id), composed: id === large!.id }), id).to.deep.equal([]);
     } finally {
       if (strace.exitCode === null) {
         strace.kill('SIGINT');
@@ -107,13 +119,32 @@ describe('durability: syscall order before a receipt', function () {
 });
 
 /** what is missing before item `id`'s receipt went out, in words (empty: the order is right) */
-function violations(calls: readonly Syscall[], id: string, dataDir: string, composed: boolean): string[] {
+function violations(calls: readonly Syscall[], id: string, dataDir: string, blob: { row: boolean; composed: boolean }): string[] {
   // the first answer naming the item: its receipt (JSON quotes are escaped in strace's strings)
   const answer = calls.find((c) => c.socket && c.data.includes('HTTP/1.1 200') && c.data.includes(id));
   if (!answer) return [`no response carrying ${id} was written to a socket`];
   const before = calls.filter((c) => c.done < answer.started);
-  const problems: string[] = [];
+  const problems = blob.row ? rowViolations(before, id, dataDir) : fileViolations(before, id, dataDir, blob.composed);
+  problems.push(...synced(before, join(dataDir, 'events.db-wal'), id));
+  return problems;
+}
 
+/** a write to the log `wal` carrying `text`, and a sync of that log after it (both before the receipt) */
+function synced(before: readonly Syscall[], wal: string, text: string): string[] {
+  const written = before.find((c) => c.name.startsWith('pwrite') && c.fdPath === wal && c.data.includes(text));
+  if (!written) return [`no write of ${text} to ${wal} before the receipt`];
+  if (!before.some((c) => (c.name === 'fsync' || c.name === 'fdatasync') && c.fdPath === wal && c.started > written.done)) {
+    return [`no fsync of ${wal} after the commit's write of ${text}`];
+  }
+  return [];
+}
+
+/** a small item's row: the small-blob file's log synced after the write carrying its key */
+const rowViolations = (before: readonly Syscall[], id: string, dataDir: string) => synced(before, join(dataDir, 'blobs', '.small-blobs.db-wal'), `items/${id}`);
+
+/** a large item's file: synced, renamed to its key, and the rename made durable */
+function fileViolations(before: readonly Syscall[], id: string, dataDir: string, composed: boolean): string[] {
+  const problems: string[] = [];
   const finalPath = join(dataDir, 'blobs', 'items', id);
   const rename = before.find((c) => c.name.startsWith('rename') && c.paths[1] === finalPath);
   if (!rename) problems.push(`the blob was not renamed to ${finalPath} before the receipt`);
@@ -129,12 +160,6 @@ function violations(calls: readonly Syscall[], id: string, dataDir: string, comp
     const dir = join(dataDir, 'blobs', 'items');
     if (!before.some((c) => c.name === 'fsync' && c.fdPath === dir && c.started > rename.done)) problems.push(`no fsync of ${dir} after the rename`);
   }
-
-  const wal = join(dataDir, 'events.db-wal');
-  const written = before.find((c) => c.name.startsWith('pwrite') && c.fdPath === wal && c.data.includes(id));
-  if (!written) problems.push(`no write of ${id} to ${wal} before the receipt`);
-  else if (!before.some((c) => c.name === 'fsync' && c.fdPath === wal && c.started > written.done))
-    problems.push(`no fsync of ${wal} after the commit's write`);
   return problems;
 }
 

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -20,6 +19,7 @@ import { collectionOf, txStatusProjection, type TxStatusDocument } from '../../p
 import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { createRequeue } from '../../src/app/requeueItems.js';
+import { damageStoredBlob } from '../support/storedBlob.js';
 
 /** Debian's chromium (CI installs it): the test fails, not skips, without it */
 const CHROMIUM = '/usr/bin/chromium';
@@ -209,10 +209,10 @@ describe('dashboard pages in a browser', function () {
   it('shows an item whose stored bytes were found damaged: on its page, and counted on the status page', async () => {
     const damaged = await signedItem(signers.arweave(), 'soon damaged', [{ name: 'Content-Type', value: 'text/plain' }]);
     await upload(damaged);
-    const blob = join(env.service.dataDir, 'blobs', 'items', damaged.id);
-    const bytes = await readFile(blob);
-    bytes[bytes.length - 1]! ^= 0x01;
-    await writeFile(blob, bytes);
+    await damageStoredBlob(env.service.dataDir, `items/${damaged.id}`, (bytes) => {
+      bytes[bytes.length - 1]! ^= 0x01;
+      return bytes;
+    });
     await env.service.bundler.runOnce();
     expect(await statusOf(damaged.id)).to.include({ status: 'FAILED', info: 'damaged' });
 

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
@@ -11,6 +10,7 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { history } from '../../src/history/history.js';
 import type { RunningService } from '../../src/service.js';
 import { asBody } from '../support/items.js';
+import { damageStoredBlob, loseStoredBlob, storedBlob } from '../support/storedBlob.js';
 import {
   BLOCKS_TO_PERMANENT,
   bundleEvents,
@@ -52,13 +52,14 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     return node;
   }
 
-  const blobPath = (node: BundlerNode, item: DataItem) => join(node.dataDir, 'blobs', 'items', item.id);
-  /** flips one bit of the item's last byte (its payload), in the fs blob store's file */
+  /** flips one bit of the item's last byte (its payload), where the embedded blob store keeps it (a row or a file) */
   async function flipLastByte(node: BundlerNode, item: DataItem): Promise<string> {
-    const bytes = await readFile(blobPath(node, item));
-    bytes[bytes.length - 1]! ^= 0x01;
-    await writeFile(blobPath(node, item), bytes);
-    return createHash('sha256').update(bytes).digest('hex');
+    let changed!: Buffer;
+    await damageStoredBlob(node.dataDir, `items/${item.id}`, (bytes) => {
+      bytes[bytes.length - 1]! ^= 0x01;
+      return (changed = bytes);
+    });
+    return createHash('sha256').update(changed).digest('hex');
   }
 
   async function itemEvents(service: RunningService, item: DataItem): Promise<DomainEvent[]> {
@@ -101,7 +102,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     const items = await uploadItems(service, [300_000, 2_000, 5_000, 3_000]);
     const [big, changed, good, lost] = items as [DataItem, DataItem, DataItem, DataItem];
     const changedSha256 = await flipLastByte(node, changed);
-    await unlink(blobPath(node, lost));
+    await loseStoredBlob(node.dataDir, `items/${lost.id}`);
 
     await node.pass();
     const events = await bundleEvents(service);
@@ -299,7 +300,7 @@ describe('items whose stored bytes were damaged after their receipt (arlocal)', 
     expect(id).to.equal(changed.id);
     expect(receipt.winc).to.equal('0');
     expect(await statusOf(service, changed.id)).to.deep.equal({ status: 'CONFIRMED', info: 'new' });
-    expect((await readFile(blobPath(node, changed))).equals(Buffer.from(changed.getRaw()))).to.equal(true);
+    expect((await storedBlob(node.dataDir, `items/${changed.id}`))?.equals(Buffer.from(changed.getRaw()))).to.equal(true);
     expect((await itemEvents(service, changed)).map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'DataItemDamaged', 'DataItemRepaired']);
 
     const txId = await toPermanent(node);

@@ -9,6 +9,8 @@ import { expectContractError } from '../support/hostileService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { canMountTmpfs, mountTmpfs, tmpfsNotRunMessage, type Tmpfs } from '../support/tmpfs.js';
 import { SERVICE_WALLET_FILE, TEST_BLOCK_HEIGHT } from '../support/testService.js';
+import { storedKeys } from '../support/hostileService.js';
+import { smallBlobKeys } from '../support/storedBlob.js';
 
 const MiB = 1024 * 1024;
 
@@ -59,25 +61,29 @@ if (canMountTmpfs) {
     it('answers 503 Service unavailable to uploads and to /ready (naming the blob store) while full, keeps no item blob, and 200 again once space is back', async function () {
       const post = (body: Uint8Array) =>
         fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(body), headers: { 'content-type': 'application/octet-stream' } });
-      const item = await signedItem(signers.arweave(), Buffer.alloc(300 * 1024, 1));
+      // a file of its own, and a row of the small-blob file (SMALL_BLOB_MAX_BYTES)
+      const items = [await signedItem(signers.arweave(), Buffer.alloc(300 * 1024, 1)), await signedItem(signers.arweave(), Buffer.alloc(40 * 1024, 2))];
       const filler = join(disk.dir, 'filler');
       await fillUp(filler);
 
-      await expectContractError(await post(item.getRaw()), 503, 'Service unavailable');
+      for (const item of items) await expectContractError(await post(item.getRaw()), 503, 'Service unavailable');
       const ready = await fetch(`${service.url}/ready`);
       expect(ready.status).to.equal(503);
       const body = await ready.json();
       expect(body.failed).to.include('blobStore');
       expect(body.checks.blobStore).to.deep.equal({ ok: false, error: 'BlobStoreUnavailable' });
-      expect(await readdir(join(disk.dir, 'data', 'blobs', 'items')).catch(() => [])).to.deep.equal([]);
+      expect(await storedKeys(join(disk.dir, 'data'))).to.deep.equal([]);
       expect(await readdir(join(disk.dir, 'data', 'blobs', '.tmp'))).to.deep.equal([]);
 
       await rm(filler);
-      const res = await post(item.getRaw());
-      expect(res.status).to.equal(200);
-      expect((await res.json()).id).to.equal(item.id);
+      for (const item of items) {
+        const res = await post(item.getRaw());
+        expect(res.status).to.equal(200);
+        expect((await res.json()).id).to.equal(item.id);
+        expect((await fetch(`${service.url}/v1/tx/${item.id}/status`)).status).to.equal(200);
+      }
       expect((await fetch(`${service.url}/ready`)).status).to.equal(200);
-      expect((await fetch(`${service.url}/v1/tx/${item.id}/status`)).status).to.equal(200);
+      expect(smallBlobKeys(join(disk.dir, 'data'))).to.deep.equal([`items/${items[1]!.id}`]);
     });
   });
 } else {

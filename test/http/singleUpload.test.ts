@@ -6,6 +6,7 @@ import { SERVICE_WALLET_FILE, startTestService, TEST_BLOCK_HEIGHT, type TestServ
 import { asBody, signedItem, signers } from '../support/items.js';
 import { arweaveAccepts, irysAccepts } from '../support/clientChecks.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
+import { smallBlobKeys, storedBlob } from '../support/storedBlob.js';
 
 const b64sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
 const octets = { 'content-type': 'application/octet-stream' };
@@ -76,11 +77,13 @@ describe('single upload (POST /tx)', function () {
     }
   });
 
-  it('stores the exact bytes under items/<id>', async () => {
-    const item = await signedItem(signers.ethereum(), new Uint8Array(5000).fill(7));
-    expect((await post(service, '/tx', item.getRaw())).status).to.equal(200);
-    const stored = await readFile(join(service.dataDir, 'blobs', 'items', item.id));
-    expect(Buffer.compare(stored, item.getRaw())).to.equal(0);
+  it('stores the exact bytes under items/<id>: a small item as a row of the small-blob file, a larger one as the file items/<id>', async () => {
+    const small = await signedItem(signers.ethereum(), new Uint8Array(5000).fill(7));
+    const large = await signedItem(signers.ethereum(), new Uint8Array(70_000).fill(8));
+    for (const item of [small, large]) expect((await post(service, '/tx', item.getRaw())).status).to.equal(200);
+    expect(smallBlobKeys(service.dataDir)).to.include(`items/${small.id}`).and.not.include(`items/${large.id}`);
+    expect(Buffer.compare((await storedBlob(service.dataDir, `items/${small.id}`))!, small.getRaw())).to.equal(0);
+    expect(Buffer.compare(await readFile(join(service.dataDir, 'blobs', 'items', large.id)), large.getRaw())).to.equal(0);
   });
 
   it('accepts a content type with parameters and no content type at all', async () => {

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { OTHER_CLIENT, eventually, get, post, rawConnection, tempFiles, trickle, uploadHead, type RawConnection } from './support.js';
+import { watchedBlobStore, type WatchedBlobStore } from '../support/watchedBlobStore.js';
+import { openBlobStoreFromConfig } from '../../src/adapters/storesFromConfig.js';
+import { OTHER_CLIENT, eventually, get, post, rawConnection, trickle, uploadHead, type RawConnection } from './support.js';
 
 const contractAnswer = (status: number, message: string) =>
   `HTTP/1.1 ${status} ${message}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${message.length}\r\nConnection: close\r\n\r\n${message}`;
@@ -70,15 +72,22 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
   this.timeout(60_000);
   let service: TestService;
   let held: RawConnection[] = [];
+  let blobs: WatchedBlobStore;
   before(async () => {
-    service = await startTestService({
-      MAX_CONNECTIONS: '40',
-      MAX_CONNECTIONS_PER_CLIENT: '4',
-      MAX_CONNECTIONS_PER_NETWORK: '12',
-      // nothing but the caps closes an idle connection during these tests
-      FIRST_REQUEST_TIMEOUT_MS: '600000',
-      HEADERS_TIMEOUT_MS: '600000',
-    });
+    service = await startTestService(
+      {
+        MAX_CONNECTIONS: '40',
+        MAX_CONNECTIONS_PER_CLIENT: '4',
+        MAX_CONNECTIONS_PER_NETWORK: '12',
+        // nothing but the caps closes an idle connection during these tests
+        FIRST_REQUEST_TIMEOUT_MS: '600000',
+        HEADERS_TIMEOUT_MS: '600000',
+      },
+      async (dataDir) => {
+        blobs = watchedBlobStore(await openBlobStoreFromConfig({ blobStore: 'fs', readStore: 'sqlite', dataDir }));
+        return { blobStore: blobs.store };
+      },
+    );
   });
   afterEach(async () => {
     for (const conn of held) conn.socket.destroy();
@@ -135,7 +144,8 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
         conn.socket.write(item.subarray(0, 100));
       }
     }
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 40, 'the 40 uploads are being written');
+    // (not /metrics: a request for it would be a 41st connection, and closed)
+    await eventually(() => blobs.receiving() === 40, 'the 40 uploads are being received');
     const refused = await rawConnection(service.url, '127.0.99.2');
     expect(await refused.closed).to.equal('');
     expect(held.filter((conn) => conn.socket.destroyed)).to.have.length(0);

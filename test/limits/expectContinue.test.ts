@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { createUpload, postChunk } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { eventually, rawConnection, tempFiles, uploadHead, type RawConnection } from './support.js';
+import { eventually, rawConnection, tempFiles, uploadBytesTaken, uploadHead, type RawConnection } from './support.js';
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 
@@ -62,10 +62,11 @@ describe('Expect: 100-continue on the upload routes', function () {
 
   it('answers 429 Too Many Requests without 100 Continue while the client has an upload in flight', async () => {
     const item = (await signedItem(signers.ethereum(), new Uint8Array(4000))).getRaw();
+    const before = await uploadBytesTaken(service.url);
     const inFlight = await rawConnection(service.url, '127.0.0.5');
     inFlight.socket.write(uploadHead('/tx', { 'Content-Length': String(item.length) }));
     inFlight.socket.write(item.subarray(0, 100));
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 1, 'the first upload is being written');
+    await eventually(async () => (await uploadBytesTaken(service.url)).single === before.single + 100, 'the first upload is being received');
 
     const received = await answerWithoutBody(service, '/tx', { 'Content-Length': String(item.length) }, '127.0.0.5');
     expect(received).to.match(refusal(429, 'Too Many Requests'));

@@ -96,6 +96,17 @@ export const uploadHead = (path: string, headers: Record<string, string>): strin
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n`;
 
+/**
+ * The upload bytes the service's handlers have taken so far, by kind (`upload_bytes_received_total`
+ * of /metrics, counted as the body streams through): an upload whose first bytes are counted is in
+ * its handler, being received. (Its bytes are in memory until they make a file: a small item never does.)
+ */
+export async function uploadBytesTaken(url: string): Promise<{ single: number; chunk: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const of = (kind: string) => Number(new RegExp(`^upload_bytes_received_total\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { single: of('single'), chunk: of('chunk') };
+}
+
 /** Files in the blob store's temp directory: an upload cut or refused must leave none. */
 export async function tempFiles(dataDir: string): Promise<string[]> {
   return readdir(join(dataDir, 'blobs', '.tmp')).catch(() => []);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { OTHER_CLIENT, eventually, post, rawConnection, tempFiles, uploadHead } from './support.js';
+import { OTHER_CLIENT, eventually, post, rawConnection, tempFiles, uploadBytesTaken, uploadHead } from './support.js';
 
 describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
   this.timeout(60_000);
@@ -14,6 +14,7 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
   it('answers 429 Too Many Requests to a third upload of one address while two are in flight; another address is unaffected', async () => {
     // one single upload and one chunk, both holding their bodies back
     const held = await signedItem(signers.ethereum(), new Uint8Array(4000));
+    const before = await uploadBytesTaken(service.url);
     const single = await rawConnection(service.url);
     single.socket.write(uploadHead('/tx', { 'Content-Length': String(held.getRaw().length) }));
     single.socket.write(held.getRaw().subarray(0, 100));
@@ -21,8 +22,10 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
     const chunk = await rawConnection(service.url);
     chunk.socket.write(uploadHead(`/chunks/arweave/${uploadId}/0`, { 'Content-Length': '4000' }));
     chunk.socket.write(held.getRaw().subarray(0, 100));
-    // each is written to a temporary file of its own until complete
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 2, 'the single upload and the chunk are being written');
+    await eventually(async () => {
+      const taken = await uploadBytesTaken(service.url);
+      return taken.single === before.single + 100 && taken.chunk === before.chunk + 100;
+    }, 'the single upload and the chunk are being received');
 
     const third = await signedItem(signers.ethereum(), 'a third upload');
     expect(await post(service.url, '/v1/tx', third.getRaw())).to.deep.equal({

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { openBlobStoreFromConfig, openReadStoreFromConfig, type StoresConfig } from '../../src/adapters/storesFromConfig.js';
 import { ReadStoreUnavailable } from '../../src/ports/readStore.js';
 import { bytesOf, piecesOf, rejectionOf } from '../blobStore/support.js';
+import { smallBlobKeys } from '../support/storedBlob.js';
 
 const run = promisify(execFile);
 /** nothing listens there: connecting fails at once, server selection gives up after 300 ms */
@@ -28,9 +29,13 @@ describe('stores from configuration', function () {
     try {
       await readStore.commit([{ collection: 'c', id: 'a', doc: 1, position: 1n }], []);
       await blobStore.put('items/a', piecesOf(Buffer.from('abc')));
+      const large = Buffer.alloc(65_537, 1);
+      await blobStore.put('items/b', piecesOf(large));
       expect((await bytesOf(await blobStore.read('items/a'))).toString()).to.equal('abc');
       expect((await stat(join(dataDir, 'read.db'))).isFile()).to.equal(true);
-      expect((await stat(join(dataDir, 'blobs', 'items', 'a'))).isFile()).to.equal(true);
+      // at most SMALL_BLOB_MAX_BYTES (65,536 by default): a row of blobs/.small-blobs.db; larger: a file
+      expect(smallBlobKeys(dataDir)).to.deep.equal(['items/a']);
+      expect((await stat(join(dataDir, 'blobs', 'items', 'b'))).size).to.equal(65_537);
     } finally {
       await readStore.close();
       await blobStore.close();

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import express from 'express';
 import type { AddressInfo, Socket } from 'node:net';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
-import { eventually } from '../limits/support.js';
+import { eventually, uploadBytesTaken } from '../limits/support.js';
+import { storedKeys } from '../support/hostileService.js';
 import { closeGracefully, trackConnections } from '../../src/http/shutdown.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
@@ -51,12 +52,9 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name).slice(dir.length + 1));
 }
 
-/** resolves once the service is writing the upload's bytes to a temporary blob: its request is in flight */
-async function receiving(dataDir: string): Promise<void> {
-  const temp = join(dataDir, 'blobs', '.tmp');
-  for (let i = 0; i < 500 && (await filesUnder(temp).catch(() => [])).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  expect(await filesUnder(temp)).to.have.length(1);
-}
+/** resolves once the service's handler has taken the upload's first `bytes` (its request is in flight) */
+const receiving = (service: ServiceProcess, bytes: number) =>
+  eventually(async () => (await uploadBytesTaken(service.url)).single === bytes, `${bytes} bytes of the upload taken`);
 
 /** connects to the service's port: 'refused' or 'accepted' */
 async function tryConnect(url: string): Promise<string> {
@@ -102,7 +100,7 @@ describe('graceful shutdown (SIGTERM)', function () {
     const exited = once(service.process, 'exit');
     const upload = startUpload(service.url, raw);
     upload.req.write(raw.subarray(0, 100_000));
-    await receiving(dataDir);
+    await receiving(service, 100_000);
 
     service.process.kill('SIGTERM');
     await stopping(service);
@@ -135,7 +133,7 @@ describe('graceful shutdown (SIGTERM)', function () {
     const exited = once(service.process, 'exit');
     const upload = startUpload(service.url, raw);
     upload.req.write(raw.subarray(0, 100_000));
-    await receiving(dataDir);
+    await receiving(service, 100_000);
 
     service.process.kill('SIGTERM');
     // the rest of the body never comes
@@ -147,7 +145,8 @@ describe('graceful shutdown (SIGTERM)', function () {
     expect({ code, signal }).to.deep.equal({ code: 0, signal: null });
     expect(service.stderr()).to.include('shutdown grace period over: open connections cut');
     // no temporary file left, no item blob
-    expect(await filesUnder(join(dataDir, 'blobs'))).to.deep.equal([]);
+    expect(await filesUnder(join(dataDir, 'blobs', '.tmp'))).to.deep.equal([]);
+    expect(await storedKeys(dataDir)).to.deep.equal([]);
 
     const again = await startServiceProcess(envWith(30_000));
     try {
@@ -177,7 +176,7 @@ describe('graceful shutdown (SIGTERM)', function () {
     const exited = once(service.process, 'exit');
     const upload = startUpload(service.url, raw);
     upload.req.write(raw.subarray(0, 100_000));
-    await receiving(dataDir);
+    await receiving(service, 100_000);
     upload.response.catch(() => {});
 
     service.process.kill('SIGINT');

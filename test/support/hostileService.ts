@@ -1,7 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
+import { SMALL_BLOB_FILE } from '../../src/adapters/fs/tieredBlobStore.js';
 import type { RawResponse } from './hostileHttp.js';
+import { smallBlobKeys } from './storedBlob.js';
 
 /**
  * What the bad-input corpus checks around its requests: each answer is the contract's exact error
@@ -59,18 +61,23 @@ export async function filesUnder(dir: string): Promise<string[]> {
 }
 
 /**
- * The blobs of a file store's root, as keys, sorted: each file, and each composed blob (a multi-part
- * item: a directory of parts and a `.manifest`, src/adapters/fs/composed.ts) once, by its directory;
- * a part of a directory without a manifest stays a file of its own.
+ * The blobs of a data directory's blob store, as keys, sorted: each small blob (a row of
+ * `.small-blobs.db`), each file, and each composed blob (a multi-part item: a directory of parts and
+ * a `.manifest`, src/adapters/fs/composed.ts) once, by its directory; a part of a directory without a
+ * manifest stays a file of its own. `prefix`: only those under it.
  */
-async function blobsUnder(root: string): Promise<string[]> {
-  const files = await filesUnder(root);
+export async function storedKeys(dataDir: string, prefix?: string): Promise<string[]> {
+  const root = join(dataDir, 'blobs');
+  const files = (await filesUnder(prefix === undefined ? root : join(root, prefix)))
+    .map((path) => (prefix === undefined ? path : `${prefix}/${path}`))
+    .filter((path) => !path.startsWith(SMALL_BLOB_FILE));
   const composed = new Set(files.filter((path) => path.endsWith('/.manifest')).map((path) => path.slice(0, -'/.manifest'.length)));
   const blobOf = (path: string) => {
     const dir = path.slice(0, path.lastIndexOf('/'));
     return path.slice(dir.length + 1).startsWith('.') && composed.has(dir) ? dir : path;
   };
-  return [...new Set(files.map(blobOf))].sort();
+  const rows = smallBlobKeys(dataDir).filter((key) => prefix === undefined || key.startsWith(`${prefix}/`));
+  return [...new Set([...files.map(blobOf), ...rows])].sort();
 }
 
 const TEMPORARY = /(^|\/)\.tmp\/|\.(tmp|part|partial|deleted)$/;
@@ -82,7 +89,7 @@ const TEMPORARY = /(^|\/)\.tmp\/|\.(tmp|part|partial|deleted)$/;
  */
 export async function expectOnlyAcceptedBlobs(dataDir: string, acceptedIds: Iterable<string>): Promise<void> {
   const expected = [...new Set(acceptedIds)].map((id) => `items/${id}`).sort();
-  expect(await blobsUnder(join(dataDir, 'blobs'))).to.deep.equal(expected);
+  expect(await storedKeys(dataDir)).to.deep.equal(expected);
   expect((await filesUnder(dataDir)).filter((path) => TEMPORARY.test(path))).to.deep.equal([]);
 }
 

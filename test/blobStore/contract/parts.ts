@@ -41,6 +41,32 @@ export function partsContract(store: () => BlobStore): void {
     });
   });
 
+  describe('truncate', function () {
+    it('cuts a blob to a size, to none of its bytes too, and leaves a blob no longer than the size as it is', async function () {
+      const bytes = randomBytes(70_011);
+      await store().put('items/long', piecesOf(bytes));
+      await store().put('items/short', piecesOf(Buffer.from('short')));
+      await store().truncate('items/long', 1_000);
+      await store().truncate('items/short', 10);
+      expect(Buffer.compare(await contentOf(store(), 'items/long'), bytes.subarray(0, 1_000))).to.equal(0);
+      expect((await contentOf(store(), 'items/short')).toString()).to.equal('short');
+      await store().truncate('items/long', 0);
+      await store().truncate('items/short', 0);
+      for (const key of ['items/long', 'items/short']) {
+        expect(await store().stat(key)).to.deep.equal({ size: 0 });
+        expect((await contentOf(store(), key)).length).to.equal(0);
+      }
+    });
+
+    it('rejects with BlobNotFound when the blob is absent', async function () {
+      let failure: unknown;
+      await store()
+        .truncate('items/none', 0)
+        .catch((e) => (failure = e));
+      expect(failure).to.be.instanceOf(BlobNotFound);
+    });
+  });
+
   describe('move', function () {
     it('renames a blob, replacing what was at the target', async function () {
       await store().put('items/a', piecesOf(Buffer.from('old')));
