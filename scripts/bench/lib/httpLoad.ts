@@ -67,3 +67,33 @@ export async function closedLoop(clients: number, deadline: number, step: (clien
     }),
   );
 }
+
+/**
+ * An open loop: `step` started at `perSecond` a second, on schedule whatever the answers' latency,
+ * until `deadline` (performance.now()), at most `maxInFlight` at once (a start due while that many
+ * are out waits for one to end, and the loop then catches up, until the deadline); resolves once
+ * every step started has ended. `step` answering false stops it. Answers how many were started.
+ */
+export async function pacedLoop(perSecond: number, maxInFlight: number, deadline: number, step: () => Promise<boolean | void>): Promise<number> {
+  const started = performance.now();
+  const running = new Set<Promise<void>>();
+  let count = 0;
+  let stop = false;
+  while (!stop) {
+    const due = started + (count * 1000) / perSecond;
+    if (due >= deadline) break;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    while (running.size >= maxInFlight) await Promise.race(running);
+    // behind schedule, it catches up until the deadline, not after
+    if (stop || performance.now() >= deadline) break;
+    const run: Promise<void> = step().then((result) => {
+      if (result === false) stop = true;
+    });
+    const tracked = run.finally(() => running.delete(tracked));
+    running.add(tracked);
+    count++;
+  }
+  await Promise.all(running);
+  return count;
+}

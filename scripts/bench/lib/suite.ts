@@ -379,9 +379,10 @@ export const suite: Benchmark[] = [
   {
     name: 'status-queries',
     script: 'status-queries.ts',
-    args: ({ quick }) => (quick ? ['--items', '300', '--seconds', '3'] : []),
+    args: ({ quick }) => (quick ? ['--items', '300', '--seconds', '3', '--rounds', '1'] : []),
     rows: (j, targets) => {
-      const load = `${num(j, 'concurrency')} clients, ${num(j, 'items')} items, ${num(j, 'uploadsPerSecond')} uploads/s alongside${j.uploadPoolRanOut ? ' (upload pool ran out)' : ''}`;
+      const paced = typeof j.uploadRate === 'number' ? ` (paced at ${j.uploadRate}/s)` : ` (as fast as ${num(j, 'uploadClients')} clients could)`;
+      const load = `${num(j, 'concurrency')} clients, ${num(j, 'items')} items, ${num(j, 'uploadsPerSecond')} uploads/s alongside${paced}${j.uploadPoolRanOut ? ' (upload pool ran out)' : ''}`;
       return [
         {
           benchmark: 'status-queries',
@@ -391,7 +392,7 @@ export const suite: Benchmark[] = [
           baseline: { value: num(j, 'baselineQueriesPerSecond'), unit: 'queries/s', what: 'bare node:http, same body, same clients' },
           ratio: num(j, 'ratio'),
           target: atLeast(num(j, 'ratio'), targets.statusQueryRatio, `ratio >= ${targets.statusQueryRatio}`),
-          notes: `${load}; ${num(j, 'errors')} errors, ${num(j, 'uploadErrors')} upload errors`,
+          notes: `${Array.isArray(j.ratios) && j.ratios.length > 1 ? `median of ${j.ratios.length} rounds, each against its own baseline (ratios ${j.ratios.join(', ')}); ` : ''}${load}; ${num(j, 'errors')} errors, ${num(j, 'uploadErrors')} upload errors`,
         },
         {
           benchmark: 'status-queries',
