@@ -29,6 +29,7 @@ import { startBareServer } from './lib/bareServer.js';
 import { closedLoop, keepAliveAgent, pacedLoop, send, Tally } from './lib/httpLoad.js';
 import { cycleKinds, signMixedItems } from './lib/mixedItems.js';
 import { emitJson, round, say } from './lib/output.js';
+import { processCpuMs } from './lib/processCpu.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
@@ -58,12 +59,15 @@ const uploadPool = Math.ceil(rounds * seconds * Math.max(150, uploadRate * 1.2))
 interface Window {
   tally: Tally;
   seconds: number;
+  /** CPU ms the server's process spent over the window (Linux), all its threads */
+  serverCpuMs?: number;
 }
 
 /** `concurrency` clients asking the status of random known ids at `base` for `seconds` */
-async function queryLoad(base: string, ids: string[]): Promise<Window> {
+async function queryLoad(base: string, ids: string[], serverPid: number | undefined): Promise<Window> {
   const agent = keepAliveAgent(concurrency);
   const tally = new Tally();
+  const cpuBefore = await processCpuMs(serverPid);
   const started = performance.now();
   await closedLoop(concurrency, started + seconds * 1000, async () => {
     const id = ids[Math.floor(Math.random() * ids.length)]!;
@@ -78,8 +82,16 @@ async function queryLoad(base: string, ids: string[]): Promise<Window> {
     }
   });
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = await processCpuMs(serverPid);
   agent.destroy();
-  return { tally, seconds: elapsed };
+  return { tally, seconds: elapsed, ...(cpuBefore !== undefined && cpuAfter !== undefined ? { serverCpuMs: cpuAfter - cpuBefore } : {}) };
+}
+
+function cpuPerQuery<K extends string>(key: K, window: Window): Partial<Record<K, number>> {
+  const { requests, errors } = window.tally.summary(window.seconds);
+  const answered = requests - errors;
+  if (window.serverCpuMs === undefined || answered === 0) return {};
+  return { [key]: round((window.serverCpuMs * 1000) / answered, 1) } as Partial<Record<K, number>>;
 }
 
 async function main(): Promise<void> {
@@ -139,7 +151,7 @@ async function main(): Promise<void> {
       const deadline = performance.now() + seconds * 1000;
       const step = upload(uploadAgent);
       const uploading = uploadRate > 0 ? pacedLoop(uploadRate, uploadClients, deadline, step) : closedLoop(uploadClients, deadline, step);
-      const loaded = await queryLoad(service.url, ids);
+      const loaded = await queryLoad(service.url, ids, service.process.pid);
       await uploading;
       uploadAgent.destroy();
       uploadSeconds += loaded.seconds;
@@ -148,7 +160,7 @@ async function main(): Promise<void> {
       const bare = await startBareServer(sample.body.toString());
       let baseline: Window;
       try {
-        baseline = await queryLoad(bare.url, ids);
+        baseline = await queryLoad(bare.url, ids, bare.pid);
       } finally {
         await bare.close();
       }
@@ -183,6 +195,10 @@ async function main(): Promise<void> {
       baselineErrors: runs.reduce((sum, r) => sum + r.bare.tally.summary(r.bare.seconds).errors, 0),
       ratio: round(middle.ratio, 3),
       ratios: runs.map((r) => round(r.ratio, 3)),
+      // CPU of the server's process per answered query over the median round's window (the service's
+      // includes the uploads alongside): on a busy machine it moves less than the rates do
+      ...cpuPerQuery('serviceCpuUsPerQuery', middle.service),
+      ...cpuPerQuery('baselineCpuUsPerQuery', middle.bare),
     };
     say(
       `status queries: ${result.queriesPerSecond}/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors} ` +
@@ -191,6 +207,9 @@ async function main(): Promise<void> {
     say(
       `bare node:http, same body: ${result.baselineQueriesPerSecond}/s, p99 ${result.baselineP99Ms} ms; ratio ${result.ratio} (rounds: ${result.ratios.join(', ')})`,
     );
+    if (result.serviceCpuUsPerQuery !== undefined && result.baselineCpuUsPerQuery !== undefined) {
+      say(`CPU per query: the service ${result.serviceCpuUsPerQuery} µs (with the uploads alongside), the bare server ${result.baselineCpuUsPerQuery} µs`);
+    }
     emitJson(result);
   } finally {
     await service.stop();

@@ -52,6 +52,33 @@ describe('npm run bench: targets of the full run and of the quick one', () => {
 
   const run = (quick: boolean) => ({ quick, sharedStore: '', sharedStoreReady: false });
 
+  it("notes the status queries' rounds, their load and the CPU each query cost in the service and in the bare server", () => {
+    const json = {
+      concurrency: 64,
+      items: 3000,
+      uploadsPerSecond: 50,
+      uploadRate: 50,
+      uploadClients: 4,
+      queriesPerSecond: 6000,
+      baselineQueriesPerSecond: 10_000,
+      ratio: 0.6,
+      ratios: [0.55, 0.6, 0.65],
+      errors: 0,
+      uploadErrors: 0,
+      serviceCpuUsPerQuery: 120.5,
+      baselineCpuUsPerQuery: 30.2,
+      p50Ms: 5,
+      p99Ms: 20,
+      baselineP99Ms: 8,
+    };
+    const [queries] = bench('status-queries').rows(json, TARGETS.full);
+    expect(queries!.target).to.deep.equal({ text: 'ratio >= 0.6', met: true });
+    expect(queries!.notes).to.equal(
+      'median of 3 rounds, each against its own baseline (ratios 0.55, 0.6, 0.65); 64 clients, 3000 items, 50 uploads/s alongside (paced at 50/s); ' +
+        "0 errors, 0 upload errors; CPU per query 120.5 µs in the service (the uploads' included), 30.2 µs in the bare server",
+    );
+  });
+
   it('runs three rounds of the 1 GiB uploads in a full run, one in a quick run, and one of the 2 GiB uploads', () => {
     expect(bench('large-uploads').args(run(false))).to.deep.equal(['--size', String(1 << 30), '--trials', '3']);
     expect(bench('large-uploads').args(run(true))).to.deep.equal(['--size', String(64 << 20), '--trials', '1']);

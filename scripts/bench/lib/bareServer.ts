@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface BareServer {
   url: string;
+  /** its process, for its CPU time */
+  pid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ async function startChild(script: string, args: string[], path: string): Promise
   const exited = once(child, 'exit');
   return {
     url: `http://127.0.0.1:${ready.port}${path}`,
+    pid: child.pid,
     async close() {
       child.kill();
       await exited;

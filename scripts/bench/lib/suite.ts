@@ -394,7 +394,11 @@ export const suite: Benchmark[] = [
           baseline: { value: num(j, 'baselineQueriesPerSecond'), unit: 'queries/s', what: 'bare node:http, same body, same clients' },
           ratio: num(j, 'ratio'),
           target: atLeast(num(j, 'ratio'), targets.statusQueryRatio, `ratio >= ${targets.statusQueryRatio}`),
-          notes: `${Array.isArray(j.ratios) && j.ratios.length > 1 ? `median of ${j.ratios.length} rounds, each against its own baseline (ratios ${j.ratios.join(', ')}); ` : ''}${load}; ${num(j, 'errors')} errors, ${num(j, 'uploadErrors')} upload errors`,
+          notes:
+            `${Array.isArray(j.ratios) && j.ratios.length > 1 ? `median of ${j.ratios.length} rounds, each against its own baseline (ratios ${j.ratios.join(', ')}); ` : ''}${load}; ${num(j, 'errors')} errors, ${num(j, 'uploadErrors')} upload errors` +
+            (typeof j.serviceCpuUsPerQuery === 'number' && typeof j.baselineCpuUsPerQuery === 'number'
+              ? `; CPU per query ${num(j, 'serviceCpuUsPerQuery')} µs in the service (the uploads' included), ${num(j, 'baselineCpuUsPerQuery')} µs in the bare server`
+              : ''),
         },
         {
           benchmark: 'status-queries',
