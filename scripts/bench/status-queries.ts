@@ -8,7 +8,9 @@
  * 91 to 97 with small items as rows), and the queries' share of the cores smaller. Prints queries/s, p50/p99 latency
  * and errors (anything but a 200 with a JSON status), and the ratio to a baseline measured in the
  * same run: the same clients against a bare `node:http` server (also a child process) answering
- * the same JSON body, which is what the client and the loopback alone can do on this machine.
+ * the same JSON body, which is what the client and the loopback alone can do on this machine; and,
+ * on Linux, the CPU each server's process spent per answered query (the service's with the work of
+ * the uploads alongside).
  *
  *   npx tsx scripts/bench/status-queries.ts [--items 3000] [--seconds 10] [--concurrency 64] [--rounds 3]
  *                                           [--upload-rate 50] [--upload-clients 4] [--json]
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
       ratio: round(middle.ratio, 3),
       ratios: runs.map((r) => round(r.ratio, 3)),
       // CPU of the server's process per answered query over the median round's window (the service's
-      // includes the uploads alongside): on a busy machine it moves less than the rates do
+      // includes the uploads alongside): how much of the cores each server took, which the rates do not say
       ...cpuPerQuery('serviceCpuUsPerQuery', middle.service),
       ...cpuPerQuery('baselineCpuUsPerQuery', middle.bare),
     };
