@@ -32,6 +32,7 @@ import { closedLoop, keepAliveAgent, pacedLoop, send, Tally } from './lib/httpLo
 import { cycleKinds, signMixedItems } from './lib/mixedItems.js';
 import { emitJson, round, say } from './lib/output.js';
 import { processCpuMs } from './lib/processCpu.js';
+import { median } from './lib/stats.js';
 import { benchGatewayUrl } from './lib/heightGateway.js';
 
 const { values } = parseArgs({
@@ -59,7 +60,8 @@ const PAYLOAD_BYTES = 1024;
 const uploadPool = Math.ceil(rounds * seconds * Math.max(150, uploadRate * 1.2));
 
 interface Window {
-  tally: Tally;
+  /** the queries' figures over the window */
+  summary: ReturnType<Tally['summary']>;
   seconds: number;
   /** CPU ms the server's process spent over the window (Linux), all its threads */
   serverCpuMs?: number;
@@ -86,14 +88,17 @@ async function queryLoad(base: string, ids: string[], serverPid: number | undefi
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = await processCpuMs(serverPid);
   agent.destroy();
-  return { tally, seconds: elapsed, ...(cpuBefore !== undefined && cpuAfter !== undefined ? { serverCpuMs: cpuAfter - cpuBefore } : {}) };
+  return {
+    summary: tally.summary(elapsed),
+    seconds: elapsed,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined ? { serverCpuMs: cpuAfter - cpuBefore } : {}),
+  };
 }
 
-function cpuPerQuery<K extends string>(key: K, window: Window): Partial<Record<K, number>> {
-  const { requests, errors } = window.tally.summary(window.seconds);
-  const answered = requests - errors;
-  if (window.serverCpuMs === undefined || answered === 0) return {};
-  return { [key]: round((window.serverCpuMs * 1000) / answered, 1) } as Partial<Record<K, number>>;
+/** µs of the server's CPU per answered query over the window; undefined where it was not measured */
+function cpuPerQuery({ summary, serverCpuMs }: Window): number | undefined {
+  const answered = summary.requests - summary.errors;
+  return serverCpuMs === undefined || answered === 0 ? undefined : round((serverCpuMs * 1000) / answered, 1);
 }
 
 async function main(): Promise<void> {
@@ -166,14 +171,14 @@ async function main(): Promise<void> {
       } finally {
         await bare.close();
       }
-      const ratio = loaded.tally.summary(loaded.seconds).perSecond / baseline.tally.summary(baseline.seconds).perSecond;
-      runs.push({ service: loaded, bare: baseline, ratio });
+      runs.push({ service: loaded, bare: baseline, ratio: loaded.summary.perSecond / baseline.summary.perSecond });
     }
 
     // the round of the median ratio gives the figures; every round's ratio is kept
-    const middle = [...runs].sort((a, b) => a.ratio - b.ratio)[Math.floor((runs.length - 1) / 2)]!;
-    const service_ = middle.service.tally.summary(middle.service.seconds);
-    const bare_ = middle.bare.tally.summary(middle.bare.seconds);
+    const middleRatio = median(runs.map((r) => r.ratio));
+    const middle = runs.find((r) => r.ratio === middleRatio) ?? runs[0]!;
+    const service_ = middle.service.summary;
+    const bare_ = middle.bare.summary;
     const uploads_ = uploads.summary(uploadSeconds);
     const result = {
       benchmark: 'status-queries',
@@ -184,7 +189,7 @@ async function main(): Promise<void> {
       queriesPerSecond: service_.perSecond,
       p50Ms: service_.p50Ms,
       p99Ms: service_.p99Ms,
-      errors: runs.reduce((sum, r) => sum + r.service.tally.summary(r.service.seconds).errors, 0),
+      errors: runs.reduce((sum, r) => sum + r.service.summary.errors, 0),
       ...(service_.errorSamples ? { errorSamples: service_.errorSamples } : {}),
       uploadClients,
       uploadRate: uploadRate > 0 ? uploadRate : null,
@@ -194,13 +199,13 @@ async function main(): Promise<void> {
       baseline: 'the same clients against a bare node:http server answering the same JSON',
       baselineQueriesPerSecond: bare_.perSecond,
       baselineP99Ms: bare_.p99Ms,
-      baselineErrors: runs.reduce((sum, r) => sum + r.bare.tally.summary(r.bare.seconds).errors, 0),
+      baselineErrors: runs.reduce((sum, r) => sum + r.bare.summary.errors, 0),
       ratio: round(middle.ratio, 3),
       ratios: runs.map((r) => round(r.ratio, 3)),
       // CPU of the server's process per answered query over the median round's window (the service's
       // includes the uploads alongside): how much of the cores each server took, which the rates do not say
-      ...cpuPerQuery('serviceCpuUsPerQuery', middle.service),
-      ...cpuPerQuery('baselineCpuUsPerQuery', middle.bare),
+      serviceCpuUsPerQuery: cpuPerQuery(middle.service),
+      baselineCpuUsPerQuery: cpuPerQuery(middle.bare),
     };
     say(
       `status queries: ${result.queriesPerSecond}/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, errors ${result.errors} ` +
