@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { read } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import type { BlobDigest } from './deepHash.js';
 import type { HashRequest, HashResponse } from './sha256WorkerProtocol.js';
 
 /**
@@ -27,6 +30,11 @@ import type { HashRequest, HashResponse } from './sha256WorkerProtocol.js';
  * it was given (a caller may refill its buffer once `update` resolves) and hashes them at `digest`,
  * since a worker's round trip costs more than hashing a few KiB (measured: see INLINE_BELOW).
  *
+ * An item's payload SHA-384 (the deep hash's bulk) can be asked of a session too (`payloadFrom`), and a
+ * session can be given bytes as a range of an open file (`updateFromFile`) that the worker reads
+ * itself: a multi-part upload's chunks, read back from their blobs to verify the item, then cross no
+ * thread and cost the request's thread nothing per byte (src/app/multipart/prefixVerifier.ts).
+ *
  * A worker that dies fails every session it was hashing (their uploads answer 500 and keep nothing,
  * as any failure before acceptance); the next session starts a new worker. Workers are started when
  * a first item needs one, and `close` stops them.
@@ -43,10 +51,27 @@ export interface BlobHasher {
 export interface HashSession {
   /** takes a copy of `chunk` (the caller may reuse its buffer once this resolves); resolves once there is room for more */
   update(chunk: Uint8Array): Promise<void>;
+  /**
+   * the next `length` bytes are those of the open file `fd` from `position`: read where they are
+   * hashed (a worker, but for a session still below the inline size); the caller keeps `fd` open
+   * until this settles. Rejects with BlobHashingError when the file gives fewer bytes or fails.
+   */
+  updateFromFile(fd: number, position: number, length: number): Promise<void>;
+  /** asks for the SHA-384 of the bytes from byte `from` on too (an item's payload); before any byte past `from` is given */
+  payloadFrom(from: number): void;
   /** hex SHA-256 of every byte given */
   digest(): Promise<string>;
+  /** the SHA-256 of every byte given, and the payload's SHA-384 and length when `payloadFrom` asked for it */
+  digests(): Promise<Digests>;
   /** the bytes are not needed any more (the upload failed): frees what the session holds */
   abort(): void;
+}
+
+export interface Digests {
+  /** hex */
+  sha256: string;
+  /** the payload's, once `payloadFrom` asked for it */
+  payload?: BlobDigest;
 }
 
 export class BlobHashingError extends Error {
@@ -70,6 +95,9 @@ const PIECE_BYTES = 1024 * 1024;
 const PIECES_PER_SESSION = 4;
 /** pieces kept for later sessions */
 const SPARE_PIECES = 8;
+/** what one message has a worker read of a file: as a piece, so that other sessions' pieces wait for no more than one */
+const FILE_RANGE_BYTES = 1024 * 1024;
+const FILE_RANGES_IN_FLIGHT = 4;
 
 export interface BlobHasherOptions {
   /** worker threads at most (default: one fewer than the cores, at least one, at most four) */
@@ -125,9 +153,15 @@ export function createBlobHasher({
         return;
       }
       if (response.type === 'hashed') session.hashed(response.piece);
-      else {
+      else if (response.type === 'read') session.read();
+      else if (response.type === 'failed') {
+        session.fail(new BlobHashingError(`hashing a file's bytes: ${response.message}`));
+        // a file range's answer; a digest's is the worker's last word on the session
+        if (response.of === 'file') session.read();
+        else slot.sessions.delete(response.id);
+      } else {
         slot.sessions.delete(response.id);
-        session.digested(response.hex);
+        session.digested({ sha256: response.hex, ...(response.payload ? { payload: response.payload } : {}) });
       }
     });
     slot.worker.on('error', (error) => (slot.failure = error));
@@ -171,16 +205,81 @@ export function createBlobHasher({
 /** The hasher of a process with no worker threads to spare (scripts, the audit): every byte on this thread. */
 export const inlineHasher: BlobHasher = {
   start() {
-    const hash = createHash('sha256');
+    const hashes = new InlineHashes();
     return {
-      update: async (chunk) => void hash.update(chunk),
-      digest: async () => hash.digest('hex'),
+      update: async (chunk) => hashes.update(chunk),
+      updateFromFile: async (fd, position, length) => {
+        const buffer = new Uint8Array(Math.min(length, FILE_RANGE_BYTES));
+        for (let done = 0; done < length;) {
+          const n = Math.min(buffer.length, length - done);
+          hashes.update(buffer.subarray(0, await readExactly(fd, buffer.subarray(0, n), position + done)));
+          done += n;
+        }
+      },
+      payloadFrom: (from) => hashes.payloadFrom(from),
+      digest: async () => hashes.digests().sha256,
+      digests: async () => hashes.digests(),
       abort: () => {},
     };
   },
   running: () => 0,
   close: async () => {},
 };
+
+/** SHA-256 of every byte and SHA-384 from `from` on, on the calling thread */
+class InlineHashes {
+  private readonly sha256 = createHash('sha256');
+  private sha384: ReturnType<typeof createHash> | undefined;
+  private from = 0;
+  private at = 0;
+
+  update(bytes: Uint8Array): void {
+    this.sha256.update(bytes);
+    if (this.sha384 && this.at + bytes.byteLength > this.from) {
+      const skip = Math.max(0, this.from - this.at);
+      this.sha384.update(skip === 0 ? bytes : bytes.subarray(skip));
+    }
+    this.at += bytes.byteLength;
+  }
+
+  payloadFrom(from: number): void {
+    assertPayloadStart(from, this.at);
+    this.sha384 = createHash('sha384');
+    this.from = from;
+  }
+
+  digests(): Digests {
+    const payload = this.sha384 && { sha384: this.sha384.digest(), byteLength: Math.max(0, this.at - this.from) };
+    return { sha256: this.sha256.digest('hex'), ...(payload ? { payload } : {}) };
+  }
+}
+
+function assertPayloadStart(from: number, given: number): void {
+  if (!Number.isSafeInteger(from) || from < given) throw new RangeError(`payload from byte ${from} asked after ${given} bytes were given`);
+}
+
+const readAt = promisify(read);
+
+/** fills `into` from the file at `position`; how many bytes (all of them), or BlobHashingError */
+async function readExactly(fd: number, into: Uint8Array, position: number): Promise<number> {
+  for (let done = 0; done < into.byteLength;) {
+    let n: number;
+    try {
+      ({ bytesRead: n } = await readAt(fd, into, done, into.byteLength - done, position + done));
+    } catch (error) {
+      throw new BlobHashingError(`hashing a file's bytes: ${(error as Error).message}`);
+    }
+    if (n === 0) throw new BlobHashingError(`hashing a file's bytes: the file gave ${done} of ${into.byteLength} bytes at ${position}`);
+    done += n;
+  }
+  return into.byteLength;
+}
+
+interface FileRange extends Waiter<void> {
+  fd: number;
+  position: number;
+  length: number;
+}
 
 interface Waiter<T> {
   resolve(value: T): void;
@@ -191,13 +290,22 @@ class WorkerSession implements HashSession {
   /** below the inline size: copies of the chunks, hashed here at digest */
   private held: Uint8Array[] = [];
   private heldBytes = 0;
+  /** bytes given so far */
+  private given = 0;
+  /** where the payload's SHA-384 starts, once asked */
+  private payloadStart: number | undefined;
   private target: { slot: Slot; id: number } | undefined;
   private piece: Uint8Array | undefined;
   private filled = 0;
   private readonly free: ArrayBuffer[] = [];
   private allocated = 0;
   private room: Waiter<ArrayBuffer> | undefined;
-  private result: Waiter<string> | undefined;
+  /** file ranges posted to the worker, oldest first (it answers each in order), and those waiting for room */
+  private readonly reading: FileRange[] = [];
+  private readonly toRead: FileRange[] = [];
+  /** aborted while the worker still had file ranges: forgotten once it answered them */
+  private detaching = false;
+  private result: Waiter<Digests> | undefined;
   private failure: Error | undefined;
   private ended = false;
 
@@ -211,49 +319,85 @@ class WorkerSession implements HashSession {
   ) {}
 
   async update(chunk: Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.ended) throw new Error('hash session: update after digest or abort');
+    this.assertOpen('update');
+    this.given += chunk.byteLength;
     if (!this.target) {
       if (this.heldBytes + chunk.byteLength < this.settings.inlineBelow) {
         this.held.push(new Uint8Array(chunk));
         this.heldBytes += chunk.byteLength;
         return;
       }
-      this.target = this.settings.attach(this);
-      const held = this.held;
-      this.held = [];
-      for (const bytes of held) await this.copy(bytes);
+      await this.attach();
     }
     await this.copy(chunk);
   }
 
+  async updateFromFile(fd: number, position: number, length: number): Promise<void> {
+    this.assertOpen('updateFromFile');
+    if (!this.target && this.heldBytes + length < this.settings.inlineBelow) {
+      const bytes = new Uint8Array(length);
+      await readExactly(fd, bytes, position);
+      this.assertOpen('updateFromFile');
+      this.given += length;
+      this.held.push(bytes);
+      this.heldBytes += length;
+      return;
+    }
+    this.given += length;
+    if (!this.target) await this.attach();
+    // the bytes given before these go first
+    if (this.filled > 0) this.send();
+    // in ranges, a few in flight: the worker never waits for this thread between two, and other
+    // sessions' pieces wait for one range at most; a caller may give the next file before this one is read
+    const ranges: Promise<void>[] = [];
+    for (let done = 0; done < length;) {
+      const n = Math.min(FILE_RANGE_BYTES, length - done);
+      const range = { fd, position: position + done, length: n } as FileRange;
+      ranges.push(new Promise<void>((resolve, reject) => Object.assign(range, { resolve, reject })));
+      this.toRead.push(range);
+      done += n;
+    }
+    this.postRanges();
+    // settled once every range is: until then the worker may read the file
+    const failed = (await Promise.allSettled(ranges)).find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  payloadFrom(from: number): void {
+    this.assertOpen('payloadFrom');
+    assertPayloadStart(from, this.given);
+    this.payloadStart = from;
+    if (this.target) this.post(this.target.slot, { type: 'payload', id: this.target.id, from });
+  }
+
   async digest(): Promise<string> {
-    if (this.failure) throw this.failure;
-    if (this.ended) throw new Error('hash session: digest after digest or abort');
+    return (await this.digests()).sha256;
+  }
+
+  async digests(): Promise<Digests> {
+    this.assertOpen('digest');
     this.ended = true;
     if (!this.target) {
-      const hash = createHash('sha256');
-      for (const bytes of this.held) hash.update(bytes);
+      const hashes = new InlineHashes();
+      if (this.payloadStart !== undefined) hashes.payloadFrom(this.payloadStart);
+      for (const bytes of this.held) hashes.update(bytes);
       this.held = [];
-      return hash.digest('hex');
+      return hashes.digests();
     }
     if (this.filled > 0) this.send();
     const { slot, id } = this.target;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Digests>((resolve, reject) => {
       this.result = { resolve, reject };
       this.post(slot, { type: 'digest', id });
     });
   }
 
   abort(): void {
-    const open = !this.ended && !this.failure;
+    const open = !this.ended || this.failure !== undefined;
     this.ended = true;
     this.held = [];
     this.fail(new BlobHashingError('hash session aborted'));
-    if (open && this.target && !this.target.slot.exited) {
-      this.target.slot.sessions.delete(this.target.id);
-      this.post(this.target.slot, { type: 'drop', id: this.target.id });
-    }
+    if (open && this.target) this.detach();
   }
 
   /** called by the pool: the worker hashed a piece and gave its buffer back */
@@ -264,8 +408,17 @@ class WorkerSession implements HashSession {
     else this.free.push(piece);
   }
 
-  digested(hex: string): void {
-    this.result?.resolve(hex);
+  /** called by the pool: the worker answered the oldest file range it was given (hashed, or failed the session) */
+  read(): void {
+    const range = this.reading.shift();
+    if (this.failure) range?.reject(this.failure);
+    else range?.resolve();
+    this.postRanges();
+    if (this.detaching && this.reading.length === 0) this.detach();
+  }
+
+  digested(digests: Digests): void {
+    this.result?.resolve(digests);
     this.result = undefined;
     this.settings.pieces.give(this.free.splice(0));
   }
@@ -273,10 +426,48 @@ class WorkerSession implements HashSession {
   fail(error: Error): void {
     this.failure ??= error;
     this.room?.reject(this.failure);
+    for (const range of this.toRead.splice(0)) range.reject(this.failure);
+    // a range posted to a living worker settles when it answers: until then it may read the file,
+    // which its caller keeps open as long as the range is not settled
+    if (!this.target || this.target.slot.exited) for (const range of this.reading.splice(0)) range.reject(this.failure);
     this.result?.reject(this.failure);
     this.room = undefined;
     this.result = undefined;
     this.settings.pieces.give(this.free.splice(0));
+  }
+
+  /** the worker forgets the session, once it has answered every file range (their files close then) */
+  private detach(): void {
+    const { slot, id } = this.target!;
+    this.detaching = this.reading.length > 0 && !slot.exited;
+    if (this.detaching || !slot.sessions.has(id)) return;
+    slot.sessions.delete(id);
+    if (!slot.exited) this.post(slot, { type: 'drop', id });
+  }
+
+  private postRanges(): void {
+    if (this.failure) return;
+    const { slot, id } = this.target!;
+    while (this.reading.length < FILE_RANGES_IN_FLIGHT && this.toRead.length > 0) {
+      const range = this.toRead.shift()!;
+      this.reading.push(range);
+      this.post(slot, { type: 'file', id, fd: range.fd, position: range.position, length: range.length });
+    }
+  }
+
+  private assertOpen(what: string): void {
+    if (this.failure) throw this.failure;
+    if (this.ended) throw new Error(`hash session: ${what} after digest or abort`);
+  }
+
+  /** moves to a worker: what the payload's hash starts at, then the bytes held so far */
+  private async attach(): Promise<void> {
+    this.target = this.settings.attach(this);
+    if (this.payloadStart !== undefined) this.post(this.target.slot, { type: 'payload', id: this.target.id, from: this.payloadStart });
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const bytes of held) await this.copy(bytes);
   }
 
   private async copy(chunk: Uint8Array): Promise<void> {

@@ -33,6 +33,12 @@ function blobTagHash(byteLength: number): Buffer {
   return (blobTags[byteLength] ??= sha384(Buffer.from(`blob${byteLength}`)));
 }
 
+/** a blob's SHA-384 and length: what its deep hash needs (an item's payload hashed on a worker) */
+export interface BlobDigest {
+  sha384: Uint8Array;
+  byteLength: number;
+}
+
 /** deepHash of a blob whose SHA-384 and length are already known */
 export function blobHashFromDigest(byteLength: number, digest: Uint8Array): Buffer {
   return sha384(blobTagHash(byteLength), digest);

@@ -1,24 +1,70 @@
 // A SHA-256 worker thread (started by blobHasher.ts). Plain JavaScript on purpose, as signWorker.mjs:
 // it loads under tsx and as compiled output alike, and needs no TypeScript loader of its own.
 // Protocol (sha256WorkerProtocol.ts): pieces of many sessions arrive in order per session; each piece
-// is hashed and its buffer sent back (transferred) for the session to fill again.
+// is hashed and its buffer sent back (transferred) for the session to fill again. A session may ask
+// for a SHA-384 of its bytes from an offset on too (an item's payload), and have the worker read
+// ranges of an open file itself: those bytes then cross no thread.
 import { createHash } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 
-const hashes = new Map();
+/** id → { sha256, sha384 (from `from` on, once asked), at: bytes hashed so far, failed: why a file read failed } */
+const sessions = new Map();
+// a file is read in pieces that stay in the core's cache between the two hashes
+const READ_BYTES = 256 * 1024;
+let readBuffer;
+
+const sessionOf = (id) => {
+  let session = sessions.get(id);
+  if (!session) sessions.set(id, (session = { sha256: createHash('sha256'), sha384: undefined, from: 0, at: 0, failed: undefined }));
+  return session;
+};
+
+function hash(session, bytes) {
+  if (session.failed !== undefined) return;
+  session.sha256.update(bytes);
+  if (session.sha384 && session.at + bytes.byteLength > session.from) {
+    const skip = Math.max(0, session.from - session.at);
+    session.sha384.update(skip === 0 ? bytes : bytes.subarray(skip));
+  }
+  session.at += bytes.byteLength;
+}
+
+function hashFile(session, { fd, position, length }) {
+  readBuffer ??= new Uint8Array(READ_BYTES);
+  for (let done = 0; done < length;) {
+    const read = readSync(fd, readBuffer, 0, Math.min(READ_BYTES, length - done), position + done);
+    if (read === 0) throw new Error(`the file gave ${done} of ${length} bytes at ${position}`);
+    hash(session, readBuffer.subarray(0, read));
+    done += read;
+  }
+}
 
 parentPort.on('message', (message) => {
   const { type, id } = message;
   if (type === 'update') {
-    let hash = hashes.get(id);
-    if (!hash) hashes.set(id, (hash = createHash('sha256')));
-    hash.update(new Uint8Array(message.piece, 0, message.length));
+    hash(sessionOf(id), new Uint8Array(message.piece, 0, message.length));
     parentPort.postMessage({ type: 'hashed', id, piece: message.piece }, [message.piece]);
+  } else if (type === 'payload') {
+    const session = sessionOf(id);
+    session.sha384 = createHash('sha384');
+    session.from = message.from;
+  } else if (type === 'file') {
+    const session = sessionOf(id);
+    try {
+      if (session.failed === undefined) hashFile(session, message);
+    } catch (error) {
+      // its digest would not be of the bytes it was given: the session hashes nothing more
+      session.failed = error instanceof Error ? error.message : String(error);
+    }
+    parentPort.postMessage(session.failed === undefined ? { type: 'read', id } : { type: 'failed', id, message: session.failed, of: 'file' });
   } else if (type === 'digest') {
-    const hash = hashes.get(id) ?? createHash('sha256');
-    hashes.delete(id);
-    parentPort.postMessage({ type: 'digest', id, hex: hash.digest('hex') });
+    const session = sessionOf(id);
+    sessions.delete(id);
+    if (session.failed !== undefined) return parentPort.postMessage({ type: 'failed', id, message: session.failed, of: 'digest' });
+    const payload = session.sha384 && { sha384: session.sha384.digest(), byteLength: Math.max(0, session.at - session.from) };
+    parentPort.postMessage({ type: 'digest', id, hex: session.sha256.digest('hex'), ...(payload ? { payload } : {}) });
   } else if (type === 'drop') {
-    hashes.delete(id);
+    sessions.delete(id);
   }
 });

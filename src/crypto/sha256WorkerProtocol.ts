@@ -1,8 +1,25 @@
+import type { BlobDigest } from './deepHash.js';
+
 /**
  * Messages between blobHasher.ts and its worker threads (sha256Worker.mjs). A session's messages are
  * handled in the order they were posted; `piece` is transferred both ways (filled by the session,
  * hashed by the worker, sent back to be filled again), so bytes are copied once, into the piece.
+ *
+ * `payload` asks for a SHA-384 of the session's bytes from byte `from` on as well (an item's payload,
+ * whose deep hash the signature covers), posted before any byte past `from`. `file` has the worker
+ * read `length` bytes of an open file descriptor of this process at `position` itself and hash them
+ * as the session's next bytes, answered `read` (the caller keeps the descriptor open until then) or
+ * `failed`, which fails the session alone (its later ranges and its digest are answered `failed` too).
  */
-export type HashRequest = { type: 'update'; id: number; piece: ArrayBuffer; length: number } | { type: 'digest'; id: number } | { type: 'drop'; id: number };
+export type HashRequest =
+  | { type: 'update'; id: number; piece: ArrayBuffer; length: number }
+  | { type: 'payload'; id: number; from: number }
+  | { type: 'file'; id: number; fd: number; position: number; length: number }
+  | { type: 'digest'; id: number }
+  | { type: 'drop'; id: number };
 
-export type HashResponse = { type: 'hashed'; id: number; piece: ArrayBuffer } | { type: 'digest'; id: number; hex: string };
+export type HashResponse =
+  | { type: 'hashed'; id: number; piece: ArrayBuffer }
+  | { type: 'read'; id: number }
+  | { type: 'failed'; id: number; message: string; of: 'file' | 'digest' }
+  | { type: 'digest'; id: number; hex: string; payload?: BlobDigest };

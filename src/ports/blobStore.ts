@@ -40,6 +40,11 @@ export interface BlobWriter {
 export interface OpenBlob {
   /** its size when opened: the open blob is that version, whatever is committed under its key meanwhile */
   readonly size: number;
+  /**
+   * a file descriptor of this process that reads exactly these bytes at the same positions, while the
+   * blob is open, when it is one plain file: another thread (a hashing worker) may read it there
+   */
+  readonly fd?: number;
   /** reads up to `into.byteLength` bytes from byte `position` into `into`; resolves how many (0 past the end) */
   read(into: Uint8Array, position: number): Promise<number>;
   close(): Promise<void>;

@@ -1,3 +1,5 @@
+import type { BlobDigest } from '../crypto/deepHash.js';
+
 export interface Tag {
   name: string;
   value: string;
@@ -41,6 +43,14 @@ export interface DataItemVerifier {
   readonly header: VerifiedHeader | undefined;
   /** no more bytes: finish the deep hash, verify the signature; rejects with InvalidDataItem */
   end(): Promise<VerifiedDataItem>;
+  /**
+   * For a caller that hashes the payload elsewhere (on a worker): feeds header bytes only, and
+   * returns how many bytes of `chunk` it took (all of them until the header is complete, then those up
+   * to its end, then none); the rest is payload. Throws as `write` does.
+   */
+  writeHeader(chunk: Uint8Array): number;
+  /** `end`, for the payload after the header given as its SHA-384 and length instead of its bytes */
+  endWithPayload(payload: BlobDigest): Promise<VerifiedDataItem>;
 }
 
 export interface VerifierOptions {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataItemTooLarge, InvalidDataItem } from '../domain/errors.js';
-import { blobHash, DeepHashList, StreamingBlobHash } from '../crypto/deepHash.js';
+import { blobHash, blobHashFromDigest, DeepHashList, StreamingBlobHash, type BlobDigest } from '../crypto/deepHash.js';
 import { HeaderParser, type ParsedHeader } from './headerParser.js';
 import type { DataItemVerifier, VerifiedDataItem, VerifiedHeader, VerifierOptions } from './types.js';
 
@@ -81,18 +81,45 @@ class StreamingVerifier implements DataItemVerifier {
     }
   }
 
+  writeHeader(chunk: Uint8Array): number {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.ended) throw new Error('data item verifier: write after end');
+    if (this.parser.complete) return 0;
+    try {
+      const taken = this.parser.push(chunk);
+      this.received += taken;
+      if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
+      if (this.parser.complete && !this.verifiedHeader) this.onHeader(this.parsedHeader());
+      return taken;
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
   end(): Promise<VerifiedDataItem> {
     this.ended ??= this.finish();
     return this.ended;
   }
 
-  private async finish(): Promise<VerifiedDataItem> {
+  endWithPayload(payload: BlobDigest): Promise<VerifiedDataItem> {
+    this.ended ??= this.finish(payload);
+    return this.ended;
+  }
+
+  /** `payload`: the payload's digest, when its bytes were hashed elsewhere (none went through write) */
+  private async finish(payload?: BlobDigest): Promise<VerifiedDataItem> {
     if (this.failure !== undefined) throw this.failure;
     const header = this.verifiedHeader;
     const signedPrefix = this.signedPrefix;
     if (!header || !signedPrefix) throw new InvalidDataItem(`truncated: ${this.received} bytes end inside the header`);
+    if (payload) {
+      if (this.payload.byteLength > 0) throw new Error('data item verifier: payload bytes written and given as a digest');
+      this.received = header.payloadDataStart + payload.byteLength;
+      if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
+    }
     const parsed = this.parsedHeader();
-    const message = signedPrefix.add(this.payload.digest()).digest();
+    const message = signedPrefix.add(payload ? blobHashFromDigest(payload.byteLength, payload.sha384) : this.payload.digest()).digest();
     if (!(await parsed.scheme.verify(parsed.owner, message, parsed.signature))) {
       throw new InvalidDataItem(`signature of type ${parsed.scheme.signatureType} does not verify`);
     }

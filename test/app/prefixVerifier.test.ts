@@ -18,17 +18,26 @@ const KiB = 1024;
 const CHUNK = 64 * KiB;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** the file store, with every blob the verifier opens listed in order */
+/** the file store, with every blob the verifier opens listed in order, and the bytes read through them counted */
 async function watchedStore(root: string) {
   const store = await openFsBlobStore({ root });
   const opened: string[] = [];
+  const read = { bytes: 0 };
   const watched = {
-    open: (key: string) => {
+    open: async (key: string) => {
       opened.push(key);
-      return store.open!(key);
+      const blob = await store.open!(key);
+      return {
+        ...blob,
+        read: async (into: Uint8Array, position: number) => {
+          const n = await blob.read(into, position);
+          read.bytes += n;
+          return n;
+        },
+      };
     },
   };
-  return { store, watched, opened };
+  return { store, watched, opened, read };
 }
 
 async function until(condition: () => boolean) {
@@ -44,6 +53,7 @@ describe('verifying a multi-part upload as its chunks come in', function () {
   let store: BlobStore;
   let watched: { open: NonNullable<BlobStore['open']> };
   let opened: string[];
+  let read: { bytes: number };
   let hasher: BlobHasher;
   let raw: Buffer;
   let id: string;
@@ -55,7 +65,7 @@ describe('verifying a multi-part upload as its chunks come in', function () {
   });
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'prefix-verify-'));
-    ({ store, watched, opened } = await watchedStore(root));
+    ({ store, watched, opened, read } = await watchedStore(root));
     hasher = createBlobHasher({ workers: 1 });
   });
   afterEach(async () => {
@@ -64,11 +74,11 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     await rm(root, { recursive: true, force: true });
   });
 
-  /** `bytes` stored as chunks of `uploadId` of CHUNK bytes each, in offset order */
-  async function storeChunks(uploadId: string, bytes: Uint8Array): Promise<Chunk[]> {
+  /** `bytes` stored as chunks of `uploadId` of `size` bytes each, in offset order */
+  async function storeChunks(uploadId: string, bytes: Uint8Array, size = CHUNK): Promise<Chunk[]> {
     const chunks: Chunk[] = [];
-    for (let offset = 0; offset < bytes.length; offset += CHUNK) {
-      const part = bytes.subarray(offset, offset + CHUNK);
+    for (let offset = 0; offset < bytes.length; offset += size) {
+      const part = bytes.subarray(offset, offset + size);
       const blobKey = newChunkKey(uploadId, offset);
       await store.put(blobKey, [part] as unknown as AsyncIterable<Uint8Array>);
       chunks.push({ offset, length: part.length, sha256: sha256(part), blobKey });
@@ -90,6 +100,39 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     expect(await prefix.take('u1', chunks)).to.equal(undefined);
     expect(opened).to.have.length(chunks.length);
     expect(prefix.following()).to.equal(0);
+  });
+
+  it('reads here only the first bytes, where the header is: the hashing worker reads the rest from the files itself', async () => {
+    const item = await itemOfSize(signers.arweave(), 4 * 256 * KiB + 5);
+    const chunks = await storeChunks('u1', item.getRaw(), 256 * KiB);
+    const prefix = verifier();
+    for (const chunk of chunks) prefix.recorded('u1', chunk);
+    const result = await prefix.take('u1', chunks);
+    expect(result?.verified.id).to.equal(item.id);
+    expect(result?.sha256).to.equal(sha256(item.getRaw()));
+    expect(read.bytes).to.equal(64 * KiB);
+    expect(opened).to.have.length(5);
+  });
+
+  it('reads here every byte of blobs the store gives no file descriptor of, and verifies the same', async () => {
+    const item = await itemOfSize(signers.arweave(), 4 * 256 * KiB + 5);
+    const chunks = await storeChunks('u1', item.getRaw(), 256 * KiB);
+    const noDescriptor = { open: async (key: string) => ({ ...(await watched.open(key)), fd: undefined }) };
+    const prefix = createPrefixVerifier({ blobStore: noDescriptor, rules: { maxSize: 1 << 30 }, hasher, maxUploads: 4 });
+    for (const chunk of chunks) prefix.recorded('u1', chunk);
+    const result = await prefix.take('u1', chunks);
+    expect(result?.verified.id).to.equal(item.id);
+    expect(result?.sha256).to.equal(sha256(item.getRaw()));
+    expect(read.bytes).to.equal(item.getRaw().length);
+  });
+
+  it("gives nothing when a chunk's file is shorter than recorded, so the finalize reads every chunk itself", async () => {
+    const item = await itemOfSize(signers.arweave(), 4 * 256 * KiB + 5);
+    const chunks = await storeChunks('u1', item.getRaw(), 256 * KiB);
+    await store.put(chunks[2]!.blobKey, [item.getRaw().subarray(2 * 256 * KiB, 2 * 256 * KiB + 1000)] as unknown as AsyncIterable<Uint8Array>);
+    const prefix = verifier();
+    for (const chunk of chunks) prefix.recorded('u1', chunk);
+    expect(await prefix.take('u1', chunks)).to.equal(undefined);
   });
 
   it('gives the item verified: its id and the SHA-256 of its bytes', async () => {

@@ -1,9 +1,23 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
-import { BlobHashingError, createBlobHasher, INLINE_BELOW, type BlobHasher, type HashSession } from '../../src/crypto/blobHasher.js';
+import { mkdtemp, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BlobHashingError, createBlobHasher, INLINE_BELOW, inlineHasher, type BlobHasher, type HashSession } from '../../src/crypto/blobHasher.js';
 import { exited, heldHashWorkers } from '../support/heldHashWorkers.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const sha384 = (bytes: Uint8Array) => new Uint8Array(createHash('sha384').update(bytes).digest());
+
+/** settles, or 'pending' after the event loop has turned a few times */
+const settledYet = async (promise: Promise<unknown>) => {
+  const state = promise.then(
+    () => 'resolved',
+    (error: Error) => `rejected: ${error.message}`,
+  );
+  for (let i = 0; i < 20; i++) await new Promise(setImmediate);
+  return Promise.race([state, Promise.resolve('pending')]);
+};
 
 /** `bytes` given in chunks of 1 to `most` bytes (the sizes a socket or a file hands out vary) */
 async function feed(session: HashSession, bytes: Uint8Array, most: number, seed = 1) {
@@ -135,5 +149,104 @@ describe('blob hasher (SHA-256 on worker threads)', function () {
     await Promise.all(workers.started.map(exited));
     expect(workers.started.map((w) => w.threadId)).to.deep.equal([-1, -1]);
     expect(hasher.running()).to.equal(0);
+  });
+
+  describe("an item payload's SHA-384, and bytes a worker reads from a file itself", () => {
+    let dir: string;
+    let file: FileHandle;
+    const bytes = randomBytes(3 * 1024 * 1024 + 4321);
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'blob-hasher-'));
+      await writeFile(join(dir, 'bytes'), bytes);
+      file = await open(join(dir, 'bytes'), 'r');
+    });
+    after(async () => {
+      await file.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    /** the first `size` bytes: `head` of them given as bytes, the rest as ranges of the file (a range at most `range` long) */
+    async function hashSplit(session: HashSession, size: number, head: number, from: number, range: number) {
+      await session.update(bytes.subarray(0, Math.min(head, from)));
+      session.payloadFrom(from);
+      if (head > from) await session.update(bytes.subarray(from, head));
+      for (let at = head; at < size; at += range) await session.updateFromFile(file.fd, at, Math.min(range, size - at));
+      return session.digests();
+    }
+
+    it('gives the SHA-256 of every byte and the SHA-384 of those from the payload on, bytes and file ranges mixed, on a worker and inline', async () => {
+      hasher = createBlobHasher({ workers: 1, pieceBytes: 1000, piecesPerSession: 2 });
+      const cases = [
+        { size: 0, head: 0, from: 0, range: 1 },
+        { size: 1000, head: 10, from: 700, range: 999 },
+        { size: INLINE_BELOW - 1, head: 1200, from: 1100, range: 4096 },
+        { size: INLINE_BELOW, head: 1200, from: 1200, range: 70_000 },
+        { size: bytes.length, head: 64 * 1024, from: 1234, range: 1024 * 1024 + 1 },
+        { size: bytes.length, head: 3000, from: 2999, range: bytes.length },
+      ];
+      for (const [name, hashes] of [
+        ['workers', hasher],
+        ['inline', inlineHasher],
+      ] as const) {
+        for (const { size, head, from, range } of cases) {
+          const digests = await hashSplit(hashes.start(), size, head, from, range);
+          expect(digests, `${name}: ${size} bytes, payload from ${from}`).to.deep.equal({
+            sha256: sha256(bytes.subarray(0, size)),
+            payload: { sha384: sha384(bytes.subarray(from, size)), byteLength: Math.max(0, size - from) },
+          });
+        }
+      }
+      expect(hasher.running()).to.equal(1);
+      // a session never asked for the payload's hash gives none
+      const plain = hasher.start();
+      await plain.updateFromFile(file.fd, 0, bytes.length);
+      expect(await plain.digests()).to.deep.equal({ sha256: sha256(bytes) });
+    });
+
+    it("refuses to start the payload's hash before bytes already given", async () => {
+      hasher = createBlobHasher({ workers: 1 });
+      const session = hasher.start();
+      await session.update(bytes.subarray(0, 100));
+      expect(() => session.payloadFrom(99)).to.throw(RangeError, 'payload from byte 99 asked after 100 bytes were given');
+      session.payloadFrom(100);
+    });
+
+    it('fails a session whose file gives fewer bytes than asked with BlobHashingError, and hashes the next session', async () => {
+      hasher = createBlobHasher({ workers: 1 });
+      const session = hasher.start();
+      const failure = await session.updateFromFile(file.fd, bytes.length - 1024 * 1024, 2 * 1024 * 1024).catch((error: unknown) => error);
+      expect(failure).to.be.instanceOf(BlobHashingError);
+      // its second range of 1 MiB starts at the file's end
+      expect((failure as Error).message).to.equal(`hashing a file's bytes: the file gave 0 of 1048576 bytes at ${bytes.length}`);
+      await session.digest().then(
+        () => expect.fail('a failed session gives no digest'),
+        (error: Error) => expect(error).to.equal(failure),
+      );
+      const next = hasher.start();
+      await next.updateFromFile(file.fd, 0, bytes.length);
+      expect(await next.digest()).to.equal(sha256(bytes));
+      expect(hasher.running()).to.equal(1);
+    });
+
+    it('keeps a file range it posted unsettled until the worker answered it, even once aborted: its caller closes the file only then', async () => {
+      const workers = heldHashWorkers();
+      hasher = createBlobHasher({ workers: 1, inlineBelow: 0, startWorker: workers.start });
+      const session = hasher.start();
+      workers.hold();
+      const reading = session.updateFromFile(file.fd, 0, 2 * 1024 * 1024);
+      expect(await settledYet(reading)).to.equal('pending');
+      session.abort();
+      // the worker may still read the file: the range is not settled
+      expect(await settledYet(reading)).to.equal('pending');
+      workers.releaseAll();
+      expect(
+        await reading.then(
+          () => 'resolved',
+          (error: Error) => error.message,
+        ),
+      ).to.equal('hash session aborted');
+      // the worker forgot the session once it had answered
+      expect(workers.posted.map((request) => request.type)).to.deep.equal(['file', 'file', 'drop']);
+    });
   });
 });

@@ -10,6 +10,7 @@ import type { HashRequest } from '../../src/crypto/sha256WorkerProtocol.js';
 export function heldHashWorkers() {
   const started: Worker[] = [];
   const held: { request: HashRequest; send: () => void }[] = [];
+  const posted: HashRequest[] = [];
   let holding = false;
   let releasedBytes = 0;
   const release = (entry: { request: HashRequest; send: () => void }) => {
@@ -20,6 +21,7 @@ export function heldHashWorkers() {
     const worker = startSha256Worker();
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (request: HashRequest, transfer?: readonly ArrayBuffer[]) => {
+      posted.push(request);
       const entry = { request, send: () => post(request, transfer as ArrayBuffer[]) };
       if (holding) held.push(entry);
       else release(entry);
@@ -31,6 +33,8 @@ export function heldHashWorkers() {
     start,
     started,
     held,
+    /** every message posted to the workers, held or not, in order */
+    posted,
     /** bytes of the pieces let go to the worker so far (not counting those never held) */
     releasedBytes: () => releasedBytes,
     hold: () => void (holding = true),

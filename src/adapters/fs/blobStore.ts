@@ -149,6 +149,7 @@ class FsBlobStore implements BlobStore {
     const { handle, size } = await this.#openFile(key);
     return {
       size,
+      fd: handle.fd,
       read: async (into, position) => (await handle.read(into, 0, into.byteLength, position)).bytesRead,
       close: () => handle.close(),
     };

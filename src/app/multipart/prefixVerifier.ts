@@ -1,10 +1,10 @@
-import type { BlobHasher } from '../../crypto/blobHasher.js';
+import { inlineHasher, type BlobHasher } from '../../crypto/blobHasher.js';
 import { DataItemTooLarge, InvalidDataItem } from '../../domain/errors.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobStore } from '../../ports/blobStore.js';
-import type { VerifierOptions } from '../../verify/index.js';
-import { startVerification, type ItemVerification, type VerifiedBytes } from '../receiveDataItem.js';
+import { createDataItemVerifier, type DataItemVerifier, type VerifierOptions } from '../../verify/index.js';
+import type { ItemVerification, VerifiedBytes } from '../receiveDataItem.js';
 
 /**
  * Verifies a multi-part upload's chunks while the upload is still coming in, so that its finalize
@@ -19,6 +19,13 @@ import { startVerification, type ItemVerification, type VerifiedBytes } from '..
  * it verifies what is not covered, or every chunk, as before. A failure while following (bytes that
  * are no item, a blob gone) only stops the following: finalize's own pass meets the same failure and
  * answers it as it always did.
+ *
+ * Threads: this thread reads and parses the item's header (its first bytes); the payload's SHA-384
+ * and the blob's SHA-256 are computed on a hashing worker, which reads a chunk's bytes from its file
+ * itself where the store gives a file descriptor (OpenBlob.fd): a chunk read back costs this thread
+ * a message per MiB, not a copy and two hashes per byte, and the request's thread is left to the
+ * chunks still coming in. A blob with no descriptor (a small one kept in a row) is read here and its
+ * bytes copied to the worker.
  *
  * Memory: at most `maxUploads` uploads are followed (the least recently fed one is dropped for a new
  * one), each holding a verifier (a few hashes' state and the header being parsed) and a blob digest
@@ -50,13 +57,15 @@ export interface PrefixVerifierOptions {
 }
 
 interface Followed {
-  verification: ItemVerification | undefined;
+  verification: SplitVerification | undefined;
   /** the chunks that went in (or are going in), in order */
   fed: Chunk[];
   /** where the next chunk to go in starts */
   next: number;
   /** recorded chunks after `next`, by offset */
   waiting: Map<number, Chunk>;
+  /** the worker's reading of the chunks given last, oldest first (see feedChunk) */
+  reads: Promise<void>[];
   /** the feeding under way (never rejects) */
   feeding: Promise<void>;
   /** a chunk went in out of place, or feeding failed: nothing done is usable */
@@ -65,8 +74,12 @@ interface Followed {
   stopped: boolean;
 }
 
-/** what a chunk is read back in */
+/** what a chunk is read back in on this thread */
 const READ_BYTES = 1024 * 1024;
+/** what is read at a time while the header is not parsed yet: the header is a few KiB, the rest is the worker's to read */
+const HEADER_READ_BYTES = 64 * 1024;
+/** chunks the worker may still be reading when the next one is opened */
+const CHUNKS_READ_AHEAD = 2;
 const SPARE_BUFFERS = 2;
 
 export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: PrefixVerifierOptions): PrefixVerifier {
@@ -78,22 +91,45 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
   // few kept between
   const buffers: Uint8Array[] = [];
 
+  /**
+   * Gives a chunk's bytes to the upload's verification: read here until the header is parsed (and
+   * all of a blob the worker cannot read), the rest posted to the worker to read. Resolves once they
+   * are given; the worker's reading is in `followed.reads` (the blob closes when it is done), so the
+   * next chunk is opened while the worker still reads this one.
+   */
   const feedChunk = async (followed: Followed, chunk: Chunk) => {
-    const verification = (followed.verification ??= startVerification(rules, hasher));
+    const verification = (followed.verification ??= startSplitVerification(rules, hasher));
     const blob = await blobStore.open(chunk.blobKey);
     const buffer = buffers.pop() ?? new Uint8Array(READ_BYTES);
+    let reading: Promise<void> | undefined;
     try {
-      for (let at = 0; at < chunk.length;) {
-        const read = await blob.read(buffer.subarray(0, Math.min(buffer.length, chunk.length - at)), at);
+      let at = 0;
+      for (let fd = blob.fd; at < chunk.length && (fd === undefined || !verification.headerParsed);) {
+        const most = Math.min(chunk.length - at, verification.headerParsed ? buffer.length : HEADER_READ_BYTES);
+        const read = await blob.read(buffer.subarray(0, most), at);
         if (read === 0) throw new Error(`chunk blob ${chunk.blobKey} gave ${at} of ${chunk.length} bytes`);
         // the verifier and the blob digest copy what they keep: the buffer is refilled next
         await verification.write(buffer.subarray(0, read));
         at += read;
       }
+      if (at < chunk.length) reading = verification.writeFile(blob.fd!, at, chunk.length - at);
     } finally {
       if (buffers.length < SPARE_BUFFERS) buffers.push(buffer);
-      await blob.close();
+      if (!reading) await blob.close();
     }
+    if (!reading) return;
+    const read = reading.finally(() => blob.close());
+    // awaited below or in settle; handled now, so that a failure while it waits is not unhandled
+    read.catch(() => undefined);
+    followed.reads.push(read);
+    while (followed.reads.length > CHUNKS_READ_AHEAD) await followed.reads.shift();
+  };
+
+  /** every chunk given is read (their blobs closed); throws what the first failed reading threw */
+  const settle = async (followed: Followed) => {
+    let failure: unknown;
+    for (let read = followed.reads.shift(); read; read = followed.reads.shift()) await read.catch((error: unknown) => (failure ??= error));
+    if (failure !== undefined) throw failure;
   };
 
   /** frees the blob digest of an upload whose work nobody will take */
@@ -111,6 +147,11 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
           followed.next = chunk.offset + chunk.length;
           await feedChunk(followed, chunk);
         }
+      } catch {
+        followed.broken = true;
+      }
+      try {
+        await settle(followed);
       } catch {
         followed.broken = true;
       }
@@ -136,7 +177,7 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
       if (followed) uploads.delete(uploadId);
       else {
         while (uploads.size >= maxUploads) drop(uploads.keys().next().value!);
-        followed = { verification: undefined, fed: [], next: 0, waiting: new Map(), feeding: Promise.resolve(), broken: false, stopped: false };
+        followed = { verification: undefined, fed: [], next: 0, waiting: new Map(), reads: [], feeding: Promise.resolve(), broken: false, stopped: false };
       }
       uploads.set(uploadId, followed);
       if (followed.broken) return;
@@ -164,9 +205,14 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
         return undefined;
       }
       try {
-        for (const chunk of ordered.slice(fed.length)) await feedChunk(followed, chunk);
+        try {
+          for (const chunk of ordered.slice(fed.length)) await feedChunk(followed, chunk);
+        } finally {
+          await settle(followed);
+        }
         return await verification.end();
       } catch (error) {
+        await settle(followed).catch(() => undefined);
         verification.abort();
         // the item's own fault is the finalize's answer; anything else (a hashing worker that died
         // meanwhile) leaves the finalize to read every chunk itself
@@ -181,3 +227,44 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
 }
 
 const sameChunk = (a: Chunk, b: Chunk) => a.blobKey === b.blobKey && a.offset === b.offset && a.length === b.length;
+
+/** an item's verification whose payload is hashed on the hasher's worker, given as bytes or as ranges of a file */
+interface SplitVerification extends ItemVerification {
+  /** the header's bytes are all in: from here on bytes may be given as file ranges */
+  readonly headerParsed: boolean;
+  /** the next `length` bytes are those of the open file `fd` at `position` (kept open until this settles) */
+  writeFile(fd: number, position: number, length: number): Promise<void>;
+}
+
+// read again: `header` changes as bytes are written, which a narrowing before the write does not know
+const headerOf = (verifier: DataItemVerifier) => verifier.header;
+
+function startSplitVerification(rules: VerifierOptions, hasher: BlobHasher = inlineHasher): SplitVerification {
+  const verifier = createDataItemVerifier(rules);
+  const digest = hasher.start();
+  return {
+    get headerParsed() {
+      return verifier.header !== undefined;
+    },
+    write: async (chunk) => {
+      if (!verifier.header) {
+        verifier.writeHeader(chunk);
+        // before any payload byte reaches the hasher
+        const start = headerOf(verifier)?.payloadDataStart;
+        if (start !== undefined) digest.payloadFrom(start);
+      }
+      await digest.update(chunk);
+    },
+    writeFile: async (fd, position, length) => {
+      if (!verifier.header) throw new Error('item verification: file bytes before the header is parsed');
+      await digest.updateFromFile(fd, position, length);
+    },
+    end: async () => {
+      const { sha256, payload } = await digest.digests();
+      // no payload digest: the header never completed, which end() answers
+      const verified = await (payload ? verifier.endWithPayload(payload) : verifier.end());
+      return { verified, sha256 };
+    },
+    abort: () => digest.abort(),
+  };
+}
