@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { read } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { BlobDigest } from './deepHash.js';
-import type { HashRequest, HashResponse } from './sha256WorkerProtocol.js';
+import { BlobHashes } from './blobHashes.mjs';
+import type { HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
 
 /**
  * The SHA-256 of an item's raw bytes (the blob digest `DataItemAccepted.sha256` records, which the
@@ -107,13 +107,13 @@ export interface BlobHasherOptions {
   piecesPerSession?: number;
   /** pieces kept for later sessions once their session ended */
   spare?: number;
-  /** starts one worker; the default runs sha256Worker.mjs (tests wrap it to stall or kill workers) */
+  /** starts one worker; the default runs blobHashWorker.mjs (tests wrap it to stall or kill workers) */
   startWorker?: () => Worker;
   log?: (message: string) => void;
 }
 
 // no TypeScript loader in the worker (it is plain JavaScript): a worker inherits `--import tsx` otherwise
-export const startSha256Worker = (): Worker => new Worker(new URL('./sha256Worker.mjs', import.meta.url), { execArgv: [] });
+export const startBlobHashWorker = (): Worker => new Worker(new URL('./blobHashWorker.mjs', import.meta.url), { execArgv: [] });
 
 interface Slot {
   worker: Worker;
@@ -128,7 +128,7 @@ export function createBlobHasher({
   pieceBytes = PIECE_BYTES,
   piecesPerSession = PIECES_PER_SESSION,
   spare: spareMax = SPARE_PIECES,
-  startWorker = startSha256Worker,
+  startWorker = startBlobHashWorker,
   log = (message) => console.warn(message),
 }: BlobHasherOptions = {}): BlobHasher {
   if (piecesPerSession < 1 || pieceBytes < 1) throw new RangeError('a hash session needs at least one piece of at least one byte');
@@ -161,7 +161,7 @@ export function createBlobHasher({
         else slot.sessions.delete(response.id);
       } else {
         slot.sessions.delete(response.id);
-        session.digested({ sha256: response.hex, ...(response.payload ? { payload: response.payload } : {}) });
+        session.digested(response.digests);
       }
     });
     slot.worker.on('error', (error) => (slot.failure = error));
@@ -205,7 +205,7 @@ export function createBlobHasher({
 /** The hasher of a process with no worker threads to spare (scripts, the audit): every byte on this thread. */
 export const inlineHasher: BlobHasher = {
   start() {
-    const hashes = new InlineHashes();
+    const hashes = new BlobHashes();
     return {
       update: async (chunk) => hashes.update(chunk),
       updateFromFile: async (fd, position, length) => {
@@ -216,7 +216,10 @@ export const inlineHasher: BlobHasher = {
           done += n;
         }
       },
-      payloadFrom: (from) => hashes.payloadFrom(from),
+      payloadFrom: (from) => {
+        assertPayloadStart(from, hashes.at);
+        hashes.payloadFrom(from);
+      },
       digest: async () => hashes.digests().sha256,
       digests: async () => hashes.digests(),
       abort: () => {},
@@ -225,34 +228,6 @@ export const inlineHasher: BlobHasher = {
   running: () => 0,
   close: async () => {},
 };
-
-/** SHA-256 of every byte and SHA-384 from `from` on, on the calling thread */
-class InlineHashes {
-  private readonly sha256 = createHash('sha256');
-  private sha384: ReturnType<typeof createHash> | undefined;
-  private from = 0;
-  private at = 0;
-
-  update(bytes: Uint8Array): void {
-    this.sha256.update(bytes);
-    if (this.sha384 && this.at + bytes.byteLength > this.from) {
-      const skip = Math.max(0, this.from - this.at);
-      this.sha384.update(skip === 0 ? bytes : bytes.subarray(skip));
-    }
-    this.at += bytes.byteLength;
-  }
-
-  payloadFrom(from: number): void {
-    assertPayloadStart(from, this.at);
-    this.sha384 = createHash('sha384');
-    this.from = from;
-  }
-
-  digests(): Digests {
-    const payload = this.sha384 && { sha384: this.sha384.digest(), byteLength: Math.max(0, this.at - this.from) };
-    return { sha256: this.sha256.digest('hex'), ...(payload ? { payload } : {}) };
-  }
-}
 
 function assertPayloadStart(from: number, given: number): void {
   if (!Number.isSafeInteger(from) || from < given) throw new RangeError(`payload from byte ${from} asked after ${given} bytes were given`);
@@ -378,7 +353,7 @@ class WorkerSession implements HashSession {
     this.assertOpen('digest');
     this.ended = true;
     if (!this.target) {
-      const hashes = new InlineHashes();
+      const hashes = new BlobHashes();
       if (this.payloadStart !== undefined) hashes.payloadFrom(this.payloadStart);
       for (const bytes of this.held) hashes.update(bytes);
       this.held = [];

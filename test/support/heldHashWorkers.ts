@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
-import { startSha256Worker } from '../../src/crypto/blobHasher.js';
-import type { HashRequest } from '../../src/crypto/sha256WorkerProtocol.js';
+import { startBlobHashWorker } from '../../src/crypto/blobHasher.js';
+import type { HashRequest } from '../../src/crypto/blobHashWorkerProtocol.js';
 
 /**
  * Real SHA-256 workers (for `createBlobHasher({ startWorker })`) whose messages the test may hold
@@ -18,7 +18,7 @@ export function heldHashWorkers() {
     entry.send();
   };
   const start = () => {
-    const worker = startSha256Worker();
+    const worker = startBlobHashWorker();
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (request: HashRequest, transfer?: readonly ArrayBuffer[]) => {
       posted.push(request);

@@ -212,7 +212,6 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
         }
         return await verification.end();
       } catch (error) {
-        await settle(followed).catch(() => undefined);
         verification.abort();
         // the item's own fault is the finalize's answer; anything else (a hashing worker that died
         // meanwhile) leaves the finalize to read every chunk itself

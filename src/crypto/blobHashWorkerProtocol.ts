@@ -1,7 +1,7 @@
-import type { BlobDigest } from './deepHash.js';
+import type { Digests } from './blobHasher.js';
 
 /**
- * Messages between blobHasher.ts and its worker threads (sha256Worker.mjs). A session's messages are
+ * Messages between blobHasher.ts and its worker threads (blobHashWorker.mjs). A session's messages are
  * handled in the order they were posted; `piece` is transferred both ways (filled by the session,
  * hashed by the worker, sent back to be filled again), so bytes are copied once, into the piece.
  *
@@ -22,4 +22,4 @@ export type HashResponse =
   | { type: 'hashed'; id: number; piece: ArrayBuffer }
   | { type: 'read'; id: number }
   | { type: 'failed'; id: number; message: string; of: 'file' | 'digest' }
-  | { type: 'digest'; id: number; hex: string; payload?: BlobDigest };
+  | { type: 'digest'; id: number; digests: Digests };

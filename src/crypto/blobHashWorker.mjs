@@ -1,14 +1,14 @@
-// A SHA-256 worker thread (started by blobHasher.ts). Plain JavaScript on purpose, as signWorker.mjs:
+// A blob hashing worker thread (started by blobHasher.ts). Plain JavaScript on purpose, as signWorker.mjs:
 // it loads under tsx and as compiled output alike, and needs no TypeScript loader of its own.
-// Protocol (sha256WorkerProtocol.ts): pieces of many sessions arrive in order per session; each piece
+// Protocol (blobHashWorkerProtocol.ts): pieces of many sessions arrive in order per session; each piece
 // is hashed and its buffer sent back (transferred) for the session to fill again. A session may ask
 // for a SHA-384 of its bytes from an offset on too (an item's payload), and have the worker read
 // ranges of an open file itself: those bytes then cross no thread.
-import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { BlobHashes } from './blobHashes.mjs';
 
-/** id → { sha256, sha384 (from `from` on, once asked), at: bytes hashed so far, failed: why a file read failed } */
+/** id → { hashes: BlobHashes, failed: why a file read failed } */
 const sessions = new Map();
 // a file is read in pieces that stay in the core's cache between the two hashes
 const READ_BYTES = 256 * 1024;
@@ -16,18 +16,12 @@ let readBuffer;
 
 const sessionOf = (id) => {
   let session = sessions.get(id);
-  if (!session) sessions.set(id, (session = { sha256: createHash('sha256'), sha384: undefined, from: 0, at: 0, failed: undefined }));
+  if (!session) sessions.set(id, (session = { hashes: new BlobHashes(), failed: undefined }));
   return session;
 };
 
 function hash(session, bytes) {
-  if (session.failed !== undefined) return;
-  session.sha256.update(bytes);
-  if (session.sha384 && session.at + bytes.byteLength > session.from) {
-    const skip = Math.max(0, session.from - session.at);
-    session.sha384.update(skip === 0 ? bytes : bytes.subarray(skip));
-  }
-  session.at += bytes.byteLength;
+  if (session.failed === undefined) session.hashes.update(bytes);
 }
 
 function hashFile(session, { fd, position, length }) {
@@ -46,9 +40,7 @@ parentPort.on('message', (message) => {
     hash(sessionOf(id), new Uint8Array(message.piece, 0, message.length));
     parentPort.postMessage({ type: 'hashed', id, piece: message.piece }, [message.piece]);
   } else if (type === 'payload') {
-    const session = sessionOf(id);
-    session.sha384 = createHash('sha384');
-    session.from = message.from;
+    sessionOf(id).hashes.payloadFrom(message.from);
   } else if (type === 'file') {
     const session = sessionOf(id);
     try {
@@ -62,8 +54,7 @@ parentPort.on('message', (message) => {
     const session = sessionOf(id);
     sessions.delete(id);
     if (session.failed !== undefined) return parentPort.postMessage({ type: 'failed', id, message: session.failed, of: 'digest' });
-    const payload = session.sha384 && { sha384: session.sha384.digest(), byteLength: Math.max(0, session.at - session.from) };
-    parentPort.postMessage({ type: 'digest', id, hex: session.sha256.digest('hex'), ...(payload ? { payload } : {}) });
+    parentPort.postMessage({ type: 'digest', id, digests: session.hashes.digests() });
   } else if (type === 'drop') {
     sessions.delete(id);
   }
