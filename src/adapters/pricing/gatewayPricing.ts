@@ -2,7 +2,7 @@ import { ServiceUnavailable } from '../../domain/errors.js';
 import type { Pricing } from '../../ports/pricing.js';
 import { createArweaveGateway } from '../gateway/arweaveGateway.js';
 import { assertByteCount, ceilDiv, chunksOf, CHUNK_SIZE } from './bytes.js';
-import { createLru } from './lru.js';
+import { createLru } from '../../lru.js';
 import { marginBasisPoints, withMargin } from './margin.js';
 
 export interface GatewayPricingOptions {

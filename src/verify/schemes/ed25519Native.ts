@@ -1,4 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
+import { publicKeyCache, PUBLIC_KEYS_KEPT } from './publicKeys.js';
 
 /**
  * Ed25519 through node:crypto (OpenSSL), as a fast path in front of arbundles' own check
@@ -32,12 +33,15 @@ import { createPublicKey, verify } from 'node:crypto';
  * R is [r]B for a hashed r, so a genuine item never takes the slow path; invalid items do, after
  * OpenSSL refused them, as every item did before.
  *
- * OpenSSL runs on the libuv thread pool: the event loop only imports the key.
+ * OpenSSL runs on the libuv thread pool: the event loop only imports the key, once per owner
+ * (publicKeys.ts).
  */
+const owners = publicKeyCache(PUBLIC_KEYS_KEPT, (x) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' }));
+
 export function opensslVerifies(publicKey: Buffer, signedBytes: Buffer, signature: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
     try {
-      const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') }, format: 'jwk' });
+      const key = owners.of(publicKey);
       verify(null, signedBytes, key, signature, (error, valid) => resolve(!error && valid));
     } catch {
       // a key or signature OpenSSL will not take: noble decides

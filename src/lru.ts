@@ -1,12 +1,16 @@
 /**
  * A Map bounded to `maxEntries`, dropping the least recently used entry first (a Map iterates in
- * insertion order, so re-inserting on each use keeps the oldest first). Enough for a price cache
- * whose keys are chunk counts: uploads of every size must not grow it without bound.
+ * insertion order, so re-inserting on each use keeps the oldest first). For caches whose keys come
+ * from clients (a price per chunk count, a public key per owner): no stream of distinct keys grows
+ * one without bound.
  */
 export function createLru<K, V>(maxEntries: number) {
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError(`not a cache size: ${maxEntries}`);
   const entries = new Map<K, V>();
   return {
+    get size(): number {
+      return entries.size;
+    },
     get(key: K): V | undefined {
       const value = entries.get(key);
       if (value !== undefined) {
