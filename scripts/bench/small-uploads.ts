@@ -7,6 +7,9 @@
  * time per upload against the signing pool's per signature (`cpuRatio`): on a machine shared with
  * other work the rates swing with the neighbours' load, CPU per unit of work much less; and of
  * that, the main thread's (`mainThreadCpuMsPerUpload`): work moved to a worker leaves it, not the total.
+ * The load generator (this process) shares the cores: its own CPU per upload is given too
+ * (`clientCpuMsPerUpload`; node:http took 0.17 to 0.24 ms, undici's pool 0.14 to 0.19, not worth a
+ * client of its own here).
  * Then the ceiling, loaded the same way with the same items: a process that verifies each item, signs
  * its receipt and answers, with the service's own verifier and signer, and stores nothing
  * (lib/receiptCeilingChild.ts). Its ratio to the signing capacity (`ceilingRatio`) is what no service
@@ -87,6 +90,8 @@ interface TypeResult {
   cpuRatio?: number;
   /** of cpuMsPerUpload, the service's main thread's (the event loop, which no worker relieves) */
   mainThreadCpuMsPerUpload?: number;
+  /** the load generator's own CPU ms per upload (this process, on the same cores as the service) */
+  clientCpuMsPerUpload: number;
   /** the same load on the ceiling (lib/receiptCeilingChild.ts: verify, sign, answer, store nothing) */
   ceilingPerSecond?: number;
   /** the ceiling's rate to the signing capacity: what no service that stores its items can pass */
@@ -156,6 +161,7 @@ async function runType(signatureType: number, firstCapacityPerSecond: number, cl
       cpuRatio: Number((capacity.cpuMsPerReceipt / run.cpuMs).toFixed(3)),
     }),
     ...(run.mainThreadCpuMs !== undefined && { mainThreadCpuMsPerUpload: Number(run.mainThreadCpuMs.toFixed(2)) }),
+    clientCpuMsPerUpload: Number(run.clientCpuMs.toFixed(2)),
     baselineCpuMsPerSignature: Number(capacity.cpuMsPerReceipt.toFixed(2)),
     ...(ceiling &&
       ceilingPerSecond !== undefined && {
@@ -176,6 +182,8 @@ interface LoadRun {
   /** the server's CPU ms per upload, all threads and the main thread's, when measurable */
   cpuMs?: number;
   mainThreadCpuMs?: number;
+  /** the load generator's CPU ms per upload */
+  clientCpuMs: number;
   ranOutOfItems: boolean;
 }
 
@@ -199,6 +207,7 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
     let errors = 0;
     const cpuBefore = await processCpuMs(pid);
     const mainBefore = await processCpuMs(pid, { mainThread: true });
+    const clientBefore = process.cpuUsage();
     const started = performance.now();
     const deadline = started + seconds * 1000;
     await Promise.all(
@@ -217,6 +226,7 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
       }),
     );
     const elapsed = (performance.now() - started) / 1000;
+    const client = process.cpuUsage(clientBefore);
     const cpuAfter = await processCpuMs(pid);
     const mainAfter = await processCpuMs(pid, { mainThread: true });
     const uploads = latencies.length;
@@ -231,6 +241,7 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
       errors,
       ...(cpuMs !== undefined && { cpuMs }),
       ...(mainThreadCpuMs !== undefined && { mainThreadCpuMs }),
+      clientCpuMs: uploads > 0 ? (client.user + client.system) / 1000 / uploads : 0,
       ranOutOfItems: next >= items.length,
     };
   } finally {
@@ -262,6 +273,7 @@ async function main() {
           `ratio ${result.ratio} to ${result.baselinePerSecond} RSA-4096 signatures/s on all cores` +
           (result.cpuMsPerUpload === undefined ? '' : `; ${result.cpuMsPerUpload} CPU ms per upload, cpu ratio ${result.cpuRatio}`) +
           (result.mainThreadCpuMsPerUpload === undefined ? '' : `; main thread ${result.mainThreadCpuMsPerUpload} CPU ms per upload`) +
+          `; the load generator ${result.clientCpuMsPerUpload} CPU ms per upload` +
           (result.ceilingPerSecond === undefined
             ? '\n'
             : `; ceiling (verify, sign, store nothing) ${result.ceilingPerSecond} uploads/s, ratio ${result.ceilingRatio} to the signing capacity, ` +

@@ -92,6 +92,7 @@ const smallUploadTarget = (targets: Targets, type: number, ratio: number): Pick<
 const smallUploadNotes = (t: Json): string =>
   `p50 ${num(t, 'p50Ms')} ms, p99 ${num(t, 'p99Ms')} ms, ${num(t, 'errors')} errors${t.ranOutOfItems ? ', ran out of items' : ''}` +
   (typeof t.cpuMsPerUpload === 'number' ? `; ${num(t, 'cpuMsPerUpload')} CPU ms per upload (cpu ratio ${num(t, 'cpuRatio')})` : '') +
+  (typeof t.clientCpuMsPerUpload === 'number' ? `; the load generator ${num(t, 'clientCpuMsPerUpload')} CPU ms per upload` : '') +
   (typeof t.ceilingPerSecond === 'number'
     ? `; the ceiling (verify, sign, answer, store nothing): ${num(t, 'ceilingPerSecond')} uploads/s, ratio ${num(t, 'ceilingRatio')} to the signing capacity, ` +
       `${num(t, 'ceilingCpuMsPerUpload')} CPU ms per upload; the service at ${num(t, 'ratioToCeiling')} of it`
