@@ -63,38 +63,47 @@ class StreamingVerifier implements DataItemVerifier {
   }
 
   write(chunk: Uint8Array): void {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.ended) throw new Error('data item verifier: write after end');
-    try {
-      this.received += chunk.byteLength;
-      if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
+    this.guarded(() => {
+      this.count(chunk.byteLength);
       let offset = 0;
       if (!this.parser.complete) {
         offset = this.parser.push(chunk);
         if (!this.parser.complete) return;
-        if (!this.verifiedHeader) this.onHeader(this.parsedHeader());
+        this.headerComplete();
       }
       if (offset < chunk.byteLength) this.payload.update(offset === 0 ? chunk : chunk.subarray(offset));
+    });
+  }
+
+  writeHeader(chunk: Uint8Array): number {
+    return this.guarded(() => {
+      if (this.parser.complete) return 0;
+      const taken = this.parser.push(chunk);
+      this.count(taken);
+      if (this.parser.complete) this.headerComplete();
+      return taken;
+    });
+  }
+
+  /** runs a write: refused after a failure or the end, and a failure it throws is the verifier's from then on */
+  private guarded<T>(write: () => T): T {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.ended) throw new Error('data item verifier: write after end');
+    try {
+      return write();
     } catch (error) {
       this.failure = error;
       throw error;
     }
   }
 
-  writeHeader(chunk: Uint8Array): number {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.ended) throw new Error('data item verifier: write after end');
-    if (this.parser.complete) return 0;
-    try {
-      const taken = this.parser.push(chunk);
-      this.received += taken;
-      if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
-      if (this.parser.complete && !this.verifiedHeader) this.onHeader(this.parsedHeader());
-      return taken;
-    } catch (error) {
-      this.failure = error;
-      throw error;
-    }
+  private count(bytes: number): void {
+    this.received += bytes;
+    if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
+  }
+
+  private headerComplete(): void {
+    if (!this.verifiedHeader) this.onHeader(this.parsedHeader());
   }
 
   end(): Promise<VerifiedDataItem> {
@@ -115,8 +124,8 @@ class StreamingVerifier implements DataItemVerifier {
     if (!header || !signedPrefix) throw new InvalidDataItem(`truncated: ${this.received} bytes end inside the header`);
     if (payload) {
       if (this.payload.byteLength > 0) throw new Error('data item verifier: payload bytes written and given as a digest');
-      this.received = header.payloadDataStart + payload.byteLength;
-      if (this.received > this.maxSize) throw new DataItemTooLarge(`more than ${this.maxSize} bytes`);
+      // only the header's bytes were counted so far
+      this.count(payload.byteLength);
     }
     const parsed = this.parsedHeader();
     const message = signedPrefix.add(payload ? blobHashFromDigest(payload.byteLength, payload.sha384) : this.payload.digest()).digest();
