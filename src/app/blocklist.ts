@@ -1,5 +1,6 @@
 import type { EventStore } from '../ports/eventStore.js';
 import { Forbidden } from '../domain/errors.js';
+import { ownerAddressesOf, type VerifiedHeader } from '../verify/index.js';
 import {
   BLOCKLIST_KEY,
   blocklistStream,
@@ -42,6 +43,8 @@ export interface BlockEntry extends Block {
 export interface Blocklist {
   /** whether `address` (a canonical account key) is blocked now */
   has(address: string): boolean;
+  /** whether nothing is blocked now (checks that cost more than a lookup are skipped then) */
+  isEmpty(): boolean;
   /** the blocked addresses, in the order they were blocked */
   list(): BlockEntry[];
   /** blocks or unblocks (a repeat changes nothing) and applies the result here at once */
@@ -81,6 +84,7 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
 
   return {
     has: (address) => state.has(address),
+    isEmpty: () => state.size === 0,
     list: () => [...state].map(([address, block]) => ({ address, ...block })),
     async execute(command, metadata) {
       const result = await repository.execute(command, metadata);
@@ -103,12 +107,26 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   };
 }
 
+/** what the upload paths ask of the block list */
+export type BlockCheck = Pick<Blocklist, 'has' | 'isEmpty'>;
+
+/** An item's owner as a header names it: every address of its key is checked (ownerAddresses). */
+export type OwnerHeader = Pick<VerifiedHeader, 'signatureType' | 'ownerPublicKey' | 'signature'>;
+
+/** the first of `addresses` that is blocked, if any */
+export const blockedOf = (blocklist: Pick<Blocklist, 'has'>, addresses: readonly string[]): string | undefined => addresses.find((a) => blocklist.has(a));
+
 /**
  * Refuses (403 `Forbidden`) an upload whose owner or any payer it names is blocked. `owner` is
- * undefined while the item's header has not arrived: then only the payers are checked.
+ * undefined while the item's header has not arrived: then only the payers are checked. A header is
+ * checked by every address of its key; a bare native address (an upload's recorded owner) by itself.
  */
-export function ensureNotBlocked(blocklist: Pick<Blocklist, 'has'> | undefined, who: { owner?: string | undefined; paidBy?: readonly string[] }): void {
-  if (!blocklist) return;
-  if (who.owner !== undefined && blocklist.has(who.owner)) throw new Forbidden(`owner ${who.owner} is blocked`);
+export function ensureNotBlocked(blocklist: BlockCheck | undefined, who: { owner?: string | OwnerHeader | undefined; paidBy?: readonly string[] }): void {
+  if (!blocklist || blocklist.isEmpty()) return;
+  const { owner } = who;
+  if (owner !== undefined) {
+    const blocked = blockedOf(blocklist, typeof owner === 'string' ? [owner] : ownerAddressesOf(owner));
+    if (blocked !== undefined) throw new Forbidden(`owner ${blocked} is blocked`);
+  }
   for (const payer of who.paidBy ?? []) if (blocklist.has(payer)) throw new Forbidden(`payer ${payer} is blocked`);
 }
