@@ -4,7 +4,8 @@ import bs58 from 'bs58';
 import type { Signer } from 'arbundles';
 import type { TestService } from '../support/testService.js';
 import { ed25519KeySigners, ethereumKeySigners, signedItem, signers, type Ed25519KeySigners } from '../support/items.js';
-import { createUpload, postChunk } from '../support/multipart.js';
+import { createUpload, postChunk, postChunks } from '../support/multipart.js';
+import { rawConnection, uploadHead } from '../limits/support.js';
 import { admin, expectText, ownerOf, startBlocklistService, upload } from './support.js';
 
 const sha256url = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
@@ -48,6 +49,16 @@ describe('block list: one key under every signature type that uses it', function
     expect(await statusesOf(ed25519Types(key))).to.deep.equal({ 2: 403, 4: 403, 5: 403, 6: 403 });
     await expectText(await upload(service, await signedItem(key.injectedAptos)), 403, 'Forbidden');
     expect(await statusesOf(ed25519Types(ed25519KeySigners()))).to.deep.equal({ 2: 200, 4: 200, 5: 200, 6: 200 });
+  });
+
+  it('refuses a single upload by a key blocked under another type as soon as its header is in, the rest unread', async () => {
+    const key = ed25519KeySigners();
+    await blockBy(sha256url(key.publicKey));
+    const item = await signedItem(key.ed25519, new Uint8Array(300_000).fill(1));
+    const conn = await rawConnection(service.url);
+    conn.socket.write(uploadHead('/tx', { 'Content-Length': String(item.getRaw().length) }));
+    conn.socket.write(item.getRaw().subarray(0, item.getStartOfData() + 10));
+    expect(await conn.closed).to.match(/^HTTP\/1\.1 403 Forbidden\r\n[^]*\r\n\r\nForbidden$/);
   });
 
   it('refuses an ed25519 key blocked by its type-5 address (sha256, not reversible) as type 2, 4 and 6 too', async () => {
@@ -103,5 +114,19 @@ describe('block list: one key under every signature type that uses it', function
     const raw = (await signedItem(key.injectedAptos)).getRaw();
     const uploadId = await createUpload(service.url);
     await expectText(await postChunk(service.url, uploadId, 0, raw), 403, 'Forbidden');
+  });
+
+  it('refuses at finalize (403, upload INVALID) a key blocked by another of its addresses after its header chunk came in', async () => {
+    const key = ed25519KeySigners();
+    const item = await signedItem(key.injectedAptos, new Uint8Array(6000).fill(5));
+    const uploadId = await createUpload(service.url);
+    await postChunks(service.url, uploadId, item.getRaw(), 3000, [0]);
+    // the upload knows its owner by the type-5 address (sha256); blocked by the key's base58
+    await blockBy(bs58.encode(key.publicKey));
+    await postChunks(service.url, uploadId, item.getRaw(), 3000, [1, 2]);
+
+    await expectText(await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' }), 403, 'Forbidden');
+    expect(((await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json()) as { status: string }).status).to.equal('INVALID');
+    await expectText(await fetch(`${service.url}/tx/${item.id}/status`), 404, "TX doesn't exist");
   });
 });
