@@ -1,6 +1,6 @@
 import type { EventStore } from '../ports/eventStore.js';
 import { Forbidden } from '../domain/errors.js';
-import { ownerAddressesOf, type VerifiedHeader } from '../verify/index.js';
+import { ed25519KeyAddresses, ownerAddressesOf, type VerifiedHeader } from '../verify/index.js';
 import {
   BLOCKLIST_KEY,
   blocklistStream,
@@ -41,7 +41,10 @@ export interface BlockEntry extends Block {
  * process (`execute`).
  */
 export interface Blocklist {
-  /** whether `address` (a canonical account key) is blocked now */
+  /**
+   * whether `address` (a canonical account key) is blocked now: listed, or an address of an ed25519
+   * key that a listed address spells (its accounts under types 2, 4 and 5 alike)
+   */
   has(address: string): boolean;
   /** whether nothing is blocked now (checks that cost more than a lookup are skipped then) */
   isEmpty(): boolean;
@@ -59,12 +62,26 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   const { refreshMs = 1_000, log = () => {} } = deps;
   const repository = new BlocklistRepository(deps.eventStore);
   let state: BlocklistState = initialBlocklistState;
+  let blocked: ReadonlySet<string> = new Set();
+  // each listed address with those it stands for, kept while listed: a refresh decodes only new ones
+  const standsFor = new Map<string, readonly string[]>();
+  const adopt = (next: BlocklistState) => {
+    const all = new Set<string>();
+    for (const address of next.keys()) {
+      let addresses = standsFor.get(address);
+      if (!addresses) standsFor.set(address, (addresses = [address, ...ed25519KeyAddresses(address)]));
+      for (const a of addresses) all.add(a);
+    }
+    for (const address of standsFor.keys()) if (!next.has(address)) standsFor.delete(address);
+    state = next;
+    blocked = all;
+  };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let failing = false;
 
   const refresh = async () => {
-    state = await repository.read(BLOCKLIST_KEY);
+    adopt(await repository.read(BLOCKLIST_KEY));
   };
   const tick = () => {
     running = refresh()
@@ -83,12 +100,12 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   };
 
   return {
-    has: (address) => state.has(address),
+    has: (address) => blocked.has(address),
     isEmpty: () => state.size === 0,
     list: () => [...state].map(([address, block]) => ({ address, ...block })),
     async execute(command, metadata) {
       const result = await repository.execute(command, metadata);
-      state = result.state;
+      adopt(result.state);
       return result;
     },
     refresh,

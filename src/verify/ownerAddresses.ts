@@ -35,6 +35,23 @@ export function ownerAddresses(signatureType: number, owner: Buffer, signature: 
   return [...addresses];
 }
 
+/**
+ * The addresses of the ed25519 key that `address` spells, when it spells one (base58 or base64url of
+ * 32 bytes), else none: a blocked key's accounts under every type are refused as payers too. A string
+ * that is an arweave address and happens to decode as well yields addresses of a "key" that is a hash
+ * output, whose private key nobody has: blocking them refuses nobody else.
+ */
+export function ed25519KeyAddresses(address: string): string[] {
+  const forms = new Set<string>();
+  for (const key of [decodeBase58(address), Buffer.from(address, 'base64url')]) {
+    if (key?.length === 32 && (bs58.encode(key) === address || key.toString('base64url') === address)) for (const form of ed25519Forms(key)) forms.add(form);
+  }
+  return [...forms];
+}
+
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+const decodeBase58 = (text: string): Buffer | undefined => (BASE58.test(text) ? Buffer.from(bs58.decode(text)) : undefined);
+
 /** ownerAddresses of a parsed header */
 export const ownerAddressesOf = (header: Pick<VerifiedHeader, 'signatureType' | 'ownerPublicKey' | 'signature'>): string[] =>
   ownerAddresses(header.signatureType, Buffer.from(header.ownerPublicKey, 'base64url'), Buffer.from(header.signature, 'base64url'));
