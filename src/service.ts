@@ -209,10 +209,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     fetch: countingFetch('uploadPrice', metrics),
     log: warningsTo(log),
   });
+  // the operator's block list, where uploads are taken: read from its stream, followed every second
+  const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
+  await blocklist?.start();
   // items nested in accepted bundle items are indexed here, after the upload has answered
   const nestedIndex = createNestedIndexQueue({
     index: async (rootId, metadata, signal) => {
-      const outcome = await indexNestedItems({ eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems, now }, rootId, metadata, signal);
+      const nestedDeps = { eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems, ...(blocklist ? { blocklist } : {}), now };
+      const outcome = await indexNestedItems(nestedDeps, rootId, metadata, signal);
       if (outcome?.unindexed) log.warn('nested items not indexed', { rootId, items: outcome.items, unindexed: outcome.unindexed });
     },
     concurrency: NESTED_INDEX_CONCURRENCY,
@@ -223,6 +227,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     eventStore,
     blobStore,
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
+    ...(blocklist ? { blocklist } : {}),
+    nestedFreeMaxItems: config.nestedFreeMaxItems,
     log: (message, fields) => log.warn(message, fields),
     accounts,
     pricing,
@@ -247,9 +253,6 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     ? createUploadTally({ eventStore, readStore, freeBytes: config.freeUploadLimitBytes, log: (message, error) => log.error(message, error) })
     : undefined;
   await tally?.start();
-  // the operator's block list, where uploads are taken: read from its stream, followed every second
-  const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
-  await blocklist?.start();
 
   const uploads = new UploadRepository(eventStore);
   const multipart: MultipartDeps = {
@@ -404,7 +407,6 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       ...acceptDeps,
       maxDataItemSize: config.maxDataItemSize,
       strictTags: config.strictTags,
-      ...(blocklist ? { blocklist } : {}),
       observeVerify: (seconds) => metrics.verified('stream', seconds),
       hasher,
     });

@@ -1,11 +1,15 @@
 import { BlocklistRepository } from '../../src/app/blocklist.js';
 import { Operator, Reason } from '../../src/http/adminSchemas.js';
 import { blockAnswerBody } from '../../src/http/blocklistBody.js';
-import { addressArg, argOf, parseCliArgs, UsageError } from './cliArgs.js';
+import { parseBlockTarget } from '../../src/domain/blocklist/target.js';
+import { argOf, parseCliArgs, UsageError } from './cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './operatorStore.js';
 
 export const blockUsage = (command: 'block' | 'unblock') => `usage: npm run ${command} -- <address> --by <who> --reason <why> [--json]
-  address   arweave (43 chars base64url), ethereum (0x...) or solana/ed25519 (base58) address
+  address   arweave (43 chars base64url), ethereum (0x...) or solana/ed25519 (base58) address, or an
+            owner public key as GET /tx/:id answers it (base64url): it stands for its address. An
+            ed25519 key is refused under every signature type that uses it (2, 4, 5, 6), whichever
+            of its addresses is given; an ethereum address under types 3 and 7
   --by      who ${command}s it (an operator's name or handle), kept with the event
   --reason  why, kept with the event
   --json    print the answer body (as the admin API answers) instead of a summary
@@ -20,7 +24,8 @@ export async function blockCommand(command: 'block' | 'unblock', args: string[])
   const { values, positionals } = parseCliArgs(args, { by: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return undefined;
   if (positionals.length !== 1) throw new UsageError(`expected 1 argument, got ${positionals.length}`);
-  const address = addressArg(positionals[0], 'address');
+  const address = parseBlockTarget(positionals[0]!);
+  if (address === undefined) throw new UsageError(`invalid address: ${JSON.stringify(positionals[0])}`);
   const by = argOf(Operator, values.by, '--by');
   const reason = argOf(Reason, values.reason, '--reason');
 

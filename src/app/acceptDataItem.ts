@@ -20,6 +20,8 @@ import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
 import { findAcceptance } from './unknownAcceptance.js';
 import { DataItemRepository } from './dataItems.js';
+import { ensureNotBlocked, type BlockCheck } from './blocklist.js';
+import { refuseBlockedNested } from './nested/blockedNested.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -37,6 +39,14 @@ export interface AcceptDeps {
    * answer does not wait for it; the recovery pass finishes what it leaves)
    */
   indexNested?: (rootId: string, metadata: Omit<EventMetadata, 'schemaVersion'>) => unknown;
+  /**
+   * the operator's block list: checked again here, by every address of the owner's key, whatever way
+   * the item came in (a block made while it streamed, or its header chunk long ago), and for the items
+   * nested in a bundle item before its receipt
+   */
+  blocklist?: BlockCheck;
+  /** entries of bundles nested in a free item that indexing (and so the block list's look) takes */
+  nestedFreeMaxItems?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
   /** the service's clock (the composition root's): receipts' timestamps, payments, the reservation's deadline */
   now: () => number;
@@ -101,6 +111,7 @@ export async function acceptDataItem(
   let payment: Payment | undefined;
   let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
   try {
+    ensureNotBlocked(deps.blocklist, { owner: verified, paidBy: input.paidBy ?? [] });
     // before a payment is reserved for an item that could not be accepted now
     freshBlockHeight(deps);
     const price = await deps.pricing.priceOf(verified.rawContentLength);
@@ -198,6 +209,11 @@ async function appendAcceptance(
   // racing upload of the same item writes identical bytes here.
   await commit(blobKey);
   const winc = (payment?.winc ?? 0n).toString();
+  if (deps.blocklist && isBundle(verified.tags)) {
+    const root = { id, blobKey, rawContentLength: verified.rawContentLength, payloadDataStart: verified.payloadDataStart };
+    const limits = deps.nestedFreeMaxItems !== undefined ? { freeMaxItems: deps.nestedFreeMaxItems } : {};
+    await refuseBlockedNested({ blobStore: deps.blobStore, blocklist: deps.blocklist, ...limits }, root, winc);
+  }
   const timestamp = deps.now();
   const receipt = await issueReceipt(
     { signer: deps.signer, publicModulus: deps.receiptSettings.publicModulus },

@@ -1,5 +1,6 @@
 import type { EventStore } from '../ports/eventStore.js';
 import { Forbidden } from '../domain/errors.js';
+import { ed25519KeyAddresses, ownerAddressesOf, type VerifiedHeader } from '../verify/index.js';
 import {
   BLOCKLIST_KEY,
   blocklistStream,
@@ -40,8 +41,13 @@ export interface BlockEntry extends Block {
  * process (`execute`).
  */
 export interface Blocklist {
-  /** whether `address` (a canonical account key) is blocked now */
+  /**
+   * whether `address` (a canonical account key) is blocked now: listed, or an address of an ed25519
+   * key that a listed address spells (its accounts under types 2, 4 and 5 alike)
+   */
   has(address: string): boolean;
+  /** whether nothing is blocked now (checks that cost more than a lookup are skipped then) */
+  isEmpty(): boolean;
   /** the blocked addresses, in the order they were blocked */
   list(): BlockEntry[];
   /** blocks or unblocks (a repeat changes nothing) and applies the result here at once */
@@ -56,12 +62,26 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   const { refreshMs = 1_000, log = () => {} } = deps;
   const repository = new BlocklistRepository(deps.eventStore);
   let state: BlocklistState = initialBlocklistState;
+  let blocked: ReadonlySet<string> = new Set();
+  // each listed address with those it stands for, kept while listed: a refresh decodes only new ones
+  const standsFor = new Map<string, readonly string[]>();
+  const adopt = (next: BlocklistState) => {
+    const all = new Set<string>();
+    for (const address of next.keys()) {
+      let addresses = standsFor.get(address);
+      if (!addresses) standsFor.set(address, (addresses = [address, ...ed25519KeyAddresses(address)]));
+      for (const a of addresses) all.add(a);
+    }
+    for (const address of standsFor.keys()) if (!next.has(address)) standsFor.delete(address);
+    state = next;
+    blocked = all;
+  };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let failing = false;
 
   const refresh = async () => {
-    state = await repository.read(BLOCKLIST_KEY);
+    adopt(await repository.read(BLOCKLIST_KEY));
   };
   const tick = () => {
     running = refresh()
@@ -80,11 +100,12 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   };
 
   return {
-    has: (address) => state.has(address),
+    has: (address) => blocked.has(address),
+    isEmpty: () => state.size === 0,
     list: () => [...state].map(([address, block]) => ({ address, ...block })),
     async execute(command, metadata) {
       const result = await repository.execute(command, metadata);
-      state = result.state;
+      adopt(result.state);
       return result;
     },
     refresh,
@@ -103,12 +124,26 @@ export function createBlocklist(deps: { eventStore: EventStore; refreshMs?: numb
   };
 }
 
+/** what the upload paths ask of the block list */
+export type BlockCheck = Pick<Blocklist, 'has' | 'isEmpty'>;
+
+/** An item's owner as a header names it: every address of its key is checked (ownerAddresses). */
+export type OwnerHeader = Pick<VerifiedHeader, 'signatureType' | 'ownerPublicKey' | 'signature'>;
+
+/** the first of `addresses` that is blocked, if any */
+export const blockedOf = (blocklist: Pick<Blocklist, 'has'>, addresses: readonly string[]): string | undefined => addresses.find((a) => blocklist.has(a));
+
 /**
  * Refuses (403 `Forbidden`) an upload whose owner or any payer it names is blocked. `owner` is
- * undefined while the item's header has not arrived: then only the payers are checked.
+ * undefined while the item's header has not arrived: then only the payers are checked. A header is
+ * checked by every address of its key; a bare native address (an upload's recorded owner) by itself.
  */
-export function ensureNotBlocked(blocklist: Pick<Blocklist, 'has'> | undefined, who: { owner?: string | undefined; paidBy?: readonly string[] }): void {
-  if (!blocklist) return;
-  if (who.owner !== undefined && blocklist.has(who.owner)) throw new Forbidden(`owner ${who.owner} is blocked`);
+export function ensureNotBlocked(blocklist: BlockCheck | undefined, who: { owner?: string | OwnerHeader | undefined; paidBy?: readonly string[] }): void {
+  if (!blocklist || blocklist.isEmpty()) return;
+  const { owner } = who;
+  if (owner !== undefined) {
+    const blocked = blockedOf(blocklist, typeof owner === 'string' ? [owner] : ownerAddressesOf(owner));
+    if (blocked !== undefined) throw new Forbidden(`owner ${blocked} is blocked`);
+  }
   for (const payer of who.paidBy ?? []) if (blocklist.has(payer)) throw new Forbidden(`payer ${payer} is blocked`);
 }

@@ -6,7 +6,7 @@ import { acceptDataItem, loadDataItem, type AcceptDeps } from './acceptDataItem.
 import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
-import { ensureNotBlocked, type Blocklist } from './blocklist.js';
+import { ensureNotBlocked } from './blocklist.js';
 import type { BlobHasher } from '../crypto/blobHasher.js';
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
@@ -14,7 +14,6 @@ export function createSingleUploadHandler(
   deps: AcceptDeps & {
     maxDataItemSize: number;
     strictTags?: boolean;
-    blocklist?: Pick<Blocklist, 'has'>;
     observeVerify?: (seconds: number) => void;
     /** the blob digest off the request's thread (src/crypto/blobHasher.ts) */
     hasher?: BlobHasher;
@@ -22,11 +21,12 @@ export function createSingleUploadHandler(
 ): CommandHandlers['uploadDataItem'] {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // A blocked payer is refused before a byte of the body is read, a blocked owner as soon as the
-    // header names it: the rest of the body is not read, nothing is stored or charged.
+    // header names it (by any address of its key): the rest of the body is not read, nothing is
+    // stored or charged. A block made while the payload streamed is caught by the acceptance.
     ensureNotBlocked(deps.blocklist, { paidBy });
     // With a declared length, an owner nobody pays for is refused before the payload arrives.
     const onHeader = async (header: VerifiedHeader) => {
-      ensureNotBlocked(deps.blocklist, { owner: header.nativeAddress });
+      ensureNotBlocked(deps.blocklist, { owner: header });
       if (contentLength === undefined) return;
       const winc = await deps.pricing.priceOf(contentLength);
       const now = deps.now();
@@ -47,13 +47,6 @@ export function createSingleUploadHandler(
       ...(observeVerify ? { observeVerify } : {}),
       ...(hasher ? { hasher } : {}),
     });
-    try {
-      // blocked while the payload streamed in (a block made through the CLI or another replica meanwhile)
-      ensureNotBlocked(deps.blocklist, { owner: received.verified.nativeAddress, paidBy });
-    } catch (error) {
-      await received.discard();
-      throw error;
-    }
     return acceptDataItem(received, { token, paidBy, ctx }, deps);
   };
 }

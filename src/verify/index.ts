@@ -5,3 +5,4 @@ export { deepHash, DeepHashList, StreamingBlobHash, type DeepHashChunk } from '.
 export { decodeTags, encodeTags, MAX_TAG_BYTES, MAX_TAG_COUNT, MAX_TAG_NAME_BYTES, MAX_TAG_VALUE_BYTES, type TagRules } from './tags.js';
 export { toChecksumAddress } from './ethereumAddress.js';
 export { nativeAddress } from './nativeAddress.js';
+export { ed25519KeyAddresses, ownerAddresses, ownerAddressesOf } from './ownerAddresses.js';

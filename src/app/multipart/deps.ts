@@ -6,7 +6,7 @@ import type { AcceptDeps } from '../acceptDataItem.js';
 import type { OwnerLookup } from './uploadOwner.js';
 import type { UploadTally } from './uploadTally.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
-import type { Blocklist } from '../blocklist.js';
+import type { BlockCheck } from '../blocklist.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
 import type { PrefixVerifier } from './prefixVerifier.js';
 
@@ -32,7 +32,7 @@ export interface MultipartDeps {
   /** STRICT_TAGS: the ANS-104 text's tag limits at finalize (src/verify/tags.ts) */
   strictTags?: boolean;
   /** the operator's block list: a chunk or finalize of a blocked owner or payer is refused (403) */
-  blocklist?: Pick<Blocklist, 'has'>;
+  blocklist?: BlockCheck;
   limits: MultipartLimits;
   ownerOf: OwnerLookup;
   /** what every client holds in uploads not at an end (absent: nothing is counted, no per-client limit applies) */

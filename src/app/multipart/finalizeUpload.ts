@@ -1,4 +1,4 @@
-import { DataItemTooLarge, InsufficientBalance, InvalidDataItem } from '../../domain/errors.js';
+import { DataItemTooLarge, Forbidden, InsufficientBalance, InvalidDataItem } from '../../domain/errors.js';
 import { itemBlobKey } from '../../domain/ids.js';
 import { uploadPrefix } from '../../domain/upload/ids.js';
 import { tileChunks, type Upload, type UploadState } from '../../domain/upload/state.js';
@@ -58,6 +58,9 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
     );
   } catch (error) {
     if (error instanceof InsufficientBalance) return end({ type: 'MarkUnderfunded', data: { uploadId, dataItemId, now: now() } }, false);
+    // a blocked owner (found late: blocked since its header chunk, or nested in the item): it ends here,
+    // nothing receipted is dropped, and it is not tried again at every resume; a sync finalize answers 403
+    if (error instanceof Forbidden) await invalid(`forbidden: ${error.detail ?? error.code}`);
     throw error;
   }
 }

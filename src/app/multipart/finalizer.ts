@@ -4,6 +4,7 @@ import { collectionOf, unfinishedUploadsProjection, type UnfinishedUpload } from
 import type { RequestContext } from '../context.js';
 import type { MultipartDeps } from './deps.js';
 import { finalizeUpload } from './finalizeUpload.js';
+import { Forbidden } from '../../domain/errors.js';
 
 /**
  * Runs finalizations: one at a time per upload (a sync finalize and the background worker share the
@@ -45,7 +46,10 @@ export function createFinalizer(options: {
     finalize,
     /** starts a finalization in the background (async finalize) */
     trigger(uploadId: string, ctx: RequestContext): void {
-      finalize(uploadId, ctx).catch((error) => log(`finalizing upload ${uploadId} failed; it resumes at the next start`, error));
+      finalize(uploadId, ctx).catch((error) => {
+        // a blocked owner's upload ended INVALID (finalizeUpload): nothing resumes
+        if (!(error instanceof Forbidden)) log(`finalizing upload ${uploadId} failed; it resumes at the next start`, error);
+      });
     },
     /** resumes the finalizations a previous process left unfinished */
     async resume(): Promise<number> {

@@ -72,7 +72,7 @@ export async function receiveChunk(
       await digest.update(chunk);
       if (offset === 0 && received - chunk.length < MAX_HEADER_BYTES) head.push(chunk);
       if (!ownerChecked) {
-        const owner = headerOf(Buffer.concat(head))?.nativeAddress;
+        const owner = headerOf(Buffer.concat(head));
         if (owner !== undefined || received >= MAX_HEADER_BYTES || received === length) ownerChecked = true;
         ensureNotBlocked(deps.blocklist, { owner });
       }

@@ -8,6 +8,7 @@ import { itemHead } from './itemHead.js';
 import { isBundle } from './bundleTags.js';
 import { verifyEntry } from './verifyEntry.js';
 import { createPace } from './pace.js';
+import { ownerAddresses } from '../../verify/index.js';
 
 /** An accepted item whose payload is a bundle, as much of it as indexing needs. */
 export interface NestedRoot {
@@ -53,6 +54,16 @@ export interface WalkOptions {
   pace?: () => Promise<void>;
   /** stops the walk at its next entry or chunk (with the signal's reason) */
   signal?: AbortSignal;
+  /**
+   * the blocked address among those that name an entry's signer (ownerAddresses), if any: such an
+   * entry is not indexed, nor anything under it
+   */
+  ownerBlocked?: (addresses: readonly string[]) => string | undefined;
+  /**
+   * false: entries are taken on their headers alone, their signatures not checked (a look for blocked
+   * owners before a receipt: it refuses more, never less, than a verifying walk would find)
+   */
+  verify?: boolean;
 }
 
 /** An item whose payload is a bundle, placed in the root's bytes. */
@@ -70,7 +81,8 @@ interface Parent {
  * the order of their bytes, read from the root's blob: each bundle's header, then each item. An item
  * is indexed when its header parses, its id is the one its bundle's header lists, and its signature
  * verifies over its bytes (the same check as an upload's): an entry that only looks like an item
- * cannot claim another item's id. Nothing is looked for under a bundle whose header is malformed,
+ * cannot claim another item's id; and, when the walk is given the block list, its owner is not
+ * blocked (as an upload of it would be refused, so is its place in someone else's bundle). Nothing is looked for under a bundle whose header is malformed,
  * nor under an item that is not indexed. Findings come one at a time, so the caller records them as
  * they come and memory stays at one bundle's entries. Blob failures reject.
  */
@@ -82,6 +94,8 @@ export async function* walkNested(blobStore: BlobStore, root: NestedRoot, option
     reserved: 0,
     pace: options.pace ?? createPace(),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.ownerBlocked ? { ownerBlocked: options.ownerBlocked } : {}),
+    verify: options.verify ?? true,
   };
   yield* indexBundle(walk, { id: root.id, rawStart: 0, rawContentLength: root.rawContentLength, payloadDataStart: root.payloadDataStart, depth: 0 });
 }
@@ -105,6 +119,8 @@ interface Walk {
   reserved: number;
   pace: () => Promise<void>;
   signal?: AbortSignal;
+  ownerBlocked?: (addresses: readonly string[]) => string | undefined;
+  verify: boolean;
 }
 
 async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
@@ -148,12 +164,17 @@ async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
       yield { unindexed: { id: entry.id, reason: `the item ${at} has id ${header.id}` } };
       continue;
     }
+    const blocked = walk.ownerBlocked?.(ownerAddresses(header.signatureType, header.owner, header.signature));
+    if (blocked !== undefined) {
+      yield { unindexed: { id: entry.id, reason: `its owner ${blocked} is blocked` } };
+      continue;
+    }
     const offsetInRootItem = bundleStart + entry.offset;
     const pace = async () => {
       walk.signal?.throwIfAborted();
       await walk.pace();
     };
-    const problem = await verifyEntry(blobStore, { blobKey, start: offsetInRootItem, size: entry.size, head }, pace);
+    const problem = walk.verify ? await verifyEntry(blobStore, { blobKey, start: offsetInRootItem, size: entry.size, head }, pace) : undefined;
     if (problem !== undefined) {
       yield { unindexed: { id: entry.id, reason: `the item ${at} does not verify: ${problem}` } };
       continue;

@@ -11,6 +11,10 @@ export interface ItemHead {
   /** first tag named `content-type` in any case, else application/octet-stream (as the verifier says) */
   contentType: string;
   tags: Tag[];
+  /** what names its signer (ownerAddresses), only for a walk that checks the block list */
+  signatureType: number;
+  owner: Buffer;
+  signature: Buffer;
 }
 
 /**
@@ -33,5 +37,8 @@ export function itemHead(firstBytes: Uint8Array): ItemHead | undefined {
     payloadDataStart: header.dataStart,
     contentType: header.tags.find((tag) => tag.name.toLowerCase() === 'content-type')?.value ?? 'application/octet-stream',
     tags: header.tags,
+    signatureType: header.scheme.signatureType,
+    owner: header.owner,
+    signature: header.signature,
   };
 }

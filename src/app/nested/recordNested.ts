@@ -5,6 +5,7 @@ import { toNewEvent } from '../../domain/events.js';
 import { DataItemRepository } from '../dataItems.js';
 import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedLimits } from './findNested.js';
 import { uuidFromName } from './eventIds.js';
+import { blockedOf, type BlockCheck } from '../blocklist.js';
 
 /**
  * Bytes of one part at most, as the event store counts an append (appendSize): half of what a
@@ -24,8 +25,20 @@ export interface RecordNestedDeps {
   limits?: NestedLimits;
   /** entries looked at under a free item (winc 0), all depths together */
   freeMaxItems?: number;
+  /** the operator's block list: an entry signed by a blocked owner is not indexed (nor served) */
+  blocklist?: BlockCheck;
   now: () => number;
 }
+
+/** the limits of the walk under a root: fewer entries under a free one */
+export const nestedLimitsFor = (winc: string, deps: Pick<RecordNestedDeps, 'limits' | 'freeMaxItems'>): NestedLimits =>
+  winc === '0'
+    ? { ...(deps.limits ?? DEFAULT_NESTED_LIMITS), maxItems: deps.freeMaxItems ?? DEFAULT_FREE_MAX_ITEMS, scope: 'a free item' }
+    : (deps.limits ?? DEFAULT_NESTED_LIMITS);
+
+/** the walk's check of each entry's owner against the block list (nothing to check without one) */
+export const ownerCheck = (blocklist: BlockCheck | undefined) =>
+  blocklist ? { ownerBlocked: (addresses: readonly string[]) => (blocklist.isEmpty() ? undefined : blockedOf(blocklist, addresses)) } : {};
 
 /** What one indexing run recorded. */
 export interface IndexOutcome {
@@ -67,10 +80,7 @@ export async function indexNestedItems(
   const accepted = await items.read(rootId);
   if (accepted.status !== 'accepted' || !accepted.nested || done(accepted.nested)) return undefined;
   let progress = accepted.nested;
-  const limits =
-    accepted.winc === '0'
-      ? { ...(deps.limits ?? DEFAULT_NESTED_LIMITS), maxItems: deps.freeMaxItems ?? DEFAULT_FREE_MAX_ITEMS, scope: 'a free item' }
-      : (deps.limits ?? DEFAULT_NESTED_LIMITS);
+  const limits = nestedLimitsFor(accepted.winc, deps);
   const root = { id: rootId, blobKey: accepted.blobKey, rawContentLength: accepted.rawContentLength, payloadDataStart: accepted.payloadDataStart };
   const { now } = deps;
   const outcome: IndexOutcome = { appended: 0, items: 0, unindexed: 0 };
@@ -92,7 +102,7 @@ export async function indexNestedItems(
 
   let seen = 0;
   let part = newPart(progress.findings);
-  for await (const found of walkNested(deps.blobStore, root, { limits, ...(signal ? { signal } : {}) })) {
+  for await (const found of walkNested(deps.blobStore, root, { limits, ...ownerCheck(deps.blocklist), ...(signal ? { signal } : {}) })) {
     if ('item' in found) outcome.items++;
     else outcome.unindexed++;
     const index = seen++;

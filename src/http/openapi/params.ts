@@ -3,6 +3,7 @@ import { InvalidAddress, InvalidChunk, InvalidRequest, InvalidToken, TxNotFound,
 import { DataItemId, Token } from '../../domain/ids.js';
 import { UploadId } from '../../domain/upload/ids.js';
 import { ADDRESS, parseAccountAddress } from '../../domain/account/ids.js';
+import { parseBlockTarget } from '../../domain/blocklist/target.js';
 import type { NamedValue, PathParam } from './route.js';
 
 /** Path parameters shared by the routes, each with the contract's error for a segment of another shape. */
@@ -48,6 +49,23 @@ export const AccountAddress = z
 
 export const addressParam = (description: string): PathParam<typeof AccountAddress> => ({
   schema: AccountAddress,
+  description: `${description}; another shape is \`Invalid address\``,
+  invalid: (raw) => new InvalidAddress(raw),
+});
+
+/** What the block routes take: an address, or an owner's public key brought to its address (parseBlockTarget). */
+export const BlockTarget = z
+  .string()
+  .transform((s, ctx) => parseBlockTarget(s) ?? (ctx.addIssue({ code: 'custom', message: 'not an address or an owner key' }), z.NEVER))
+  .meta({
+    id: 'BlockTarget',
+    description:
+      'an address (as AccountAddress), or an owner public key as `GET /tx/:id` answers `owner` (base64url of the owner bytes): ' +
+      'an RSA modulus, a secp256k1 key, a multi-aptos owner or a typed-ethereum owner stands for its address; an ed25519 key is an address already',
+  });
+
+export const blockTargetParam = (description: string): PathParam<typeof BlockTarget> => ({
+  schema: BlockTarget,
   description: `${description}; another shape is \`Invalid address\``,
   invalid: (raw) => new InvalidAddress(raw),
 });

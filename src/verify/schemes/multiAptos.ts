@@ -46,6 +46,14 @@ function shapeProblem(signature: Buffer, owner: Buffer): string | undefined {
   return signatures < threshold ? `multi-aptos has ${signatures} signatures, threshold ${threshold}` : undefined;
 }
 
+/** the keys whose slots the signature marks: the ones that signed (the shape check holds each to a real key) */
+export function signingKeys(signature: Buffer, owner: Buffer): Buffer[] {
+  const bitmap = signature.subarray(BITMAP_AT, BITMAP_AT + 4);
+  const keys: Buffer[] = [];
+  for (let slot = 0; slot < SLOTS; slot++) if (marked(bitmap, slot)) keys.push(owner.subarray(slot * KEY_BYTES, (slot + 1) * KEY_BYTES));
+  return keys;
+}
+
 const library = indexToType[SignatureConfig.MULTIAPTOS];
 
 export const multiAptosScheme: SignatureScheme = {

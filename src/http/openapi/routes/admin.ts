@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApprovalBody, BlockBody, CreditBody, RequeueBody } from '../../adminSchemas.js';
 import { defineRoute } from '../route.js';
-import { addressParam, dataItemIdParam } from '../params.js';
+import { addressParam, blockTargetParam, dataItemIdParam } from '../params.js';
 import { AccountHistoryBody, BalanceBody, BlockAnswerBody, BlocklistBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';
 
 /** The operator API (CONTRACT.md section 5): mounted only with ADMIN_TOKEN; every route needs the bearer token. */
@@ -95,8 +95,12 @@ export const blockRoute = defineRoute({
   path: '/blocklist/:address',
   summary: 'Block an address',
   description:
-    'Uploads signed by the address, or naming it as payer in `x-paid-by`, answer 403 `Forbidden` from now on (every process that takes uploads sees it within seconds). Blocking a blocked address changes nothing.',
-  params: { address: addressParam('the address to block') },
+    'Uploads signed by the address, or naming it as payer in `x-paid-by`, answer 403 `Forbidden` from now on (every process that takes uploads sees it within seconds). ' +
+    'An address names a key under every signature type that uses the key: an ed25519 key blocked by its base58 (types 2, 4), its sha256 (type 5) or its base64url is refused as type 2, 4 and 5 ' +
+    'and as a signer of a type-6 multisig; an ethereum address refuses types 3 and 7. An owner public key (as `GET /tx/:id` answers `owner`) blocks the address it stands for. ' +
+    'A bundle item holding an item of a blocked owner (at the depths nested items are indexed) is refused too, and such a nested item is not indexed nor served. ' +
+    'Blocking a blocked address changes nothing.',
+  params: { address: blockTargetParam('the address or owner key to block') },
   requestBody: { ...json(BlockBody), description: 'who blocks it and why', required: true },
   responses: { 200: { description: 'the address is blocked', content: json(BlockAnswerBody) } },
   errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
@@ -109,7 +113,7 @@ export const unblockRoute = defineRoute({
   path: '/blocklist/:address',
   summary: 'Unblock an address',
   description: "The address's uploads are taken again. Unblocking an address that is not blocked changes nothing.",
-  params: { address: addressParam('the address to unblock') },
+  params: { address: blockTargetParam('the address or owner key to unblock') },
   requestBody: { ...json(BlockBody), description: 'who unblocks it and why', required: true },
   responses: { 200: { description: 'the address is not blocked', content: json(BlockAnswerBody) } },
   errors: ['UNAUTHORIZED', 'INVALID_ADDRESS', 'INVALID_REQUEST'],
