@@ -9,6 +9,7 @@ import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
 import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
+import { createLookupBudgets } from './adapters/pricing/lookupBudget.js';
 import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
 import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/storesFromConfig.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
@@ -448,6 +449,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       info: () => info,
       offsetsRetentionMs: config.offsetsRetentionMs,
       pricing,
+      maxDataItemSize: config.maxDataItemSize,
+      priceLookups: createLookupBudgets(config.priceLookups, { monotonic: clocks.monotonic }),
       blockHeight: blockHeight.health,
       ...(bundlerRuns ? { funds: funds.snapshot } : {}),
       now,
