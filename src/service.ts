@@ -328,6 +328,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     address: wallet.address,
     refreshMs: config.bundler.walletBalanceRefreshMs,
     now,
+    monotonic: clocks.monotonic,
     warn: (message, fields) => log.warn(message, fields),
     log: warningsTo(log),
   });
@@ -347,6 +348,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),
     now,
+    monotonic: clocks.monotonic,
   });
   if (bundlerRuns) {
     funds.start();
