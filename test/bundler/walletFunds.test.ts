@@ -22,7 +22,7 @@ describe('wallet funds', () => {
     return { f, state, warnings };
   }
 
-  it('reads a waiting bundle\'s balance again once refreshMs passed on the monotonic clock, not when the wall clock steps (issue 34)', async () => {
+  it("reads a waiting bundle's balance again once refreshMs passed on the monotonic clock, not when the wall clock steps (issue 34)", async () => {
     const { f, state } = funds(0n);
     expect(await f.canPay('p1', 100n)).to.deep.equal({ enough: false, balance: 0n });
     state.balance = 100n;

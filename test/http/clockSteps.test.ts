@@ -37,7 +37,8 @@ describe('a wall clock that steps (issue 34)', () => {
     const res = await fetch(`${service.url}/ready`);
     return { status: res.status, body: await res.json() };
   };
-  const upload = async () => (await fetch(`${service.url}/tx`, { method: 'POST', body: new Uint8Array((await itemOfSize(signers.arweave(), 2_000)).getRaw()) })).status;
+  const upload = async () =>
+    (await fetch(`${service.url}/tx`, { method: 'POST', body: new Uint8Array((await itemOfSize(signers.arweave(), 2_000)).getRaw()) })).status;
   const uploadView = async () => (await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`)).status;
 
   before(async () => {

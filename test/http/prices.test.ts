@@ -223,7 +223,7 @@ describe('prices from the gateway, asked by a hostile client (issue 34)', functi
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('answers 400 Invalid request to a size past MAX_DATA_ITEM_SIZE without asking the gateway; the next price is the gateway\'s, nothing logged', async () => {
+  it("answers 400 Invalid request to a size past MAX_DATA_ITEM_SIZE without asking the gateway; the next price is the gateway's, nothing logged", async () => {
     // the largest item's price is asked: 8192 chunks
     expect(JSON.parse(await (await fetch(`${service.url}/price/bytes/2147483648`)).text())).to.deep.equal({ winc: '8192000', adjustments: [], fees: [] });
     for (const path of ['/price/bytes/9007199254740991', '/v1/price/bytes/2147483649', '/price/arweave/9007199254740991', '/v1/price/ethereum/2147483649']) {

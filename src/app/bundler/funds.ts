@@ -37,7 +37,15 @@ export interface WalletFundsOptions {
  * funding. The balance is read again before a bundle is first judged short (the wallet may have
  * been funded since the last read); a bundle already waiting goes on once a later read covers it.
  */
-export function createWalletFunds({ gateway, address, refreshMs, now, monotonic = () => performance.now(), warn = () => {}, log = () => {} }: WalletFundsOptions) {
+export function createWalletFunds({
+  gateway,
+  address,
+  refreshMs,
+  now,
+  monotonic = () => performance.now(),
+  warn = () => {},
+  log = () => {},
+}: WalletFundsOptions) {
   let balance: bigint | undefined;
   let readAt: number | undefined;
   let readAtMonotonic: number | undefined;
