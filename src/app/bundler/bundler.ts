@@ -5,6 +5,7 @@ import { LeaseLost } from '../../domain/bundle/lease.js';
 import type { BundlerDeps } from './deps.js';
 import { failExhaustedItems } from './failItems.js';
 import { planBundles } from './plan.js';
+import { createStampAges } from '../../clock.js';
 
 /** After a failed step a bundle waits 1 s, 2 s, 4 s... up to a minute before the next try. */
 const backoffMs = (failures: number) => Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
@@ -37,6 +38,8 @@ export function createBundler(given: BundlerDeps) {
     : fenced;
   const log = deps.log ?? (() => {});
   const { monotonic = () => performance.now() } = deps;
+  /** how long each queued item has waited, seen pass after pass (plan.ts) */
+  const waits = createStampAges({ wall: deps.now, monotonic });
   const trees: TreeCache = new Map();
   const failures = new Map<string, { count: number; retryAt: number }>();
   // aborted by stop(): a shutdown does not wait for a 2 GiB upload to end (the step is redone later)
@@ -106,7 +109,7 @@ export function createBundler(given: BundlerDeps) {
 
   async function passHoldingLease(): Promise<void> {
     reflect ??= await deps.eventStore.headPosition();
-    await planBundles(deps, reflect);
+    await planBundles(deps, reflect, waits);
     const live = await liveBundles();
     deps.funds?.retain(new Set(live));
     for (const planId of live) {
