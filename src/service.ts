@@ -100,7 +100,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. */
+/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. And its clocks, for tests. */
 export interface ServiceStores {
   eventStore?: EventStore;
   readStore?: ReadStore;
