@@ -50,6 +50,9 @@ const ConfigSchema = z.object({
   PRICING_SOURCE: z.enum(['fixed', 'gateway']).default('fixed'),
   PRICE_WINC_PER_BYTE: z.string().regex(/^\d+$/, 'a non-negative integer').default('2000'),
   PRICE_MARGIN_PERCENT: z.coerce.number().min(0).max(1000).default(10),
+  /** price look-ups the gateway is asked for per client (a size not cached): at once, and regained per minute */
+  PRICE_LOOKUPS_BURST: int(0, 1_000_000).default(20),
+  PRICE_LOOKUPS_PER_MINUTE: int(0, 1_000_000).default(60),
   /** bearer token of the /admin API; /admin is off without it */
   ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   RESERVATION_TIMEOUT_MS: int(1000, 86_400_000).default(600_000),
@@ -188,6 +191,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     projectionBatchWaitMs: c.PROJECTION_BATCH_WAIT_MS,
     startupCatchUpMs: c.STARTUP_CATCH_UP_MS,
     pricing: { source: c.PRICING_SOURCE, wincPerByte: BigInt(c.PRICE_WINC_PER_BYTE), marginPercent: c.PRICE_MARGIN_PERCENT },
+    priceLookups: { burst: c.PRICE_LOOKUPS_BURST, perMinute: c.PRICE_LOOKUPS_PER_MINUTE },
     adminToken: c.ADMIN_TOKEN,
     reservationTimeoutMs: c.RESERVATION_TIMEOUT_MS,
     reconcileIntervalMs: c.RECONCILE_INTERVAL_MS,

@@ -30,11 +30,11 @@ async function main() {
     if (stopping) {
       // under `npm start` one Ctrl-C comes twice: the terminal signals the whole process group, npm
       // included, and npm forwards its copy (npm/cli#5021). The same signal at once is that request.
-      if (signal === stopping.signal && Date.now() - stopping.at < SAME_SIGNAL_AGAIN_MS) return;
+      if (signal === stopping.signal && performance.now() - stopping.at < SAME_SIGNAL_AGAIN_MS) return;
       log.warn('second signal while stopping: exiting now', { signal });
       process.exit(1);
     }
-    stopping = { signal, at: Date.now() };
+    stopping = { signal, at: performance.now() };
     log.info('stopping', { signal, graceMs: config.shutdownGraceMs });
     clearInterval(keepAlive);
     setTimeout(() => {

@@ -9,6 +9,7 @@ import type { EventStore } from './ports/eventStore.js';
 import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
 import { createPricingFromConfig } from './adapters/pricing/fromConfig.js';
+import { createLookupBudgets } from './adapters/pricing/lookupBudget.js';
 import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
 import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/storesFromConfig.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
@@ -26,6 +27,7 @@ import type { MultipartDeps } from './app/multipart/deps.js';
 import { createOwnerLookup } from './app/multipart/uploadOwner.js';
 import { createFinalizer, type Finalizer } from './app/multipart/finalizer.js';
 import { expireUploads } from './app/multipart/expirer.js';
+import { anchoredWall, clocksWith, createStampAges, type Clocks } from './clock.js';
 import { createUpload, requestFinalize } from './app/multipart/commands.js';
 import { createBlocklist } from './app/blocklist.js';
 import { createUploadTally } from './app/multipart/uploadTally.js';
@@ -89,6 +91,8 @@ export interface RunningService {
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
   topUps: TopUps;
   multipart: MultipartDeps;
+  /** the maintenance pass's expiry of uploads past their lifetime (tests run it): how many expired */
+  expireUploads(): Promise<number>;
   finalizer: Finalizer;
   bundler: Bundler;
   /** the blob digests of uploads, off the request's thread */
@@ -96,13 +100,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. */
+/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. And its clocks, for tests. */
 export interface ServiceStores {
   eventStore?: EventStore;
   readStore?: ReadStore;
   blobStore?: BlobStore;
   /** uploads' SHA-256 hasher (tests that stall or kill its workers); the service closes it at stop */
   hasher?: BlobHasher;
+  /** the clocks in place of the system's (tests that step the wall clock or advance the monotonic one) */
+  clocks?: Partial<Clocks>;
 }
 
 /**
@@ -114,8 +120,12 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const roles = rolesOf(config.role);
   // this process's name in leases: a restarted process is a new holder (its lease waits out its old one)
   const instanceId = `${process.pid}-${randomUUID()}`;
-  // the service's clock: every command, lease and query below takes its time from here, and only here
-  const now = Date.now;
+  // the service's clocks: every timestamp of a command, lease and query below is `now` (the wall clock);
+  // ages and deadlines that must not jump when it steps run on the monotonic one (src/clock.ts)
+  const clocks = clocksWith(stores.clocks);
+  const now = clocks.wall;
+  // the block height's age and the guard's ceiling: wall times (they are saved), but no step moves them
+  const heightClock = anchoredWall(clocks);
   // receipts being signed (the signer is made below): each is followed by its item's append, which
   // the embedded event store's commit delay waits for under load (EVENT_GROUP_WAIT_MS)
   let signing = () => 0;
@@ -143,10 +153,11 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     funds: () => (bundlerRuns ? funds.snapshot() : undefined),
     // the block height source is built below; its height's age, for alerts before uploads are refused
     blockHeightReadAt: () => blockHeight.health().readAt,
+    blockHeightClock: () => heightClock(),
     onError: warningsTo(log),
   });
   // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height
-  const heights = createHeightGuard({ ...config.heightGuard, log: (message) => log.warn(message) });
+  const heights = createHeightGuard({ ...config.heightGuard, now: heightClock, log: (message) => log.warn(message) });
   const blockHeight = createBlockHeightSource({
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
@@ -154,6 +165,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     maxAgeMs: config.blockHeightMaxAgeMs,
     fetch: countingFetch('blockHeight', metrics),
     guard: heights,
+    now: heightClock,
     log: warningsTo(log),
   });
   await blockHeight.start();
@@ -291,12 +303,15 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     concurrency: config.finalizeConcurrency,
     log: (message, error) => log.error(message, error),
   });
+  // ages of the uploads' stamps, seen by this process: kept from one maintenance pass to the next
+  const uploadAges = createStampAges(clocks);
+  const expire = () => expireUploads(multipart, readStore, config.uploadLifetimes, uploadAges);
   const maintenance = roles.commands
     ? every(
         60_000,
         async () => {
           await finalizer.resume();
-          await expireUploads(multipart, readStore, config.uploadLifetimes);
+          await expire();
           // queued, not awaited: a large index must not hold up the next pass
           await recoverNestedIndexes(
             { readStore, index: async (rootId) => nestedIndex.enqueue(rootId, { correlationId: 'nested-index-recovery' }) },
@@ -316,6 +331,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     address: wallet.address,
     refreshMs: config.bundler.walletBalanceRefreshMs,
     now,
+    monotonic: clocks.monotonic,
     warn: (message, fields) => log.warn(message, fields),
     log: warningsTo(log),
   });
@@ -335,6 +351,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     awaitProjection: awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
     log: warningsTo(log),
     now,
+    monotonic: clocks.monotonic,
   });
   if (bundlerRuns) {
     funds.start();
@@ -436,6 +453,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       info: () => info,
       offsetsRetentionMs: config.offsetsRetentionMs,
       pricing,
+      maxDataItemSize: config.maxDataItemSize,
+      priceLookups: createLookupBudgets(config.priceLookups, { monotonic: clocks.monotonic }),
       blockHeight: blockHeight.health,
       ...(bundlerRuns ? { funds: funds.snapshot } : {}),
       now,
@@ -463,6 +482,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     reconciler,
     topUps,
     multipart,
+    expireUploads: expire,
     finalizer,
     bundler,
     hasher,

@@ -78,6 +78,13 @@ export class InvalidRequest extends ServiceError {
 /** a client already has the configured number of uploads in flight (src/http/limits.ts) */
 export class TooManyRequests extends ServiceError {
   readonly code = 'TOO_MANY_REQUESTS';
+  constructor(
+    detail?: string,
+    /** when known, the seconds until the client may try again: the answer's Retry-After */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(detail);
+  }
 }
 /** a request body too slow to be a real upload: cut (src/http/bodyRate.ts) */
 export class RequestTimeout extends ServiceError {

@@ -65,8 +65,10 @@ export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
     w.window = { ms: 0, startBytes: w.received() };
   }
 
+  // the monotonic clock (src/clock.ts): a step of the wall clock would cut every body at once (forward)
+  // or give a slow one a free day (back)
   const tick = () => {
-    const now = Date.now();
+    const now = performance.now();
     for (const w of watched) check(w, now);
     if (watched.size === 0) {
       clearInterval(timer);
@@ -77,7 +79,7 @@ export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
   return {
     watch(req, received) {
       if (limits.minBytesPerSecond <= 0) return () => {};
-      const w: Watch = { req, received, lastTick: Date.now(), clientMs: 0 };
+      const w: Watch = { req, received, lastTick: performance.now(), clientMs: 0 };
       watched.add(w);
       if (!timer) {
         timer = setInterval(tick, tickMs);

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import { requestIdOf } from './requestContext.js';
 import { routeOf } from './requestLog.js';
 import { match } from 'ts-pattern';
-import { ServiceError, type ErrorCode } from '../domain/errors.js';
+import { ServiceError, TooManyRequests, type ErrorCode } from '../domain/errors.js';
 import { BlobStoreUnavailable } from '../ports/blobStore.js';
 import { EventStoreUnavailable } from '../ports/eventStore.js';
 import { ReadStoreUnavailable } from '../ports/readStore.js';
@@ -77,6 +77,7 @@ export function errorHandler(log: (message: string, error: unknown, fields: Reco
     }
     // The body may be unread (an early rejection of a large upload): do not keep this connection.
     if (!req.complete) res.set('Connection', 'close');
+    if (error instanceof TooManyRequests && error.retryAfterSeconds !== undefined) res.set('Retry-After', String(error.retryAfterSeconds));
     sendError(res, status, message);
   };
 }

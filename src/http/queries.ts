@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
+import { clientKeyOf } from '../domain/clientKey.js';
 import { InvalidAddress, TxNotFound } from '../domain/errors.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
@@ -34,6 +35,9 @@ export const statusBody = (doc: TxStatusDocument) => ({
   payloadDataStart: doc.payloadDataStart,
   payloadContentLength: doc.payloadContentLength,
 });
+
+/** the asking client, as the per-client limits key it (src/http/limits.ts) */
+const clientOf = (req: Request) => clientKeyOf(req.ip ?? req.socket.remoteAddress);
 
 /** a permanent item's status changes no more */
 export const statusCacheControl = (doc: TxStatusDocument) => `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`;
@@ -85,11 +89,11 @@ export function queriesRouter(handlers: QueryHandlers): Router {
   // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
   serve(router, uploadCostRoute, async (req, res) => {
     const { bytes } = parseParams(uploadCostRoute, req);
-    res.json({ winc: (await handlers.price(bytes)).toString(), adjustments: [], fees: [] });
+    res.json({ winc: (await handlers.price(bytes, clientOf(req))).toString(), adjustments: [], fees: [] });
   });
   serve(router, priceRoute, async (req, res) => {
     const { bytes } = parseParams(priceRoute, req);
-    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes)).toString());
+    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes, clientOf(req))).toString());
   });
   serve(router, txDataRoute, async (req, res) => {
     const { id } = parseParams(txDataRoute, req);

@@ -19,6 +19,8 @@ export interface ScrapeSources {
   funds?: () => Pick<FundsSnapshot, 'balance' | 'waitingBundles'> | undefined;
   /** when the block height receipts are signed with was read from the gateway (ms since the epoch; undefined: never) */
   blockHeightReadAt?: () => number | undefined;
+  /** the clock `blockHeightReadAt` is on, for its age (default Date.now; the service's does not step: src/clock.ts) */
+  blockHeightClock?: () => number;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -151,7 +153,7 @@ export function createMetrics(sources: ScrapeSources = {}) {
     collect() {
       const readAt = sources.blockHeightReadAt?.();
       this.reset();
-      if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, Date.now() - readAt) / 1000);
+      if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, (sources.blockHeightClock ?? Date.now)() - readAt) / 1000);
     },
   });
 

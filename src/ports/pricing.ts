@@ -4,7 +4,18 @@
  * rejects with ServiceUnavailable rather than answering 0.
  */
 export interface Pricing {
-  priceOf(bytes: number): Promise<bigint>;
+  /**
+   * `budget`: the asking client's allowance of requests to a remote price source, for prices quoted
+   * to clients (uploads pass none: what they hold is bounded elsewhere). A price that needs a request
+   * the budget refuses rejects with TooManyRequests (its Retry-After from the budget).
+   */
+  priceOf(bytes: number, budget?: LookupBudget): Promise<bigint>;
+}
+
+/** a client's allowance of price look-ups (src/adapters/pricing/lookupBudget.ts) */
+export interface LookupBudget {
+  /** takes one look-up: undefined when allowed, else the seconds until one will be */
+  take(): number | undefined;
 }
 
 /** Every upload free: for tests and set-ups without accounts. */

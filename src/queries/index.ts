@@ -2,6 +2,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { BlockHeightHealth } from '../ports/gateway.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Pricing } from '../ports/pricing.js';
+import type { LookupBudgets } from '../adapters/pricing/lookupBudget.js';
+import { InvalidRequest } from '../domain/errors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
@@ -34,6 +36,10 @@ export interface QueryDeps {
   offsetsRetentionMs: number;
   /** the pricing the upload path charges with (so a quoted price is the price charged) */
   pricing: Pricing;
+  /** sizes past this are no item's: not priced (MAX_DATA_ITEM_SIZE) */
+  maxDataItemSize: number;
+  /** each client's allowance of price look-ups at the gateway (none: unbounded) */
+  priceLookups?: LookupBudgets;
   /** the block height source's snapshot (the dashboard's gateway card) */
   blockHeight?: () => BlockHeightHealth;
   /** the bundler's snapshot of the service wallet, where this process bundles */
@@ -57,7 +63,11 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
-      price: (bytes) => deps.pricing.priceOf(bytes),
+      async price(bytes, client) {
+        // an item cannot be that large: no price is asked for it, from the gateway or elsewhere
+        if (bytes > deps.maxDataItemSize) throw new InvalidRequest(`bytes ${bytes} past MAX_DATA_ITEM_SIZE`);
+        return deps.pricing.priceOf(bytes, deps.priceLookups?.of(client));
+      },
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
     },

@@ -19,8 +19,12 @@ export interface QueryHandlers {
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
   /** undefined until the item's bundle is known, and for items older than the retention */
   txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;
-  /** what an upload of a signed item of `bytes` bytes is charged now: the upload path's own pricing, free limit included */
-  price(bytes: number): Promise<bigint>;
+  /**
+   * what an upload of a signed item of `bytes` bytes is charged now: the upload path's own pricing, free
+   * limit included; `client`, the asker's key (clientKeyOf), whose look-ups at the gateway are bounded;
+   * a size past MAX_DATA_ITEM_SIZE is InvalidRequest
+   */
+  price(bytes: number, client: string): Promise<bigint>;
   /** the approvals in force that other payers gave `address` */
   receivedApprovals(address: string): Promise<ReceivedApproval[]>;
   /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */

@@ -122,6 +122,8 @@ export async function startBundlerNode(options: NodeOptions): Promise<BundlerNod
     settings: config.bundler,
     awaitProjection: (position) => service.projections.waitFor(position, config.projectionWaitMs),
     now: () => Date.now() + skew,
+    // a retry is due once the backoff passed on the monotonic clock: the test moves both
+    monotonic: () => performance.now() + skew,
     log: (message, error) => logs.push(`${message}: ${error instanceof Error ? error.message : String(error ?? '')}`),
   };
   const bundler = createBundler(deps);

@@ -40,6 +40,23 @@ describe('bundle planning', function () {
     for (const item of items) expect(await plansOf(node.service, item.id)).to.deep.equal([planId]);
   });
 
+  it('plans a small item once BUNDLE_MAX_WAIT_MS passed on the monotonic clock, the wall clock stepped a day back (issue 34)', async () => {
+    node = await startBundlerNode({ gatewayUrl: gateway.url, env: { BUNDLE_MAX_WAIT_MS: '60000' } });
+    const [item] = await uploadItems(node.service, [1_000]);
+    let wall = Date.now();
+    let monotonic = 0;
+    const bundler = createBundler({ ...node.deps, now: () => wall, monotonic: () => monotonic });
+    await bundler.runOnce();
+    wall -= 86_400_000;
+    monotonic += 30_000;
+    await bundler.runOnce();
+    expect(ofType(await bundleEvents(node.service), 'BundlePlanned')).to.deep.equal([]);
+    monotonic += 30_000;
+    await bundler.runOnce();
+    expect(await plansOf(node.service, item!.id)).to.have.length(1);
+    await bundler.stop();
+  });
+
   it('never runs two passes at once: passes asked for together plan each item once', async () => {
     node = await startBundlerNode({ gatewayUrl: gateway.url });
     const items = await uploadItems(node.service, [1_000, 2_000, 3_000]);

@@ -4,7 +4,7 @@ import { createWalletFunds } from '../../src/app/bundler/funds.js';
 /** The bundler's view of the wallet, on a balance the test sets: when a bundle waits, and what is said. */
 describe('wallet funds', () => {
   function funds(balance: bigint) {
-    const state = { balance, reads: 0, now: 1_000_000 };
+    const state = { balance, reads: 0, now: 1_000_000, monotonic: 0 };
     const warnings: string[] = [];
     const f = createWalletFunds({
       gateway: {
@@ -16,10 +16,23 @@ describe('wallet funds', () => {
       address: 'wallet',
       refreshMs: 60_000,
       now: () => state.now,
+      monotonic: () => state.monotonic,
       warn: (message) => warnings.push(message),
     });
     return { f, state, warnings };
   }
+
+  it("reads a waiting bundle's balance again once refreshMs passed on the monotonic clock, not when the wall clock steps (issue 34)", async () => {
+    const { f, state } = funds(0n);
+    expect(await f.canPay('p1', 100n)).to.deep.equal({ enough: false, balance: 0n });
+    state.balance = 100n;
+    state.now += 86_400_000;
+    expect(await f.canPay('p1', 100n)).to.deep.equal({ enough: false, balance: 0n });
+    state.now -= 2 * 86_400_000;
+    state.monotonic += 60_000;
+    expect(await f.canPay('p1', 100n)).to.deep.equal({ enough: true, balance: 100n });
+    expect(state.reads).to.equal(2);
+  });
 
   it('reads the balance before judging a bundle short, then waits for a later read to cover it', async () => {
     const { f, state, warnings } = funds(0n);

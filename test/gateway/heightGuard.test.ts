@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createHeightGuard, REORG_TOLERANCE_BLOCKS, type HeightGuardOptions } from '../../src/adapters/gateway/heightGuard.js';
+import { anchoredWall } from '../../src/clock.js';
 
 const MINUTE = 60_000;
 /** 2026-11-24: 8.46 years after Arweave's genesis, some 8.9 million blocks of 30 s */
@@ -124,5 +125,48 @@ describe('block height guard', () => {
     expect(heights.admit(9_007_199_254_740_991).accepted).to.equal(false);
     expect(heights.admit(1_810_000)).to.deep.equal({ accepted: true, height: 1_810_000 });
     expect(heights.admit(1_810_101).accepted).to.equal(false);
+  });
+
+  describe('on the service clock (anchoredWall), whose wall clock steps', () => {
+    const DAY = 24 * 60 * MINUTE;
+    let wall: number;
+    let monotonic: number;
+    const stepping = () => {
+      wall = TODAY;
+      monotonic = 0;
+      return guard({ now: anchoredWall({ wall: () => wall, monotonic: () => monotonic }) });
+    };
+
+    it('takes the heights that real time allows after the wall clock stepped a day forward and a day back', () => {
+      const heights = stepping();
+      expect(heights.admit(1_800_000)).to.deep.equal({ accepted: true, height: 1_800_000 });
+      wall += DAY;
+      monotonic += 2 * MINUTE;
+      expect(heights.admit(1_800_001)).to.deep.equal({ accepted: true, height: 1_800_001 });
+      expect(heights.readAt()).to.equal(TODAY + 2 * MINUTE);
+      wall -= DAY;
+      monotonic += 2 * MINUTE;
+      expect(heights.admit(1_800_002)).to.deep.equal({ accepted: true, height: 1_800_002 });
+      // 200 blocks in 100 minutes: past the burst, within the blocks the real time since allows
+      monotonic += 100 * MINUTE;
+      expect(heights.admit(1_800_200)).to.deep.equal({ accepted: true, height: 1_800_200 });
+      expect(heights.readAt()).to.equal(TODAY + 104 * MINUTE);
+      expect(logged).to.deep.equal([]);
+    });
+
+    it('gives the wall clock no say in the ceiling: a day forward raises it by no block', () => {
+      const heights = stepping();
+      heights.admit(1_800_000);
+      wall += DAY;
+      expect(heights.admit(1_800_101).accepted).to.equal(false);
+      monotonic += 30_000;
+      expect(heights.admit(1_800_101)).to.deep.equal({ accepted: true, height: 1_800_101 });
+    });
+
+    it('bounds nothing by a saved time in its future (the clock set back since the save): the genesis ceiling holds', () => {
+      const heights = stepping();
+      heights.restore(1_800_000, TODAY + DAY);
+      expect(heights.admit(1_800_000 + 101 + 720)).to.deep.equal({ accepted: true, height: 1_800_821 });
+    });
   });
 });

@@ -8,6 +8,7 @@ import { createUpload, expectText, postChunk, postChunks } from '../support/mult
 import { arweaveAccepts } from '../support/clientChecks.js';
 import { uploadStream } from '../../src/domain/upload/ids.js';
 import { expireUploads } from '../../src/app/multipart/expirer.js';
+import { createStampAges } from '../../src/clock.js';
 import { storedBlob } from '../support/storedBlob.js';
 import { storedKeys } from '../support/hostileService.js';
 
@@ -216,8 +217,14 @@ describe('multi-part upload', function () {
   it('expires an upload left unfinalized past its lifetime: its routes answer 404 and its chunks are gone', async () => {
     const id = await createUpload(base);
     await postChunk(base, id, 0, new Uint8Array(3000));
-    const later = { ...service.multipart, now: () => Date.now() + 25 * 3_600_000 };
-    expect(await expireUploads(later, service.readStore, { lifetimeMs: 24 * 3_600_000, headerlessLifetimeMs: 48 * 3_600_000 })).to.be.at.least(1);
+    // ages run on the monotonic clock (src/clock.ts): it is advanced, the wall clock left alone
+    let monotonic = 0;
+    const ages = createStampAges({ wall: () => Date.now(), monotonic: () => monotonic });
+    const lifetimes = { lifetimeMs: 24 * 3_600_000, headerlessLifetimeMs: 48 * 3_600_000 };
+    await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
+    expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(0);
+    monotonic += 25 * 3_600_000;
+    expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.be.at.least(1);
     await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
     await expectText(await fetch(`${base}/chunks/arweave/${id}/-1`), 404, 'Multi-part upload not found');
     await expectText(await postChunk(base, id, 3000, new Uint8Array(10)), 404, 'Multi-part upload not found');

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
-import { startTestService, type TestService } from '../support/testService.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestService, testServiceConfig, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { createLogger } from '../../src/log.js';
+import { startFakePriceGateway, type FakePriceGateway } from '../pricing/fakePriceGateway.js';
+import { expectContractError } from '../support/hostileService.js';
 import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { nativeAddress } from '../../src/verify/index.js';
@@ -175,5 +182,76 @@ describe("prices and balances in the clients' shapes (GET /price/..., GET /accou
     expect(await get(service, '/account/balance/ethereum')).to.deep.equal(invalid);
     expect(await get(service, '/account/balance/ethereum?address=nope')).to.deep.equal(invalid);
     expect(await get(service, `/account/balance/solana?address=${'A'.repeat(43)}`)).to.deep.equal(invalid);
+  });
+});
+
+/**
+ * Issue 34, finding 8: prices from the gateway (PRICING_SOURCE=gateway), asked by a hostile client.
+ * A size no item can have is refused before the gateway is asked, and is no gateway failure; distinct
+ * sizes from one client cost the gateway at most PRICE_LOOKUPS_BURST requests (the monotonic clock is
+ * the test's and stands still: no look-up is regained meanwhile).
+ */
+describe('prices from the gateway, asked by a hostile client (issue 34)', function () {
+  this.timeout(120_000);
+  const CHUNK = 262_144;
+  const BURST = 5;
+  let gateway: FakePriceGateway;
+  let service: RunningService;
+  let dataDir: string;
+  const warnings: string[] = [];
+
+  before(async () => {
+    gateway = await startFakePriceGateway({ answer: 'price', body: (bytes) => String((bytes / CHUNK) * 1000) }, { infoHeight: TEST_BLOCK_HEIGHT });
+    dataDir = await mkdtemp(join(tmpdir(), 'upload-service-'));
+    const config = testServiceConfig(dataDir, gateway.url, {
+      PRICING_SOURCE: 'gateway',
+      PRICE_MARGIN_PERCENT: '0',
+      FREE_UPLOAD_LIMIT_BYTES: '0',
+      PRICE_LOOKUPS_BURST: String(BURST),
+      PRICE_LOOKUPS_PER_MINUTE: '1',
+      LOG_LEVEL: 'warn',
+    });
+    service = await startService(
+      config,
+      createLogger(config.logLevel, (line) => warnings.push(line)),
+      { clocks: { monotonic: () => 0 } },
+    );
+  });
+  after(async () => {
+    await service?.stop();
+    await gateway?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("answers 400 Invalid request to a size past MAX_DATA_ITEM_SIZE without asking the gateway; the next price is the gateway's, nothing logged", async () => {
+    // the largest item's price is asked: 8192 chunks
+    expect(JSON.parse(await (await fetch(`${service.url}/price/bytes/2147483648`)).text())).to.deep.equal({ winc: '8192000', adjustments: [], fees: [] });
+    for (const path of ['/price/bytes/9007199254740991', '/v1/price/bytes/2147483649', '/price/arweave/9007199254740991', '/v1/price/ethereum/2147483649']) {
+      const res = await fetch(`${service.url}${path}`);
+      await expectContractError(res, 400, 'Invalid request');
+    }
+    expect(gateway.requests).to.equal(1);
+    gateway.set({ answer: 'price', body: (bytes) => String((bytes / CHUNK) * 2000) });
+    expect(await (await fetch(`${service.url}/price/arweave/${CHUNK + 1}`)).text()).to.equal('4000');
+    expect(gateway.requested).to.deep.equal([8192 * CHUNK, 2 * CHUNK]);
+    expect(warnings).to.deep.equal([]);
+  });
+
+  it('asks the gateway for at most PRICE_LOOKUPS_BURST distinct sizes of one client, then answers 429 with Retry-After; cached sizes still answer', async () => {
+    const before = gateway.requests;
+    // the previous test took 2 of the burst; 3 left, then refusals, on both routes
+    const answers: { status: number; retryAfter: string | null }[] = [];
+    for (let chunks = 10; chunks < 40; chunks++) {
+      const res = await fetch(`${service.url}${chunks % 2 === 0 ? '/v1/price/bytes' : '/price/ethereum'}/${chunks * CHUNK}`);
+      answers.push({ status: res.status, retryAfter: res.headers.get('retry-after') });
+      if (res.status === 429) await expectContractError(res, 429, 'Too Many Requests');
+      else await res.text();
+    }
+    expect(gateway.requests - before).to.equal(BURST - 2);
+    expect(answers.slice(0, BURST - 2)).to.deep.equal(Array.from({ length: BURST - 2 }, () => ({ status: 200, retryAfter: null })));
+    expect(answers.slice(BURST - 2)).to.deep.equal(Array.from({ length: 30 - (BURST - 2) }, () => ({ status: 429, retryAfter: '60' })));
+    // a size already priced costs no look-up
+    expect(await (await fetch(`${service.url}/price/arweave/${10 * CHUNK - 5}`)).text()).to.equal('20000');
+    expect(gateway.requests - before).to.equal(BURST - 2);
   });
 });

@@ -7,6 +7,7 @@ import { itemOfSize } from '../support/sizedItem.js';
 import { expectText, postChunk } from '../support/multipart.js';
 import { nativeAddress } from '../../src/verify/index.js';
 import { expireUploads } from '../../src/app/multipart/expirer.js';
+import { createStampAges } from '../../src/clock.js';
 import { uploadStream } from '../../src/domain/upload/ids.js';
 import { OTHER_CLIENT, post, type Answer } from './support.js';
 
@@ -194,10 +195,14 @@ describe('multi-part upload limits', function () {
       await service.projections.waitFor(await service.eventStore.headPosition(), 5000);
 
       const lifetimes = { lifetimeMs: 86_400_000, headerlessLifetimeMs: 60_000 };
-      const soon = { ...service.multipart, now: () => Date.now() + 30_000 };
-      expect(await expireUploads(soon, service.readStore, lifetimes)).to.equal(0);
-      const later = { ...service.multipart, now: () => Date.now() + 61_000 };
-      expect(await expireUploads(later, service.readStore, lifetimes)).to.equal(1);
+      // ages run on the monotonic clock (src/clock.ts): it is advanced, the wall clock left alone
+      let monotonic = 0;
+      const ages = createStampAges({ wall: () => Date.now(), monotonic: () => monotonic });
+      expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(0);
+      monotonic += 30_000;
+      expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(0);
+      monotonic += 31_000;
+      expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(1);
       expect((await eventTypes(service, headerless)).at(-1)).to.equal('UploadExpired');
       expect((await eventTypes(service, headed)).at(-1)).to.equal('ChunkReceived');
     });
@@ -220,8 +225,12 @@ describe('multi-part upload limits', function () {
       const other = await post(service.url, '/tx', item.getRaw(), { localAddress: OTHER_CLIENT });
       expect(other.status).to.equal(200);
       // the upload ends: its bytes are no longer held
-      const expired = { ...service.multipart, now: () => Date.now() + 2 * 86_400_000 };
-      expect(await expireUploads(expired, service.readStore, { lifetimeMs: 86_400_000, headerlessLifetimeMs: 3_600_000 })).to.equal(1);
+      let monotonic = 0;
+      const ages = createStampAges({ wall: () => Date.now(), monotonic: () => monotonic });
+      const lifetimes = { lifetimeMs: 86_400_000, headerlessLifetimeMs: 3_600_000 };
+      expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(0);
+      monotonic += 2 * 86_400_000;
+      expect(await expireUploads(service.multipart, service.readStore, lifetimes, ages)).to.equal(1);
       const again = await itemOfSize(signers.arweave(), 3_000);
       expect((await post(service.url, '/tx', again.getRaw())).status).to.equal(200);
     });

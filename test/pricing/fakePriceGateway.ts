@@ -11,14 +11,19 @@ export const flat = (winston: string): PriceBehaviour => ({ answer: 'price', bod
 /**
  * A real HTTP server on 127.0.0.1, port 0, standing in for an Arweave gateway. `requested` lists the
  * byte counts asked for, in order; `nextRequest(n)` resolves when the n-th request arrives. After
- * `close()` connections to its port are refused.
+ * `close()` connections to its port are refused. With `infoHeight`, it also answers `GET /info` with
+ * that block height (not counted), so that a whole service can take it as its gateway.
  */
-export async function startFakePriceGateway(initial: PriceBehaviour) {
+export async function startFakePriceGateway(initial: PriceBehaviour, { infoHeight }: { infoHeight?: number } = {}) {
   let behaviour = initial;
   const requested: number[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   let closed: Promise<void> | undefined;
   const server: Server = createServer((req, res) => {
+    if (infoHeight !== undefined && req.method === 'GET' && req.url === '/info') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ network: 'test', height: infoHeight }));
+      return;
+    }
     const bytes = /^\/price\/(\d+)$/.exec(req.url ?? '')?.[1];
     if (req.method !== 'GET' || bytes === undefined) {
       res.writeHead(404).end();

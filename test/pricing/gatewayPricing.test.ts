@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createGatewayPricing, type GatewayPricingOptions } from '../../src/adapters/pricing/gatewayPricing.js';
-import { ServiceUnavailable } from '../../src/domain/errors.js';
+import { ServiceUnavailable, TooManyRequests } from '../../src/domain/errors.js';
+import { createLookupBudgets } from '../../src/adapters/pricing/lookupBudget.js';
 import { MAX_GATEWAY_ANSWER_BYTES } from '../../src/adapters/gateway/request.js';
 import { startScriptedGateway } from '../gateway/scriptedGateway.js';
 import { flat, startFakePriceGateway, type FakePriceGateway } from './fakePriceGateway.js';
@@ -259,6 +260,45 @@ describe('gateway pricing', () => {
       expect(await prices.priceOf(1)).to.equal(2000n);
       expect(gateway.requests).to.equal(3);
       expect(logged).to.have.length(1);
+    });
+  });
+
+  describe('issue 34: what is the gateway failing, and what a client may ask of it', () => {
+    it('takes an error of its own (a size the gateway cannot be asked for) for no gateway failure: no fallback window, nothing logged', async () => {
+      gateway = await startFakePriceGateway(flat('1000'));
+      const prices = pricing();
+      expect(await prices.priceOf(1)).to.equal(1000n);
+      // 9007199254740991 bytes are 34359738368 chunks, whose bytes are past the safe integers: a RangeError of ours
+      expect(await rejectionOf(prices.priceOf(Number.MAX_SAFE_INTEGER))).to.be.instanceOf(RangeError);
+      gateway.set(flat('3000'));
+      expect(await prices.priceOf(2 * CHUNK)).to.equal(3000n);
+      expect(gateway.requested).to.deep.equal([CHUNK, 2 * CHUNK]);
+      expect(logged).to.deep.equal([]);
+    });
+
+    it("asks the gateway for a client's distinct sizes up to its budget, then refuses with the seconds until one more", async () => {
+      gateway = await startFakePriceGateway({ answer: 'price', body: (bytes) => String(bytes / CHUNK) });
+      const prices = pricing();
+      let monotonic = 0;
+      const budgets = createLookupBudgets({ burst: 5, perMinute: 6 }, { monotonic: () => monotonic });
+      const client = budgets.of('203.0.113.7');
+      for (let chunks = 1; chunks <= 5; chunks++) expect(await prices.priceOf(chunks * CHUNK, client)).to.equal(BigInt(chunks));
+      for (let chunks = 6; chunks <= 50; chunks++) {
+        const refused = await rejectionOf(prices.priceOf(chunks * CHUNK, client));
+        expect(refused).to.be.instanceOf(TooManyRequests);
+        expect((refused as TooManyRequests).retryAfterSeconds).to.equal(10);
+      }
+      expect(gateway.requests).to.equal(5);
+      // cached sizes cost nothing; another client has its own budget; uploads (no budget) are not held
+      expect(await prices.priceOf(3 * CHUNK - 1, client)).to.equal(3n);
+      expect(await prices.priceOf(6 * CHUNK, budgets.of('198.51.100.1'))).to.equal(6n);
+      expect(await prices.priceOf(7 * CHUNK)).to.equal(7n);
+      expect(gateway.requests).to.equal(7);
+      // one look-up regained every 10 s of the monotonic clock
+      monotonic += 10_000;
+      expect(await prices.priceOf(8 * CHUNK, client)).to.equal(8n);
+      expect(await rejectionOf(prices.priceOf(9 * CHUNK, client))).to.be.instanceOf(TooManyRequests);
+      expect(gateway.requested).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8].map((chunks) => chunks * CHUNK));
     });
   });
 });

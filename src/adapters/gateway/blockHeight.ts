@@ -1,4 +1,5 @@
 import type { BlockHeightSource } from '../../ports/gateway.js';
+import { anchoredWall } from '../../clock.js';
 import { fetchBlockHeight } from './fetchBlockHeight.js';
 import { createHeightGuard, type HeightGuard } from './heightGuard.js';
 import { readHeightState, writeHeightState } from './heightStateFile.js';
@@ -18,6 +19,10 @@ export interface BlockHeightSourceOptions {
   /** what heights are believed; shared with the bundler's gateway (default: its own, default settings) */
   guard?: HeightGuard;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * wall-clock milliseconds that no step moves (default `anchoredWall()`, src/clock.ts): the age of the
+   * height in use must not jump with the system clock; pass the guard's own clock with `guard`
+   */
   now?: () => number;
 }
 
@@ -47,8 +52,8 @@ export function createBlockHeightSource({
   startWaitMs = 2_000,
   fetch: fetchFn = fetch,
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
-  guard = createHeightGuard({ log }),
-  now = Date.now,
+  now = anchoredWall(),
+  guard = createHeightGuard({ log, now }),
 }: BlockHeightSourceOptions): GatewayBlockHeightSource {
   /** what the state file holds, so a failed save is tried again on the next refresh */
   let saved: { height: number; at: number | undefined } | undefined;

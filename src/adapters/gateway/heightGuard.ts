@@ -1,3 +1,5 @@
+import { anchoredWall } from '../../clock.js';
+
 /**
  * What block heights a gateway's answers are believed. A gateway that lies about the height (or
  * a broken one) must not move it: receipts sign `deadlineHeight` from it, and the bundler drops a
@@ -10,6 +12,11 @@
  * The last accepted height stays in use meanwhile. The ceiling is never raised by an accepted
  * height (only by time), so a gateway answering just under it each time cannot walk the height up
  * faster than blocks can come.
+ *
+ * Time here is `now`, by default `anchoredWall()` (src/clock.ts): wall-clock milliseconds, since the
+ * genesis bound and the saved `at` are wall times, that a step of the system clock does not move. On
+ * `Date.now`, a step a day forward moved the ceiling's base a day ahead, and back on the true time
+ * the ceiling stood still for that day: every new height refused, receipts and `/ready` at 503.
  */
 
 export interface HeightGuardSettings {
@@ -49,6 +56,7 @@ export interface HeightGuard {
 }
 
 export interface HeightGuardOptions extends Partial<HeightGuardSettings> {
+  /** wall-clock milliseconds that no step moves (default `anchoredWall()`); shared with the block height source */
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -56,7 +64,7 @@ export interface HeightGuardOptions extends Partial<HeightGuardSettings> {
 export function createHeightGuard({
   maxJumpBlocks = DEFAULT_HEIGHT_GUARD.maxJumpBlocks,
   minBlockIntervalMs = DEFAULT_HEIGHT_GUARD.minBlockIntervalMs,
-  now = Date.now,
+  now = anchoredWall(),
   log = (message) => console.warn(message),
 }: HeightGuardOptions = {}): HeightGuard {
   let last: { height: number; at: number | undefined } | undefined;
@@ -83,8 +91,10 @@ export function createHeightGuard({
 
     restore(height, at) {
       if (last === undefined || height > last.height) last = { height, at };
-      // a save that does not say when gives no bound on the time since: only the genesis one holds
-      if (at !== undefined) lower(height, at);
+      // a save that does not say when gives no bound on the time since: only the genesis one holds;
+      // nor does one dated in the future (the clock was set back since): its line would hold the
+      // ceiling still until then
+      if (at !== undefined && at <= now()) lower(height, at);
     },
 
     admit(height) {

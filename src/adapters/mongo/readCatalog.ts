@@ -39,13 +39,14 @@ export class ReadCatalog {
   /** For reads: the collection holding `logical`'s documents; undefined when it never had any. */
   async resolve(logical: string): Promise<string | undefined> {
     const cached = this.#cache.get(logical);
-    if (cached !== undefined && Date.now() - cached.at < READ_CACHE_MS) return cached.physical;
+    // monotonic (src/clock.ts): a wall clock set back must not keep a swapped collection's old name
+    if (cached !== undefined && performance.now() - cached.at < READ_CACHE_MS) return cached.physical;
     const entry = await this.#entries.findOne({ _id: logical });
     if (entry === null) {
       this.#cache.delete(logical);
       return undefined;
     }
-    this.#cache.set(logical, { physical: entry.physical, at: Date.now() });
+    this.#cache.set(logical, { physical: entry.physical, at: performance.now() });
     return entry.physical;
   }
 

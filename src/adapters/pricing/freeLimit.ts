@@ -8,9 +8,9 @@ import { assertByteCount } from './bytes.js';
 export function withFreeLimit(pricing: Pricing, freeUploadLimitBytes: number): Pricing {
   assertByteCount(freeUploadLimitBytes);
   return {
-    async priceOf(bytes) {
+    async priceOf(bytes, budget) {
       assertByteCount(bytes);
-      return bytes <= freeUploadLimitBytes ? 0n : pricing.priceOf(bytes);
+      return bytes <= freeUploadLimitBytes ? 0n : pricing.priceOf(bytes, budget);
     },
   };
 }

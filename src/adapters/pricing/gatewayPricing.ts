@@ -1,5 +1,6 @@
-import { ServiceUnavailable } from '../../domain/errors.js';
-import type { Pricing } from '../../ports/pricing.js';
+import { ServiceUnavailable, TooManyRequests } from '../../domain/errors.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
+import type { LookupBudget, Pricing } from '../../ports/pricing.js';
 import { createArweaveGateway } from '../gateway/arweaveGateway.js';
 import { assertByteCount, ceilDiv, chunksOf, CHUNK_SIZE } from './bytes.js';
 import { createLru } from '../../lru.js';
@@ -19,6 +20,7 @@ export interface GatewayPricingOptions {
   /** distinct sizes (in chunks) whose price is kept */
   maxEntries?: number;
   fetch?: typeof fetch;
+  /** the clock of the cache's and the failure window's ages: monotonic (src/clock.ts), so a step of the wall clock neither keeps nor drops a price */
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
@@ -32,7 +34,14 @@ interface Fetched {
  * Prices from the gateway's `GET /price/{bytes}` plus a margin. Prices are cached per chunk count and
  * asked for whole chunks, so nearby sizes share one request. When the gateway fails, a price still
  * comes from the last one fetched for that size, else from the latest one fetched for any size
- * (scaled by chunks), else the upload is refused as Service unavailable.
+ * (scaled by chunks), else the upload is refused as Service unavailable. Only a GatewayRequestError
+ * is the gateway failing: any other error is ours (a size it cannot be asked for), thrown as it is,
+ * with no fallback window opened and nothing logged as the gateway's.
+ *
+ * A request for a size not cached costs the gateway one: a quote to a client takes it from that
+ * client's budget first (`priceOf`'s `budget`), and past it answers TooManyRequests with the
+ * budget's Retry-After. A cached price, a request already in flight for the size, and a fallback
+ * while the gateway is failing cost nothing.
  */
 export function createGatewayPricing({
   gatewayUrl,
@@ -42,7 +51,7 @@ export function createGatewayPricing({
   retryAfterFailureMs = 10_000,
   maxEntries = 1_000,
   fetch: fetchFn = fetch,
-  now = Date.now,
+  now = () => performance.now(),
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
 }: GatewayPricingOptions): Pricing {
   const basisPoints = marginBasisPoints(marginPercent);
@@ -62,7 +71,8 @@ export function createGatewayPricing({
     try {
       winston = await gateway.price(chunks * CHUNK_SIZE);
     } catch (error) {
-      const reason = (error as Error).message;
+      if (!GatewayRequestError.is(error)) throw error;
+      const reason = error.message;
       failure = { until: now() + retryAfterFailureMs, reason };
       return fallBack(chunks, reason, true);
     }
@@ -89,10 +99,15 @@ export function createGatewayPricing({
     throw new ServiceUnavailable(`price unavailable: ${reason}`);
   }
 
-  /** concurrent misses for one size share one request */
-  function shared(chunks: number): Promise<bigint> {
+  /** concurrent misses for one size share one request; a new request is taken from `budget` */
+  function shared(chunks: number, budget: LookupBudget | undefined): Promise<bigint> {
     let pending = inFlight.get(chunks);
     if (!pending) {
+      const failing = failure && now() < failure.until;
+      const retryAfter = failing ? undefined : budget?.take();
+      if (retryAfter !== undefined) {
+        return Promise.reject(new TooManyRequests(`price look-ups of this client used up: ${chunks} chunks not cached`, retryAfter));
+      }
       pending = fetchOrFallBack(chunks).finally(() => inFlight.delete(chunks));
       inFlight.set(chunks, pending);
     }
@@ -100,11 +115,11 @@ export function createGatewayPricing({
   }
 
   return {
-    async priceOf(bytes) {
+    async priceOf(bytes, budget) {
       assertByteCount(bytes);
       const chunks = chunksOf(bytes);
       const cached = cache.get(chunks);
-      const winston = cached && now() - cached.at < cacheTtlMs ? cached.winston : await shared(chunks);
+      const winston = cached && now() - cached.at < cacheTtlMs ? cached.winston : await shared(chunks, budget);
       return withMargin(winston, basisPoints);
     },
   };

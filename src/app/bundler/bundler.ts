@@ -5,6 +5,7 @@ import { LeaseLost } from '../../domain/bundle/lease.js';
 import type { BundlerDeps } from './deps.js';
 import { failExhaustedItems } from './failItems.js';
 import { planBundles } from './plan.js';
+import { createStampAges } from '../../clock.js';
 
 /** After a failed step a bundle waits 1 s, 2 s, 4 s... up to a minute before the next try. */
 const backoffMs = (failures: number) => Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
@@ -15,7 +16,7 @@ const UNATTENDED: ReadonlySet<string> = new Set(['planned', 'prepared', 'posted'
 /**
  * The bundler (a process manager; one active instance): each pass plans what is due, then moves
  * every live bundle one step forward. A gateway failure delays that bundle only, with backoff
- * (`deps.now` tells when a retry is due). Passes never overlap: a pass asked for while one runs
+ * (`deps.monotonic` tells when a retry is due). Passes never overlap: a pass asked for while one runs
  * starts after it, so two passes cannot plan the same items or post the same chunks at once.
  */
 export function createBundler(given: BundlerDeps) {
@@ -36,7 +37,9 @@ export function createBundler(given: BundlerDeps) {
       }
     : fenced;
   const log = deps.log ?? (() => {});
-  const { now } = deps;
+  const { monotonic = () => performance.now() } = deps;
+  /** how long each queued item has waited, seen pass after pass (plan.ts) */
+  const waits = createStampAges({ wall: deps.now, monotonic });
   const trees: TreeCache = new Map();
   const failures = new Map<string, { count: number; retryAt: number }>();
   // aborted by stop(): a shutdown does not wait for a 2 GiB upload to end (the step is redone later)
@@ -55,7 +58,7 @@ export function createBundler(given: BundlerDeps) {
 
   async function step(planId: string): Promise<void> {
     const failure = failures.get(planId);
-    if (failure && failure.retryAt > now()) return;
+    if (failure && failure.retryAt > monotonic()) return;
     try {
       for (let bundle = await deps.bundles.read(planId); bundle && !stopping.signal.aborted;) {
         const before = bundle.status;
@@ -74,7 +77,7 @@ export function createBundler(given: BundlerDeps) {
       if (stopping.signal.aborted) return;
       if (error instanceof LeaseLost) throw error;
       const count = (failure?.count ?? 0) + 1;
-      failures.set(planId, { count, retryAt: now() + backoffMs(count) });
+      failures.set(planId, { count, retryAt: monotonic() + backoffMs(count) });
       log(`bundle ${planId}: step failed (attempt ${count}), retrying later`, error);
     }
   }
@@ -106,7 +109,7 @@ export function createBundler(given: BundlerDeps) {
 
   async function passHoldingLease(): Promise<void> {
     reflect ??= await deps.eventStore.headPosition();
-    await planBundles(deps, reflect);
+    await planBundles(deps, reflect, waits);
     const live = await liveBundles();
     deps.funds?.retain(new Set(live));
     for (const planId of live) {

@@ -41,7 +41,10 @@ export interface BundlerDeps {
    * gave up waiting (bounded): the planner then skips the pass rather than plan from a stale queue
    */
   awaitProjection?: (position: bigint) => Promise<unknown>;
+  /** the wall clock, for the events' times */
   now: () => number;
+  /** the clock of the retry backoff (default performance.now): monotonic, so a wall clock set back holds no retry (src/clock.ts) */
+  monotonic?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
 

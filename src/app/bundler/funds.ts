@@ -20,7 +20,10 @@ export interface WalletFundsOptions {
   address: string;
   /** how often the balance is read in the background */
   refreshMs: number;
+  /** the wall clock: when the balance was read, as the snapshot shows it */
   now: () => number;
+  /** the clock of the read's age (default performance.now): monotonic, so a wall clock set back does not keep a balance for that long */
+  monotonic?: () => number;
   /** a warning when bundles start waiting for funds, and when none waits any more (once per change) */
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** a background read failed */
@@ -34,9 +37,18 @@ export interface WalletFundsOptions {
  * funding. The balance is read again before a bundle is first judged short (the wallet may have
  * been funded since the last read); a bundle already waiting goes on once a later read covers it.
  */
-export function createWalletFunds({ gateway, address, refreshMs, now, warn = () => {}, log = () => {} }: WalletFundsOptions) {
+export function createWalletFunds({
+  gateway,
+  address,
+  refreshMs,
+  now,
+  monotonic = () => performance.now(),
+  warn = () => {},
+  log = () => {},
+}: WalletFundsOptions) {
   let balance: bigint | undefined;
   let readAt: number | undefined;
+  let readAtMonotonic: number | undefined;
   /**
    * the balance when the gateway last refused a post for funds, though it seemed to cover the
    * reward (its price, or the wallet's pending spending, differs from ours): nothing is taken as
@@ -52,6 +64,7 @@ export function createWalletFunds({ gateway, address, refreshMs, now, warn = () 
     const answered = await gateway.walletBalance(address, options);
     balance = answered;
     readAt = now();
+    readAtMonotonic = monotonic();
     if (refusedAt !== undefined && answered !== refusedAt) refusedAt = undefined;
     return answered;
   }
@@ -94,7 +107,7 @@ export function createWalletFunds({ gateway, address, refreshMs, now, warn = () 
      */
     async canPay(planId: string, reward: bigint, options: GatewayCallOptions = {}): Promise<{ enough: boolean; balance: bigint }> {
       // a read older than the refresh interval is read again too: passes run without the background refresh (tests, tools)
-      const stale = readAt === undefined || now() - readAt >= refreshMs;
+      const stale = readAtMonotonic === undefined || monotonic() - readAtMonotonic >= refreshMs;
       if (!covers(reward) && (!waiting.has(planId) || stale)) await read(options);
       const enough = covers(reward);
       if (enough) waiting.delete(planId);

@@ -4,6 +4,7 @@ import { packBundles, type Queued } from '../../domain/bundle/packing.js';
 import { bundleQueueProjection, collectionOf, type QueuedItem } from '../../../projections/index.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { failExhaustedItems } from './failItems.js';
+import type { StampAges } from '../../clock.js';
 
 /** Items waiting for a bundle, from the queue read model, and those out of bundle attempts. */
 async function waiting(deps: BundlerDeps): Promise<{ queued: Queued[]; exhausted: string[] }> {
@@ -41,14 +42,20 @@ async function queueReflects(deps: BundlerDeps, position: bigint | undefined): P
  * plan, so the next pass never plans an item twice (the bundler is a single instance). An item
  * dropped `maxAttempts` times is failed here rather than planned again (its failure may have been
  * missed: a crash right after the drop). `reflect`: see queueReflects.
+ *
+ * `waits`: how long each item has waited (BUNDLE_MAX_WAIT_MS), kept by the bundler from pass to pass:
+ * on the monotonic clock once it has seen the item (src/clock.ts), so a wall clock set back a day does
+ * not hold every small item that long. Without it, the wall clock's reading minus the acceptance.
  */
-export async function planBundles(deps: BundlerDeps, reflect?: bigint): Promise<string[]> {
+export async function planBundles(deps: BundlerDeps, reflect?: bigint, waits?: StampAges): Promise<string[]> {
   if (!(await queueReflects(deps, reflect))) {
     deps.log?.('bundler: read models behind the event store, planning skipped this pass');
     return [];
   }
   const now = deps.now();
-  const { queued, exhausted } = await waiting(deps);
+  const { queued: found, exhausted } = await waiting(deps);
+  const queued = waits ? found.map((item) => ({ ...item, acceptedAt: now - waits.ageOf(item.id, item.acceptedAt) })) : found;
+  waits?.endPass();
   if (exhausted.length > 0) await failExhaustedItems(deps, exhausted);
   const planned: string[] = [];
   for (const items of packBundles(queued, deps.settings.limits, now)) {

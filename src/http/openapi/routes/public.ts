@@ -163,10 +163,12 @@ export const uploadCostRoute = defineRoute({
   path: '/price/bytes/:bytes',
   tag: 'prices',
   summary: 'Price of an upload (turbo-sdk)',
-  description: "turbo-sdk's `getUploadCosts`: the winc an upload of a signed item of that size is charged, in its `{ winc, adjustments, fees }`.",
+  description:
+    "turbo-sdk's `getUploadCosts`: the winc an upload of a signed item of that size is charged, in its `{ winc, adjustments, fees }`. " +
+    'A size past MAX_DATA_ITEM_SIZE is `Invalid request`; past PRICE_LOOKUPS_BURST sizes not cached, a client is answered 429 with Retry-After.',
   params: { bytes: byteCountParam },
   responses: { 200: { description: 'the price', content: json(UploadCostBody) } },
-  errors: ['INVALID_REQUEST'],
+  errors: ['INVALID_REQUEST', 'TOO_MANY_REQUESTS'],
 });
 
 export const priceRoute = defineRoute({
@@ -180,7 +182,7 @@ export const priceRoute = defineRoute({
     'The price does not depend on the token; `bytes` is not a token here (it is `GET /price/bytes/:bytes`). Query parameters (`address`, `tags`) are ignored.',
   params: { token: tokenParam, bytes: byteCountParam },
   responses: { 200: { description: 'the price in winc', content: { contentType: 'text/plain', schema: z.string().regex(/^\d+$/) } } },
-  errors: ['INVALID_TOKEN', 'INVALID_REQUEST'],
+  errors: ['INVALID_TOKEN', 'INVALID_REQUEST', 'TOO_MANY_REQUESTS'],
 });
 
 // Reading an item back (CONTRACT.md section 7): its payload from its receipt on, for nested items
