@@ -22,6 +22,7 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
+import { mongoTarget, testDatabases } from '../mongo/server.js';
 
 const GRACE_MS = 60_000;
 /** over SMALL_BLOB_MAX_BYTES (64 KiB): a file of the fs tier, not a row */
@@ -82,156 +83,176 @@ async function expectIntact(service: Stores, items: DataItem[]): Promise<void> {
 
 const present = async (service: Stores, key: string) => (await service.blobStore.stat(key)) !== undefined;
 
+/** the blob stores the service runs with: the embedded one (files and rows of the small-blob file), and GridFS */
+const PROFILES = [
+  { name: 'the fs store (files and small-blob rows)', gridfs: false },
+  { name: `GridFS (${mongoTarget})`, gridfs: true },
+];
+
 describe('orphan blob sweep', function () {
   this.timeout(60_000);
 
-  describe('a pass, on the clocks it is given', () => {
-    let service: TestService;
-    /** how far the sweep's wall clock is ahead of the real one (blobs' times are the real one's) */
-    let wallAhead: number;
-    let monotonic: number;
-    let logged: { level: string; message: string; fields: Record<string, unknown> | undefined }[];
+  for (const profile of PROFILES)
+    describe(`a pass, on the clocks it is given, over ${profile.name}`, () => {
+      const databases = testDatabases();
+      let database: string | undefined;
+      let service: TestService;
+      /** how far the sweep's wall clock is ahead of the real one (blobs' times are the real one's) */
+      let wallAhead: number;
+      let monotonic: number;
+      let logged: { level: string; message: string; fields: Record<string, unknown> | undefined }[];
 
-    beforeEach(async () => {
-      service = await startTestService({ BLOB_SWEEP: 'false' });
-      wallAhead = 0;
-      monotonic = 0;
-      logged = [];
-    });
-    afterEach(() => service.close());
-
-    const sweepOf = (deps: Partial<BlobSweepDeps> = {}) =>
-      createBlobSweep({
-        eventStore: service.eventStore,
-        blobStore: service.blobStore,
-        graceMs: GRACE_MS,
-        now: () => Date.now() + wallAhead,
-        monotonic: () => monotonic,
-        log: {
-          info: (message, fields) => logged.push({ level: 'info', message, fields }),
-          debug: (message, fields) => logged.push({ level: 'debug', message, fields }),
-        },
-        ...deps,
+      before(async () => {
+        if (profile.gridfs) await databases.start();
+      });
+      after(() => databases.close());
+      beforeEach(async () => {
+        database = profile.gridfs ? databases.fresh() : undefined;
+        const stores: Record<string, string> = database
+          ? { READ_STORE: 'mongo', BLOB_STORE: 'gridfs', MONGO_URL: databases.url(), MONGO_DATABASE: database }
+          : {};
+        service = await startTestService({ BLOB_SWEEP: 'false', ...stores });
+        wallAhead = 0;
+        monotonic = 0;
+        logged = [];
+      });
+      afterEach(async () => {
+        await service.close();
+        if (database) await databases.drop(database);
       });
 
-    it('removes what a crash left once a pass saw it orphaned a grace period before, which the audit named, and keeps every accepted item', async () => {
-      const { accepted, unaccepted, upload, orphanKeys } = await crashLeftovers(service);
-      const sweep = sweepOf();
-      wallAhead = 2 * GRACE_MS;
+      const sweepOf = (deps: Partial<BlobSweepDeps> = {}) =>
+        createBlobSweep({
+          eventStore: service.eventStore,
+          blobStore: service.blobStore,
+          graceMs: GRACE_MS,
+          now: () => Date.now() + wallAhead,
+          monotonic: () => monotonic,
+          log: {
+            info: (message, fields) => logged.push({ level: 'info', message, fields }),
+            debug: (message, fields) => logged.push({ level: 'debug', message, fields }),
+          },
+          ...deps,
+        });
 
-      expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 0 });
-      expect(kindsAndIds(await auditFindings(service))).to.deep.equal(orphanFindings(unaccepted, upload.uploadId));
+      it('removes what a crash left once a pass saw it orphaned a grace period before, which the audit named, and keeps every accepted item', async () => {
+        const { accepted, unaccepted, upload, orphanKeys } = await crashLeftovers(service);
+        const sweep = sweepOf();
+        wallAhead = 2 * GRACE_MS;
 
-      monotonic += GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 4 });
-      for (const key of orphanKeys) expect(await present(service, key), key).to.equal(false);
-      expect(await auditFindings(service)).to.deep.equal([]);
-      await expectIntact(service, accepted);
+        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 0 });
+        expect(kindsAndIds(await auditFindings(service))).to.deep.equal(orphanFindings(unaccepted, upload.uploadId));
 
-      // one line per pass with its counts; each removed blob at debug
-      expect(logged.filter((l) => l.level === 'info')).to.deep.equal([
-        { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 0, waiting: 4, graceMs: GRACE_MS } },
-        { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 4, waiting: 0, graceMs: GRACE_MS } },
-      ]);
-      expect(
-        logged
-          .filter((l) => l.level === 'debug')
-          .map((l) => l.fields!.key)
-          .sort(),
-      ).to.deep.equal([...orphanKeys].sort());
-    });
+        monotonic += GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 4 });
+        for (const key of orphanKeys) expect(await present(service, key), key).to.equal(false);
+        expect(await auditFindings(service)).to.deep.equal([]);
+        await expectIntact(service, accepted);
 
-    it('keeps a blob changed within the grace period by the wall clock, however long ago a pass saw it (the wall clock stepped back)', async () => {
-      const item = await signedItem(signers.arweave());
-      await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
-      const sweep = sweepOf();
-      wallAhead = GRACE_MS - 5_000;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
-      monotonic += 10 * GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
-      expect(await present(service, `items/${item.id}`)).to.equal(true);
-    });
-
-    it('keeps a blob a wall-clock step made old until a pass of this process saw it orphaned a grace period before by the monotonic clock', async () => {
-      const item = await signedItem(signers.arweave());
-      await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
-      wallAhead = 30 * 86_400_000;
-      // a pass of another process (or of this one before a restart) remembers nothing for this one
-      expect(await sweepOf().pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      const sweep = sweepOf();
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      monotonic += GRACE_MS - 1;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      expect(await present(service, `items/${item.id}`)).to.equal(true);
-      monotonic += 1;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
-      expect(await present(service, `items/${item.id}`)).to.equal(false);
-    });
-
-    it('waits a grace period again for a blob written anew since a pass saw it', async () => {
-      const key = `items/${(await signedItem(signers.arweave())).id}`;
-      await service.blobStore.put(key, piecesOf(randomBytes(100)));
-      wallAhead = 2 * GRACE_MS;
-      const sweep = sweepOf();
-      await sweep.pass();
-      await service.blobStore.put(key, piecesOf(randomBytes(200)));
-      monotonic += GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      monotonic += GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
-    });
-
-    it('never removes the bytes of an item whose acceptance this process has in flight: it waits for it, then finds the item accepted', async () => {
-      const item = await itemOfSize(signers.arweave(), FILE_SIZED);
-      const stream = `dataItem-${item.id}`;
-      let openAppend!: () => void;
-      const appendHeld = new Promise<void>((resolve) => (openAppend = resolve));
-      const order: string[] = [];
-      const append: EventStore['append'] = async (...args) => {
-        if (args[0] === stream) {
-          order.push('append starts');
-          await appendHeld;
-        }
-        const appended = await service.eventStore.append(...args);
-        if (args[0] === stream) order.push('append settles');
-        return appended;
-      };
-      // the service's event store, but for the item's append, held until the test lets it go
-      const held = new Proxy(service.eventStore, {
-        get: (target, property) => {
-          if (property === 'append') return append;
-          const value: unknown = Reflect.get(target, property, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
+        // one line per pass with its counts; each removed blob at debug
+        expect(logged.filter((l) => l.level === 'info')).to.deep.equal([
+          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 0, waiting: 4, graceMs: GRACE_MS } },
+          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 4, waiting: 0, graceMs: GRACE_MS } },
+        ]);
+        expect(
+          logged
+            .filter((l) => l.level === 'debug')
+            .map((l) => l.fields!.key)
+            .sort(),
+        ).to.deep.equal([...orphanKeys].sort());
       });
-      const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1024 * 1024 });
-      const acceptance = acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'in-flight' } }, { ...service.multipart.accept, eventStore: held });
-      await eventually(() => order.includes('append starts'), 'the acceptance committed its bytes and appends');
 
-      // the sweep reads the item's stream before it decides, and again (alone with this process's acceptances of it) before it deletes
-      let judged = 0;
-      const reads: EventStore['readStream'] = (name, options) => {
-        const read = service.eventStore.readStream(name, options);
-        if (name !== stream) return read;
-        return (async function* () {
-          order.push('sweep reads the stream');
-          yield* read;
-          // the second pass's first look: the acceptance may go on (if the sweep waits for it, it is waiting now)
-          if (++judged === 2) openAppend();
-        })();
-      };
-      const sweep = sweepOf({ eventStore: { readStream: reads } });
-      wallAhead = 2 * GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      monotonic += GRACE_MS;
-      expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
-      expect((await acceptance).kind).to.equal('accepted');
+      it('keeps a blob changed within the grace period by the wall clock, however long ago a pass saw it (the wall clock stepped back)', async () => {
+        const item = await signedItem(signers.arweave());
+        await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
+        const sweep = sweepOf();
+        wallAhead = GRACE_MS - 5_000;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
+        monotonic += 10 * GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
+        expect(await present(service, `items/${item.id}`)).to.equal(true);
+      });
 
-      expect(order).to.deep.equal(['append starts', 'sweep reads the stream', 'sweep reads the stream', 'append settles', 'sweep reads the stream']);
-      expect((await loadDataItem(service.eventStore, item.id as DataItemId)).status).to.equal('accepted');
-      expect((await bytesOf(await service.blobStore.read(`items/${item.id}`))).equals(item.getRaw())).to.equal(true);
+      it('keeps a blob a wall-clock step made old until a pass of this process saw it orphaned a grace period before by the monotonic clock', async () => {
+        const item = await signedItem(signers.arweave());
+        await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
+        wallAhead = 30 * 86_400_000;
+        // a pass of another process (or of this one before a restart) remembers nothing for this one
+        expect(await sweepOf().pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        const sweep = sweepOf();
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        monotonic += GRACE_MS - 1;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await present(service, `items/${item.id}`)).to.equal(true);
+        monotonic += 1;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
+        expect(await present(service, `items/${item.id}`)).to.equal(false);
+      });
+
+      it('waits a grace period again for a blob written anew since a pass saw it', async () => {
+        const key = `items/${(await signedItem(signers.arweave())).id}`;
+        await service.blobStore.put(key, piecesOf(randomBytes(100)));
+        wallAhead = 2 * GRACE_MS;
+        const sweep = sweepOf();
+        await sweep.pass();
+        await service.blobStore.put(key, piecesOf(randomBytes(200)));
+        monotonic += GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        monotonic += GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
+      });
+
+      it('never removes the bytes of an item whose acceptance this process has in flight: it waits for it, then finds the item accepted', async () => {
+        const item = await itemOfSize(signers.arweave(), FILE_SIZED);
+        const stream = `dataItem-${item.id}`;
+        let openAppend!: () => void;
+        const appendHeld = new Promise<void>((resolve) => (openAppend = resolve));
+        const order: string[] = [];
+        const append: EventStore['append'] = async (...args) => {
+          if (args[0] === stream) {
+            order.push('append starts');
+            await appendHeld;
+          }
+          const appended = await service.eventStore.append(...args);
+          if (args[0] === stream) order.push('append settles');
+          return appended;
+        };
+        // the service's event store, but for the item's append, held until the test lets it go
+        const held = new Proxy(service.eventStore, {
+          get: (target, property) => {
+            if (property === 'append') return append;
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+        const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1024 * 1024 });
+        const acceptance = acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'in-flight' } }, { ...service.multipart.accept, eventStore: held });
+        await eventually(() => order.includes('append starts'), 'the acceptance committed its bytes and appends');
+
+        // the sweep reads the item's stream before it decides, and again (alone with this process's acceptances of it) before it deletes
+        let judged = 0;
+        const reads: EventStore['readStream'] = (name, options) => {
+          const read = service.eventStore.readStream(name, options);
+          if (name !== stream) return read;
+          return (async function* () {
+            order.push('sweep reads the stream');
+            yield* read;
+            // the second pass's first look: the acceptance may go on (if the sweep waits for it, it is waiting now)
+            if (++judged === 2) openAppend();
+          })();
+        };
+        const sweep = sweepOf({ eventStore: { readStream: reads } });
+        wallAhead = 2 * GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        monotonic += GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect((await acceptance).kind).to.equal('accepted');
+
+        expect(order).to.deep.equal(['append starts', 'sweep reads the stream', 'sweep reads the stream', 'append settles', 'sweep reads the stream']);
+        expect((await loadDataItem(service.eventStore, item.id as DataItemId)).status).to.equal('accepted');
+        expect((await bytesOf(await service.blobStore.read(`items/${item.id}`))).equals(item.getRaw())).to.equal(true);
+      });
     });
-  });
 
   describe('run by the service', () => {
     let dataDir: string;
