@@ -33,6 +33,8 @@ export interface SweepSummary {
   /** orphans seen this pass, removed or not */
   orphans: number;
   removed: number;
+  /** keys this version never writes: left to the operator (the audit names them) */
+  foreign: number;
 }
 
 /** a blob as a pass saw it orphaned: its version (time and size) and when, by the monotonic clock */
@@ -47,10 +49,14 @@ const DEFAULT_MAX_REMEMBERED = 100_000;
 /**
  * Removes the blobs no event owns (src/app/orphanBlobs.ts: what the audit names `blob-orphan`) that a
  * crash left: an item's bytes committed before an acceptance the crash cut, an upload's chunks whose
- * deletion it cut. Never the bytes of an accepted item: an item's stream is read again just before
- * its bytes are deleted, apart from this process's acceptances of it (one in flight finishes first);
- * another process's acceptance is waited out by the grace period. A pass walks the store's listing
- * (never held in memory); what it remembers between passes is bounded by `maxRemembered`.
+ * deletion it cut. A key the service never writes is left alone (a newer version sharing the store
+ * may write it). Never the bytes of an accepted item: an item's stream is read again just before its
+ * bytes are deleted, apart from this process's acceptances of it (one in flight finishes first).
+ * Another process's acceptance in flight is waited out by the grace period; what stays open is
+ * another process committing the very same item again between that last read and the deletion (a
+ * few milliseconds): its acceptance would then find no bytes, which the bundler records as damage
+ * that an upload of the item repairs. A pass walks the store's listing (never held in memory); what
+ * it remembers between passes is bounded by `maxRemembered`.
  */
 export function createBlobSweep(deps: BlobSweepDeps) {
   const monotonic = deps.monotonic ?? (() => performance.now());
@@ -80,7 +86,7 @@ export function createBlobSweep(deps: BlobSweepDeps) {
   return {
     /** one walk of the store: removes the orphans seen a grace period ago, remembers the others; `signal` ends it early */
     async pass(signal?: AbortSignal): Promise<SweepSummary> {
-      const summary: SweepSummary = { listed: 0, young: 0, orphans: 0, removed: 0 };
+      const summary: SweepSummary = { listed: 0, young: 0, orphans: 0, removed: 0, foreign: 0 };
       const next = new Map<string, Sighting>();
       const now = deps.now();
       const judged = (blob: ListedBlob) => {
@@ -92,6 +98,10 @@ export function createBlobSweep(deps: BlobSweepDeps) {
       try {
         for await (const orphan of orphanBlobs(deps, judged)) {
           if (signal?.aborted) break;
+          if (orphan.foreign) {
+            summary.foreign += 1;
+            continue;
+          }
           summary.orphans += 1;
           if (!longOrphaned(orphan.blob, next, monotonic()) || !(await remove(orphan))) continue;
           summary.removed += 1;

@@ -20,11 +20,16 @@ export const OWNED_PREFIXES = ['items', 'uploads'] as const;
 const ENDED: readonly UploadStatus[] = ['FINALIZED', 'INVALID', 'EXPIRED'];
 
 /** A blob no event owns: `id` is the item or upload it was written for (the key when it names none). */
-export interface OrphanBlob {
+export interface OrphanBlob extends Orphan {
   blob: ListedBlob;
+}
+
+export interface Orphan {
   id: string;
   /** why no event owns it, in a few words */
   reason: string;
+  /** a key this version never writes (a newer one might): named, never removed by the service */
+  foreign?: true;
 }
 
 export type OwnerReads = Pick<EventStore, 'readStream'>;
@@ -34,14 +39,14 @@ export type OwnerReads = Pick<EventStore, 'readStream'>;
  * an acceptance appended a moment ago counts. `uploads` caches the state of the last upload read
  * (its blobs are listed together: one directory, or one run of keys).
  */
-export async function whyOrphan(eventStore: OwnerReads, key: string, uploads: UploadCache = {}): Promise<{ id: string; reason: string } | undefined> {
+export async function whyOrphan(eventStore: OwnerReads, key: string, uploads: UploadCache = {}): Promise<Orphan | undefined> {
   if (key.startsWith(ITEM_BLOB_PREFIX)) {
     const id = DataItemId.safeParse(key.slice(ITEM_BLOB_PREFIX.length));
-    if (!id.success) return { id: key, reason: 'not a key the service writes' };
+    if (!id.success) return { id: key, reason: 'not a key the service writes', foreign: true };
     return (await isAccepted(eventStore, id.data)) ? undefined : { id: id.data, reason: 'the item has no DataItemAccepted' };
   }
   const uploadId = UploadId.safeParse(key.split('/')[1]);
-  if (!key.startsWith('uploads/') || !uploadId.success) return { id: key, reason: 'not a key the service writes' };
+  if (!key.startsWith('uploads/') || !uploadId.success) return { id: key, reason: 'not a key the service writes', foreign: true };
   if (uploads.last?.uploadId !== uploadId.data) uploads.last = { uploadId: uploadId.data, state: await uploadState(eventStore, uploadId.data) };
   const { state } = uploads.last;
   // an event this service cannot read (of a newer version, or damaged) leaves the upload's end unknown

@@ -140,19 +140,19 @@ describe('orphan blob sweep', function () {
         const sweep = sweepOf();
         wallAhead = 2 * GRACE_MS;
 
-        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 0, foreign: 0 });
         expect(kindsAndIds(await auditFindings(service))).to.deep.equal(orphanFindings(unaccepted, upload.uploadId));
 
         monotonic += GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 4 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 7, young: 0, orphans: 4, removed: 4, foreign: 0 });
         for (const key of orphanKeys) expect(await present(service, key), key).to.equal(false);
         expect(await auditFindings(service)).to.deep.equal([]);
         await expectIntact(service, accepted);
 
         // one line per pass with its counts; each removed blob at debug
         expect(logged.filter((l) => l.level === 'info')).to.deep.equal([
-          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 0, waiting: 4, graceMs: GRACE_MS } },
-          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 4, waiting: 0, graceMs: GRACE_MS } },
+          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 0, foreign: 0, waiting: 4, graceMs: GRACE_MS } },
+          { level: 'info', message: 'orphan blob sweep', fields: { listed: 7, young: 0, orphans: 4, removed: 4, foreign: 0, waiting: 0, graceMs: GRACE_MS } },
         ]);
         expect(
           logged
@@ -167,9 +167,9 @@ describe('orphan blob sweep', function () {
         await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
         const sweep = sweepOf();
         wallAhead = GRACE_MS - 5_000;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0, foreign: 0 });
         monotonic += 10 * GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 1, orphans: 0, removed: 0, foreign: 0 });
         expect(await present(service, `items/${item.id}`)).to.equal(true);
       });
 
@@ -178,15 +178,28 @@ describe('orphan blob sweep', function () {
         await service.blobStore.put(`items/${item.id}`, piecesOf(item.getRaw()));
         wallAhead = 30 * 86_400_000;
         // a pass of another process (or of this one before a restart) remembers nothing for this one
-        expect(await sweepOf().pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweepOf().pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         const sweep = sweepOf();
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         monotonic += GRACE_MS - 1;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         expect(await present(service, `items/${item.id}`)).to.equal(true);
         monotonic += 1;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1, foreign: 0 });
         expect(await present(service, `items/${item.id}`)).to.equal(false);
+      });
+
+      it('leaves a key the service never writes to the operator, whom the audit tells', async () => {
+        for (const key of ['items/not-an-item-id', 'uploads/not-an-upload-id/0']) await service.blobStore.put(key, piecesOf(randomBytes(10)));
+        wallAhead = 2 * GRACE_MS;
+        const sweep = sweepOf();
+        await sweep.pass();
+        monotonic += GRACE_MS;
+        expect(await sweep.pass()).to.deep.equal({ listed: 2, young: 0, orphans: 0, removed: 0, foreign: 2 });
+        expect(kindsAndIds(await auditFindings(service))).to.deep.equal([
+          { kind: 'blob-orphan', id: 'items/not-an-item-id' },
+          { kind: 'blob-orphan', id: 'uploads/not-an-upload-id/0' },
+        ]);
       });
 
       it('waits a grace period again for a blob written anew since a pass saw it', async () => {
@@ -197,9 +210,9 @@ describe('orphan blob sweep', function () {
         await sweep.pass();
         await service.blobStore.put(key, piecesOf(randomBytes(200)));
         monotonic += GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         monotonic += GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 1, foreign: 0 });
       });
 
       it('never removes the bytes of an item whose acceptance this process has in flight: it waits for it, then finds the item accepted', async () => {
@@ -243,9 +256,9 @@ describe('orphan blob sweep', function () {
         };
         const sweep = sweepOf({ eventStore: { readStream: reads } });
         wallAhead = 2 * GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         monotonic += GRACE_MS;
-        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0 });
+        expect(await sweep.pass()).to.deep.equal({ listed: 1, young: 0, orphans: 1, removed: 0, foreign: 0 });
         expect((await acceptance).kind).to.equal('accepted');
 
         expect(order).to.deep.equal(['append starts', 'sweep reads the stream', 'sweep reads the stream', 'append settles', 'sweep reads the stream']);
