@@ -54,8 +54,8 @@ const DEFAULT_MAX_REMEMBERED = 100_000;
  * bytes are deleted, apart from this process's acceptances of it (one in flight finishes first).
  * Another process's acceptance in flight is waited out by the grace period; what stays open is
  * another process committing the very same item again between that last read and the deletion (a
- * few milliseconds): its acceptance would then find no bytes, which the bundler records as damage
- * that an upload of the item repairs. A pass walks the store's listing (never held in memory); what
+ * few milliseconds), or an append of unknown outcome (EventStoreDB) landing after it: that acceptance
+ * would then find no bytes, which the bundler records as damage that an upload of the item repairs. A pass walks the store's listing (never held in memory); what
  * it remembers between passes is bounded by `maxRemembered`.
  */
 export function createBlobSweep(deps: BlobSweepDeps) {
