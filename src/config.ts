@@ -89,6 +89,12 @@ const ConfigSchema = z.object({
    * instead of a file of its own (src/adapters/fs/tieredBlobStore.ts); 0: every new blob is a file
    */
   SMALL_BLOB_MAX_BYTES: int(0, 2 ** 20).default(65_536),
+  /** removes blobs no event owns (what a crash left: src/app/blobSweep.ts), where uploads are taken */
+  BLOB_SWEEP: z.enum(['true', 'false']).default('true'),
+  /** a blob is removed once changed this long ago and seen orphaned by a pass this long ago (monotonic) */
+  BLOB_SWEEP_GRACE_MS: int(1000, 30 * 86_400_000).default(3_600_000),
+  /** a pass at start-up, then one every this long (each walks the blob store) */
+  BLOB_SWEEP_INTERVAL_MS: int(100, 86_400_000).default(3_600_000),
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string')
@@ -223,6 +229,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     readStore: c.READ_STORE,
     blobStore: c.BLOB_STORE,
     smallBlobMaxBytes: c.SMALL_BLOB_MAX_BYTES,
+    blobSweep: { enabled: c.BLOB_SWEEP === 'true', graceMs: c.BLOB_SWEEP_GRACE_MS, intervalMs: c.BLOB_SWEEP_INTERVAL_MS },
     mongoUrl: c.MONGO_URL,
     mongoDatabase: c.MONGO_DATABASE,
     addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },

@@ -39,6 +39,7 @@ import { recoverNestedIndexes } from './app/nested/recoverNested.js';
 import { createNestedIndexQueue } from './app/nested/indexQueue.js';
 import { indexNestedItems } from './app/nested/recordNested.js';
 import { every } from './app/periodic.js';
+import { createBlobSweep } from './app/blobSweep.js';
 import { createBundler, type Bundler } from './app/bundler/bundler.js';
 import { BundleRepository } from './app/bundles.js';
 import { LeaseFence } from './app/bundler/fence.js';
@@ -322,6 +323,28 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       )
     : undefined;
   if (roles.commands) await finalizer.resume();
+  // blobs no event owns (what a crash left), removed where uploads are taken, by one process at a time
+  const sweepStopped = new AbortController();
+  const orphanSweep = createBlobSweep({
+    eventStore,
+    blobStore,
+    graceMs: config.blobSweep.graceMs,
+    now,
+    log,
+    removed: (orphan) => metrics.orphanBlobRemoved(orphan.blob.key.split('/')[0]!),
+  });
+  const sweepPass =
+    roles.commands && config.blobSweep.enabled
+      ? every(
+          config.blobSweep.intervalMs,
+          async () => {
+            if (await readStore.tryLease('blob-sweep', instanceId, 3 * config.blobSweep.intervalMs, now())) await orphanSweep.pass(sweepStopped.signal);
+          },
+          (message, error) => log.error(`orphan blob sweep: ${message}`, error),
+        )
+      : undefined;
+  // at once: the grace period a pass waits out starts with the first pass that sees an orphan
+  sweepPass?.now();
 
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
   const bundlerGateway = instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights }), metrics);
@@ -501,6 +524,8 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       await bundler.stop();
       await funds.stop();
       await maintenance?.stop();
+      sweepStopped.abort();
+      await sweepPass?.stop();
       await topUpPass?.stop();
       // stops at the next entry; the recovery pass finishes the index after a restart
       await nestedIndex.stop();
@@ -509,7 +534,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
       await runner.stop();
       // handed back at once (expired now), so a successor need not wait them out
       // a read store that is down must not keep the event store from being flushed and closed
-      for (const lease of ['projector', 'bundler', 'reconciler', 'top-ups']) {
+      for (const lease of ['projector', 'bundler', 'reconciler', 'top-ups', 'blob-sweep']) {
         await readStore.tryLease(lease, instanceId, 0, now()).catch((error: unknown) => log.warn('lease not handed back', { lease, error: String(error) }));
       }
       blockHeight.stop();

@@ -1,16 +1,21 @@
 /**
  * Runs `task` every `intervalMs`, never two runs at once; a failed run is logged and the next one
- * happens as usual. The timer does not keep the process alive.
+ * happens as usual. The timer does not keep the process alive. `now()` runs it at once, unless a run
+ * is under way (start-up work that should not wait a whole interval).
  */
 export function every(intervalMs: number, task: () => Promise<unknown>, log: (message: string, error: unknown) => void) {
   let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
+  const run = () => {
     running ??= task()
       .catch((error) => log('periodic task failed', error))
       .finally(() => (running = undefined));
-  }, intervalMs);
+  };
+  const timer = setInterval(run, intervalMs);
   timer.unref();
   return {
+    now(): void {
+      run();
+    },
     async stop() {
       clearInterval(timer);
       await running;

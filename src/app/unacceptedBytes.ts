@@ -36,6 +36,15 @@ export async function acceptOrWithdraw<T>(id: string, acceptance: () => Promise<
   });
 }
 
+/**
+ * Runs `task` alone among this process's acceptances of item `id`: an acceptance in flight (its bytes
+ * committed, its event not yet appended) finishes first, and none starts until `task` is done. The
+ * orphan sweep's last look at an item's stream and its deletion of the item's bytes run so.
+ */
+export function apartFromAcceptances<T>(id: string, task: () => Promise<T>): Promise<T> {
+  return acceptances.run(id, task);
+}
+
 async function withdrawUnlessAccepted(id: string, bytes: UnacceptedBytes): Promise<void> {
   try {
     if (!(await bytes.accepted())) await bytes.withdraw();

@@ -78,6 +78,12 @@ export function createMetrics(sources: ScrapeSources = {}) {
     labelNames: ['operation', 'kind'] as const,
     registers: [registry],
   });
+  const orphanBlobsRemoved = new Counter({
+    name: 'orphan_blobs_removed_total',
+    help: 'Blobs no event owns removed by the orphan sweep (BLOB_SWEEP), by prefix: items (an acceptance a crash cut) or uploads (an ended upload whose deletion it cut)',
+    labelNames: ['prefix'] as const,
+    registers: [registry],
+  });
 
   new Gauge({
     name: 'projector_lag_events',
@@ -174,6 +180,9 @@ export function createMetrics(sources: ScrapeSources = {}) {
     },
     gatewayError(operation: string, kind: string): void {
       gatewayErrors.inc({ operation, kind });
+    },
+    orphanBlobRemoved(prefix: string): void {
+      orphanBlobsRemoved.inc({ prefix });
     },
     /** the Prometheus text exposition */
     async text(): Promise<{ contentType: string; body: string }> {
