@@ -3,6 +3,7 @@ import { createTopUps, wincOf, type TopUpChain } from '../../src/app/topUps.js';
 import { InvalidTransaction } from '../../src/domain/errors.js';
 import type { Transfer } from '../../src/ports/transfers.js';
 import type { PendingTopUp } from '../../projections/index.js';
+import { initialAccountState } from '../../src/domain/account/state.js';
 
 /** The claim's own rules, with the chain read and the repositories at the edge (the real chains: arweave.test.ts, ethereum.test.ts). */
 const SERVICE = '0xFFcf8FDEE72ac11b5c542428B35EEF5769C409f0';
@@ -22,7 +23,10 @@ function claimsWith(transfer: Transfer | undefined, pending: PendingTopUp[] = []
   const topUps = createTopUps({
     chains: new Map([['ethereum', chain]]),
     topUps: { execute: async (command) => (appended.push(command.type), { events: [], state: { status: 'unclaimed' } }) },
-    accounts: { execute: async (command) => (appended.push(command.type), { events: [], state: undefined as never }) },
+    accounts: {
+      execute: async (command) => (appended.push(command.type), { events: [], state: undefined as never }),
+      read: async () => initialAccountState,
+    },
     readStore: { scan: async <T>() => pending.map((doc) => ({ id: `${doc.token}:${doc.txId}`, doc: doc as T, position: 1n })) },
     now: () => clock,
     pendingMaxAgeMs: 1000,
