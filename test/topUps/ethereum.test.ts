@@ -182,7 +182,11 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     for await (const recorded of service.eventStore.readStream(accountStream(user))) revision = recorded.revision;
     const onChain = { token: 'ethereum', txId: spelled, sender: user, target: serviceAddress, quantity: wei.toString(), blockHeight: block };
     const credit = { address: user, winc: wincOf(wei).toString(), creditId: `ethereum:${spelled}`, onChain, timestamp: Date.now() };
-    const { position } = await service.eventStore.append(accountStream(user), [{ id: randomUUID(), type: 'AccountCredited', data: credit, metadata }], revision);
+    const { position } = await service.eventStore.append(
+      accountStream(user),
+      [{ id: randomUUID(), type: 'AccountCredited', data: credit, metadata }],
+      revision < 0n ? 'no_stream' : revision,
+    );
     await service.projections.waitFor(position, 10_000);
     expect(await balance()).to.equal(before + wincOf(wei));
 
