@@ -4,16 +4,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { DataItemId } from '../../src/domain/ids.js';
 import { UploadId } from '../../src/domain/upload/ids.js';
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-/**
- * The other spellings of a 43-character id: its last character carries 4 bits of the 32 bytes and 2
- * spare bits that decoders ignore, so the 3 characters after it in the alphabet decode to the same bytes.
- */
-export const otherSpellings = (id: string): string[] => {
-  const last = ALPHABET.indexOf(id[42]!);
-  return [1, 2, 3].map((spare) => `${id.slice(0, 42)}${ALPHABET[last + spare]!}`);
-};
+import { otherSpellings, withSpareBits } from '../support/idSpellings.js';
 
 const ADMIN_TOKEN = 'test-admin-token-of-the-id-spellings';
 
@@ -78,7 +69,7 @@ describe('a data item id in another spelling (the spare bits of its last charact
   it('parses at the edge to the canonical id (DataItemId, and UploadId for ids with spare bits)', () => {
     for (const spelled of otherSpellings(id)) expect(DataItemId.parse(spelled)).to.equal(id);
     const upload = Buffer.alloc(16, 9).toString('base64url'); // 22 characters: 4 spare bits in the last
-    expect(UploadId.parse(`${upload.slice(0, 21)}${ALPHABET[ALPHABET.indexOf(upload[21]!) + 15]!}`)).to.equal(upload);
+    expect(UploadId.parse(withSpareBits(upload, 15))).to.equal(upload);
     expect(UploadId.parse(randomBytes(18).toString('base64url'))).to.have.length(24);
     expect(UploadId.safeParse('A'.repeat(25)).success).to.equal(false);
   });
