@@ -197,6 +197,35 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     expect(await balance()).to.equal(before + wincOf(wei));
   });
 
+  it('a pending claim an earlier version stored under an upper-case hash is credited once by the pass; every spelling is refused after', async () => {
+    const before = await balance();
+    const wei = 17n * GWEI;
+    const txId = await chain.send(user, serviceAddress, wei);
+    const spelled = spellingsOf(txId)[0]!;
+    const claimed = { token: 'ethereum', txId: spelled, sender: user, address: user, target: serviceAddress, quantity: wei.toString() };
+    const { position } = await service.eventStore.append(
+      topUpStream(`ethereum:${spelled}`),
+      [
+        {
+          id: randomUUID(),
+          type: 'TopUpClaimed',
+          data: { ...claimed, winc: wincOf(wei).toString(), confirmed: false, timestamp: Date.now() },
+          metadata: { correlationId: 'earlier-version', schemaVersion: 1 },
+        },
+      ],
+      'no_stream',
+    );
+    await service.projections.waitFor(position, 10_000);
+    await chain.mine(CONFIRMATIONS);
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0, expired: 0 });
+    for (const again of [txId, ...spellingsOf(txId)]) expect((await claim(again)).status, again).to.equal(400);
+    expect(await balance()).to.equal(before + wincOf(wei));
+    let lines = '';
+    for await (const piece of history({ eventStore: service.eventStore, readStore: service.readStore }, user)) lines += piece;
+    expect(lines).to.include(`(credit ethereum:${txId}): top-up, ethereum transaction ${txId} of ${wei}`);
+  });
+
   it('refuses a transfer to another address, an unknown transaction hash and a malformed one with Invalid transaction', async () => {
     const before = await balance();
     const elsewhere = await chain.send(user, chain.accounts[8]!.address, GWEI);
@@ -225,8 +254,8 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
       (f) => findings.push(f),
     );
     expect(findings.filter((f) => f.kind === 'top-up-mismatch' || f.kind === 'top-up-twice')).to.deep.equal([]);
-    // the Irys funding, the pending one, the three of other spellings and this one
-    expect([checked.topUps, checked.topUpsNotChecked]).to.deep.equal([6, 0]);
+    // the Irys funding, the pending one, the four of other spellings and this one
+    expect([checked.topUps, checked.topUpsNotChecked]).to.deep.equal([7, 0]);
   });
 
   it('the periodic check (TOPUP_CHECK_INTERVAL_MS) credits a claimed transfer once it is confirmed, without another request', async () => {
