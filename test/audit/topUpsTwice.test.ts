@@ -46,11 +46,11 @@ describe('audit: one transfer credited twice under two spellings of its hash', f
     await chain?.stop();
   });
 
-  /** appends as a writer that skipped the service's checks would, in today's schema version (not upcast) */
-  async function appendToday(eventStore: EventStore, stream: StreamName, type: string, data: Record<string, unknown>) {
+  /** appends as a writer that skipped the service's checks would, in today's schema version (not upcast) or an older one */
+  async function appendToday(eventStore: EventStore, stream: StreamName, type: string, data: Record<string, unknown>, schemaVersion = schemaVersionOf(type)) {
     let revision = -1n;
     for await (const recorded of eventStore.readStream(stream)) revision = recorded.revision;
-    const metadata = { correlationId: 'written-directly', schemaVersion: schemaVersionOf(type) };
+    const metadata = { correlationId: 'written-directly', schemaVersion };
     return eventStore.append(stream, [{ id: randomUUID(), type, data, metadata }], revision < 0n ? 'no_stream' : revision);
   }
 
@@ -102,5 +102,37 @@ describe('audit: one transfer credited twice under two spellings of its hash', f
     const run = await runScript('audit', [], { DATA_DIR: service.dataDir, WALLET_FILE: SERVICE_WALLET_FILE, ...env() });
     expect(run.code, run.stderr).to.equal(1);
     for (const finding of twice) expect(run.stdout).to.include(`${finding.kind.padEnd(20)} ${finding.id}  ${finding.detail}`);
+  });
+
+  it('reports a transfer an earlier version credited twice under two spellings (read canonical), and no balance difference', async () => {
+    const txId = await chain.send(user, serviceAddress, 3n * WEI);
+    await chain.mine(CONFIRMATIONS);
+    const block = Number(BigInt(((await chain.request('eth_getTransactionByHash', [txId])) as { blockNumber: string }).blockNumber));
+    const winc = ((3n * WEI * WINC_PER_ETH) / 10n ** 18n).toString();
+    const upper = `0x${txId.slice(2).toUpperCase()}`;
+    let position = 0n;
+    for (const spelled of [txId, upper]) {
+      const claim = { token: 'ethereum', txId: spelled, sender: user, address: user, target: serviceAddress, quantity: (3n * WEI).toString(), winc };
+      await appendToday(service.eventStore, topUpStream(`ethereum:${spelled}`), 'TopUpClaimed', { ...claim, confirmed: true, timestamp: Date.now() }, 1);
+      const onChain = { token: 'ethereum', txId: spelled, sender: user, target: serviceAddress, quantity: (3n * WEI).toString(), blockHeight: block };
+      const credit = { address: user, winc, creditId: `ethereum:${spelled}`, onChain, timestamp: Date.now() };
+      ({ position } = await appendToday(service.eventStore, accountStream(user), 'AccountCredited', credit, 1));
+    }
+    await service.projections.waitFor(position, 10_000);
+
+    const findings: Finding[] = [];
+    const transfers = new Map([['ethereum', createEthereumTransfers({ rpcUrl: chain.url, timeoutMs: 10_000 })]]);
+    await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, transfers, now: Date.now }, (f) =>
+      findings.push(f),
+    );
+    expect(findings.filter((f) => f.detail.includes(txId))).to.deep.equal([
+      { kind: 'top-up-twice', id: user, detail: `ethereum transaction ${txId} claimed in topUp-ethereum:${upper} while claimed in topUp-ethereum:${txId}` },
+      {
+        kind: 'top-up-twice',
+        id: user,
+        detail: `ethereum transaction ${txId} credited to ${user} (credit id ethereum:${txId}), credited before to ${user} (credit id ethereum:${txId})`,
+      },
+    ]);
+    expect(findings.filter((f) => f.kind.startsWith('balance'))).to.deep.equal([]);
   });
 });

@@ -13,8 +13,9 @@ export function accountDifferences(doc: SerializedAccount, replay: AccountState)
   };
   field('credited', String(doc.credited), replay.credited.toString());
   field('spent', String(doc.spent), replay.spent.toString());
-  // a document projected before credit ids were canonical holds them as spelled then; the events read canonical
-  field('credit ids', sorted((doc.creditIds ?? []).map(canonicalCreditId)), sorted([...replay.creditIds].map(canonicalCreditId)));
+  // a document projected before credit ids were canonical holds them as spelled then (two spellings of
+  // one transfer, if it was credited twice), the events read canonical: compared as canonical sets
+  field('credit ids', sorted(new Set((doc.creditIds ?? []).map(canonicalCreditId))), sorted(new Set([...replay.creditIds].map(canonicalCreditId))));
   field(
     'reservations',
     sorted(Object.entries(doc.reservations ?? {}).map(([id, r]) => `${id}=${String(r.winc)}/${String(r.dataItemId)}${r.onBehalfOf ? `/${r.onBehalfOf}` : ''}`)),
