@@ -22,7 +22,8 @@ type PendingTopUpEvent = TopUpEvent | Extract<AccountEvent, { type: 'AccountCred
 
 export const pendingTopUpsProjection: ProjectionDefinition<PendingTopUp, PendingTopUpEvent> = {
   name: 'pending-top-ups',
-  version: 1,
+  // v2: keyed by the canonical transaction id (creditIdOfTransfer), whatever spelling a claim stored before
+  version: 2,
   handles: ['TopUpClaimed', 'TopUpExpired', 'AccountCredited'],
   documentIds: (event) =>
     match(event)

@@ -145,6 +145,10 @@ const ConfigSchema = z.object({
   TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000).default(60_000),
   /** a pending claim whose transaction the chain no longer knows expires this long after the claim (it may then be claimed again) */
   TOPUP_PENDING_MAX_AGE_MS: int(1000, 365 * 86_400_000).default(86_400_000),
+  /** top-up claims one client may make a minute (each may cost a request to the chain's provider); 0: no limit */
+  TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE: int(0, 1_000_000).default(20),
+  /** a transaction the chain did not know is answered as unknown from memory this long (0: never) */
+  TOPUP_UNKNOWN_TX_CACHE_MS: int(0, 3_600_000).default(10_000),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -246,6 +250,8 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
           : undefined,
       checkIntervalMs: c.TOPUP_CHECK_INTERVAL_MS,
       pendingMaxAgeMs: c.TOPUP_PENDING_MAX_AGE_MS,
+      claimsPerClientPerMinute: c.TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE,
+      unknownTxCacheMs: c.TOPUP_UNKNOWN_TX_CACHE_MS,
     },
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,

@@ -391,6 +391,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     readStore,
     now,
     pendingMaxAgeMs: config.topUps.pendingMaxAgeMs,
+    unknownTxCacheMs: config.topUps.unknownTxCacheMs,
     ...(awaitProjection ? { awaitProjection } : {}),
     log: (message, fields) => log.warn(message, fields),
   });
@@ -434,7 +435,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   const app = createApp({
     observe: { log, metrics },
     ops: { readiness, metrics },
-    limits: { maxDataItemSize: config.maxDataItemSize },
+    limits: { maxDataItemSize: config.maxDataItemSize, topUpClaimsPerClientPerMinute: config.topUps.claimsPerClientPerMinute },
     ...(uploadGuard ? { uploadGuard: uploadGuard.router } : {}),
     ...(roles.commands ? { blockHeightFresh: () => blockHeight.current() !== undefined } : {}),
     log: (message, error, fields) => log.error(message, error, fields),

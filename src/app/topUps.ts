@@ -6,7 +6,8 @@ import { InvalidToken, InvalidTransaction, ServiceUnavailable } from '../domain/
 import type { OnChainTransfer } from '../domain/account/events.js';
 import { decideTopUp, evolveTopUp, initialTopUpState, keyOfTopUp, type TopUpCommand, type TopUpState } from '../domain/topUp/decider.js';
 import { isTopUpEvent, type TopUpClaimed, type TopUpEvent } from '../domain/topUp/events.js';
-import { creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
+import { canonicalTransferId, creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
+import { createLru } from '../lru.js';
 import { collectionOf, pendingTopUpsProjection, type PendingTopUp } from '../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
 import { AggregateRepository } from './aggregateRepository.js';
@@ -41,11 +42,18 @@ export interface TopUpChain {
 export interface TopUpDeps {
   chains: ReadonlyMap<string, TopUpChain>;
   topUps: Pick<TopUpRepository, 'execute'>;
-  accounts: Pick<AccountRepository, 'execute'>;
+  accounts: Pick<AccountRepository, 'execute' | 'read'>;
   readStore: Pick<ReadStore, 'scan'>;
   now: () => number;
   /** a pending claim whose transaction the chain no longer knows expires this long after it was made */
   pendingMaxAgeMs: number;
+  /**
+   * a transaction the chain does not know is answered from memory this long (0: never), so that
+   * claims of it again do not each cost a request to the chain's provider
+   */
+  unknownTxCacheMs?: number;
+  /** a monotonic clock in ms (default performance.now): the unknown transactions' ages */
+  monotonicNow?: () => number;
   /** in one process, waits until the read models show the credit (so a balance right after shows it) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
   log?: (message: string, fields: Record<string, unknown>) => void;
@@ -63,6 +71,9 @@ export interface TopUpOutcome {
 export const wincOf = (chain: Pick<TopUpChain, 'wincPerToken' | 'unitsPerToken'>, quantity: bigint): bigint =>
   (quantity * chain.wincPerToken) / chain.unitsPerToken;
 
+/** distinct unknown transactions remembered at once: a client naming ever new ones evicts the oldest */
+const UNKNOWN_TX_CACHE_ENTRIES = 10_000;
+
 const confirmedEnough = (chain: TopUpChain, transfer: Transfer) => transfer.status.confirmed && transfer.status.confirmations >= chain.minConfirmations;
 
 /**
@@ -72,13 +83,39 @@ const confirmedEnough = (chain: TopUpChain, transfer: Transfer) => transfer.stat
  * claims still pending, and any claim whose credit a crash cut off.
  */
 export function createTopUps(deps: TopUpDeps) {
-  async function read(chain: TopUpChain, txId: string): Promise<Transfer | undefined> {
+  const monotonicNow = deps.monotonicNow ?? (() => performance.now());
+  const unknownTxCacheMs = deps.unknownTxCacheMs ?? 0;
+  /** when each transaction lately found unknown may be asked again, by credit id */
+  const unknownUntil = createLru<string, number>(UNKNOWN_TX_CACHE_ENTRIES);
+  /** reads in flight, by credit id: claims of one transaction at once cost the chain one read */
+  const reading = new Map<string, Promise<Transfer | undefined>>();
+
+  /** the transfer as `token`'s chain tells it, asked with the canonical id; undefined when unknown */
+  async function read(chain: TopUpChain, token: string, txId: string): Promise<Transfer | undefined> {
+    const key = creditIdOfTransfer(token, txId);
+    const until = unknownUntil.get(key);
+    if (until !== undefined && monotonicNow() < until) return undefined;
+    let pending = reading.get(key);
+    if (!pending) {
+      pending = readChain(chain, txId).finally(() => reading.delete(key));
+      reading.set(key, pending);
+    }
+    const transfer = await pending;
+    if (!transfer && unknownTxCacheMs > 0) unknownUntil.set(key, monotonicNow() + unknownTxCacheMs);
+    return transfer;
+  }
+
+  async function readChain(chain: TopUpChain, txId: string): Promise<Transfer | undefined> {
+    let transfer: Transfer | undefined;
     try {
-      return await chain.source.transfer(txId);
+      transfer = await chain.source.transfer(txId);
     } catch (error) {
       if (GatewayRequestError.is(error)) throw new ServiceUnavailable(`the chain could not be read: ${error.message}`);
       throw error;
     }
+    // the adapters compare the chain's answer with the id asked; checked here too, as money depends on it
+    if (transfer && transfer.txId !== txId) throw new ServiceUnavailable(`the chain answered transaction ${transfer.txId} for ${txId}`);
+    return transfer;
   }
 
   async function credit(
@@ -109,20 +146,32 @@ export function createTopUps(deps: TopUpDeps) {
     /** the tokens top-ups are taken in */
     tokens: (): string[] => [...deps.chains.keys()],
 
-    async claim(token: string, txId: string, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<TopUpOutcome> {
+    /**
+     * `spelled`: the transaction id as the client wrote it; the claim is of its canonical spelling
+     * (any other spelling of one transaction is the same claim), one that has none is refused.
+     */
+    async claim(token: string, spelled: string, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<TopUpOutcome> {
       const chain = deps.chains.get(token);
       if (!chain) throw new InvalidToken(`no top-ups in ${token}`);
-      const transfer = await read(chain, txId);
+      const txId = canonicalTransferId(token, spelled);
+      if (txId === undefined) throw new InvalidTransaction(`${spelled} is no ${token} transaction id`);
+      const transfer = await read(chain, token, txId);
       if (!transfer) throw new InvalidTransaction(`${token} transaction ${txId} is unknown`);
       if (transfer.target !== chain.address)
         throw new InvalidTransaction(`${token} transaction ${txId} went to ${transfer.target ?? 'no address'}, not ${chain.address}`);
       if (transfer.failed) throw new InvalidTransaction(`${token} transaction ${txId} failed on chain`);
       const winc = wincOf(chain, transfer.quantity);
+      const address = transfer.creditTo ?? transfer.sender;
+      // a claim stored by an earlier version under another spelling is in a stream of that name: its
+      // credit, upcast to the canonical credit id, is what shows that this transaction was credited
+      if ((await deps.accounts.read(address)).creditIds.has(creditIdOfTransfer(token, txId))) {
+        throw new InvalidTransaction(`${token} transaction ${txId} was already credited to ${address}`);
+      }
       const claim: TopUpClaimed['data'] = {
         token,
         txId,
         sender: transfer.sender,
-        address: transfer.creditTo ?? transfer.sender,
+        address,
         target: chain.address,
         quantity: transfer.quantity.toString(),
         winc: winc.toString(),
@@ -156,11 +205,11 @@ export function createTopUps(deps: TopUpDeps) {
           const chain = deps.chains.get(doc.token);
           let transfer: Transfer | undefined;
           try {
-            transfer = chain ? await chain.source.transfer(doc.txId) : undefined;
+            transfer = chain ? await readChain(chain, doc.txId) : undefined;
           } catch (error) {
             // a chain that cannot be read now holds up its own claims only: the next pass reads them again
-            if (!GatewayRequestError.is(error)) throw error;
-            deps.log?.('top-up claim not checked: the chain could not be read', { token: doc.token, txId: doc.txId, error: error.message });
+            if (!(error instanceof ServiceUnavailable)) throw error;
+            deps.log?.('top-up claim not checked: the chain could not be read', { token: doc.token, txId: doc.txId, error: error.detail });
             result.pending += 1;
             continue;
           }

@@ -38,7 +38,9 @@ export type FindingKind =
   /** a blob no event speaks of: an item never accepted, an upload at an end or unknown */
   | 'blob-orphan'
   /** a top-up credit that its chain does not show as recorded (unknown, other sender, target or amount, failed, not in a block) */
-  | 'top-up-mismatch';
+  | 'top-up-mismatch'
+  /** one transfer (its canonical id, whatever the spelling) credited more than once, or claimed again while claimed */
+  | 'top-up-twice';
 
 export interface Finding {
   kind: FindingKind;

@@ -11,6 +11,8 @@
  * type, an upcaster keyed by the version it upgrades from (the type's first shape is 1). The type's
  * current version (written on every new event of that type) is one more than its last upcaster key.
  */
+import { canonicalTransferId, creditIdOfTransfer } from './topUp/ids.js';
+
 type Data = Record<string, unknown>;
 type Upcaster = (data: Data) => Data;
 
@@ -19,7 +21,29 @@ const upcasters: Readonly<Record<string, Readonly<Record<number, Upcaster>>>> = 
     // v1 (before `countsAsAttempt` was required): an absent flag meant the drop counted as an attempt
     1: ({ countsAsAttempt, ...data }) => ({ ...data, countsAsAttempt: countsAsAttempt ?? true }),
   },
+  // v1 (before ids were canonical): a transaction id as the client spelled it (upper-case hex, spare
+  // bits set); read in its canonical spelling, so a claim or a credit stored then blocks every other
+  // spelling of its transaction now (the account's credit ids, the pending claims, the audit)
+  TopUpClaimed: { 1: (data) => withCanonicalTxId(data) },
+  TopUpExpired: { 1: (data) => withCanonicalTxId(data) },
+  AccountCredited: { 1: (data) => (isData(data.onChain) ? withCanonicalCredit(data, data.onChain) : data) },
 };
+
+const isData = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function withCanonicalTxId(data: Data): Data {
+  const { token, txId } = data;
+  if (typeof token !== 'string' || typeof txId !== 'string') return data;
+  return { ...data, txId: canonicalTransferId(token, txId) ?? txId };
+}
+
+/** a top-up credit's transaction and its credit id `<token>:<txId>`; a credit id of another form is left for the audit to see */
+function withCanonicalCredit(data: Data, onChain: Data): Data {
+  const { token, txId } = onChain;
+  if (typeof token !== 'string' || typeof txId !== 'string') return data;
+  const creditId = data.creditId === `${token}:${txId}` ? creditIdOfTransfer(token, txId) : data.creditId;
+  return { ...data, creditId, onChain: withCanonicalTxId(onChain) };
+}
 
 /** the version today's code writes for events of `type` */
 export function schemaVersionOf(type: string): number {

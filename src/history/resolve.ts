@@ -4,7 +4,7 @@ import { bundlerLeaseStream } from '../domain/bundle/lease.js';
 import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
-import { topUpStream } from '../domain/topUp/ids.js';
+import { creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
 import type { EventStore, RecordedEvent, StreamName } from '../ports/eventStore.js';
 
 export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease' | 'topUp';
@@ -32,11 +32,19 @@ export function candidateTargets(argument: string): HistoryTarget[] {
   if (input === BLOCKLIST_KEY) return [{ kind: 'blocklist', id: BLOCKLIST_KEY, stream: blocklistStream() }];
   // which instance was the active bundler when, with its fencing token: one stream, named by itself
   if (input === bundlerLeaseStream) return [{ kind: 'lease', id: input, stream: bundlerLeaseStream }];
-  // a top-up's claim, by the credit id its account's history shows
-  if (TOP_UP.test(input)) return [{ kind: 'topUp', id: input, stream: topUpStream(input) }];
+  // a top-up's claim, by the credit id its account's history shows, in any spelling; a claim stored
+  // before ids were canonical is in the stream of its own spelling, tried second
+  if (TOP_UP.test(input)) {
+    const colon = input.indexOf(':');
+    const key = creditIdOfTransfer(input.slice(0, colon), input.slice(colon + 1));
+    const spelled = key === input ? [] : [{ kind: 'topUp' as const, id: input, stream: topUpStream(input) }];
+    return [{ kind: 'topUp', id: key, stream: topUpStream(key) }, ...spelled];
+  }
   const out: HistoryTarget[] = [];
-  if (DataItemId.safeParse(input).success) out.push({ kind: 'dataItem', id: input, stream: dataItemStream(input as DataItemId) });
-  if (UploadId.safeParse(input).success) out.push({ kind: 'upload', id: input, stream: uploadStream(input) });
+  const dataItemId = DataItemId.safeParse(input);
+  if (dataItemId.success) out.push({ kind: 'dataItem', id: dataItemId.data, stream: dataItemStream(dataItemId.data) });
+  const uploadId = UploadId.safeParse(input);
+  if (uploadId.success) out.push({ kind: 'upload', id: uploadId.data, stream: uploadStream(uploadId.data) });
   const address = parseAccountAddress(input);
   if (address !== undefined) out.push({ kind: 'account', id: address, stream: accountStream(address) });
   if (PLAN_ID.test(input)) out.push({ kind: 'bundle', id: input, stream: bundleStream(input) });

@@ -27,7 +27,7 @@ export interface AppOptions {
   admin?: AdminDeps;
   /** the status and item pages for people, with their JSON (served where queries are) */
   dashboard?: DashboardQueries;
-  limits: { maxDataItemSize: number };
+  limits: { maxDataItemSize: number; topUpClaimsPerClientPerMinute?: number };
   /** uploads per client, temporary space, body rate (limits.ts): in front of the upload routes */
   uploadGuard?: Router;
   /** whether a receipt can be signed now (a fresh block height): uploads are refused before it if not */

@@ -6,10 +6,11 @@ import type { AcceptOutcome } from '../app/acceptDataItem.js';
 import { metadataOf, type RequestContext } from '../app/context.js';
 import type { TopUps } from '../app/topUps.js';
 import { readSmallBody } from './smallBody.js';
+import { claimRateGuard } from './claimRate.js';
 import { topUpAnswerBody } from './topUpBody.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
-import { serve } from './openapi/serve.js';
+import { inFrontOf, serve } from './openapi/serve.js';
 import { topUpRoute, uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
 
 export interface CommandHandlers {
@@ -58,7 +59,7 @@ export function sendAcceptOutcome(res: Response, outcome: AcceptOutcome, body: u
   res.json(body);
 }
 
-export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemSize: number }): Router {
+export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemSize: number; topUpClaimsPerClientPerMinute?: number }): Router {
   const router = Router();
 
   const upload = async (req: Request, res: Response, named: boolean) => {
@@ -80,6 +81,7 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
   serve(router, uploadWithTokenRoute, (req, res) => upload(req, res, true));
   const topUps = handlers.topUps;
   if (topUps) {
+    inFrontOf(router, [topUpRoute], claimRateGuard({ perMinute: limits.topUpClaimsPerClientPerMinute ?? 0 }));
     serve(router, topUpRoute, async (req, res) => {
       const { token } = parseParams(topUpRoute, req);
       const txId = txIdOf(await readSmallBody(req, TOP_UP_BODY_BYTES));

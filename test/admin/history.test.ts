@@ -29,12 +29,12 @@ describe('admin API: account history', () => {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     const body = await res.json();
-    const metadata = (correlationId: string) => ({
+    const metadata = (correlationId: string, schemaVersion = 1) => ({
       correlationId,
       causationId: 'admin',
       clientAddress: '127.0.0.1',
       userAgent: 'ops-console/1',
-      schemaVersion: 1,
+      schemaVersion,
     });
     expect(body.address).to.equal(alice);
     expect(body.events.map(({ id: _id, ...rest }: { id: string }) => rest)).to.deep.equal([
@@ -43,7 +43,8 @@ describe('admin API: account history', () => {
         position: '1',
         type: 'AccountCredited',
         data: { address: alice, winc: '1000', creditId: 'invoice-7', reason: 'prepaid', timestamp: T0 },
-        metadata: metadata('req-1'),
+        // AccountCredited is written in its second shape (upcasters.ts)
+        metadata: metadata('req-1', 2),
         created: '2030-01-01T00:00:00.000Z',
       },
       {

@@ -36,4 +36,5 @@ export function dataItemAccepted(id: string, overrides: Partial<DataItemAccepted
   };
 }
 
-export const itemId = (n: number) => n.toString().padStart(43, 'A');
+/** a distinct item id per `n`, canonical as every real one is (the spare bits of its last character zero: CONTRACT.md section 10) */
+export const itemId = (n: number) => `${n.toString().padStart(42, 'A')}A`;

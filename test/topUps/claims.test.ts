@@ -1,19 +1,22 @@
 import { expect } from 'chai';
 import { createTopUps, wincOf, type TopUpChain } from '../../src/app/topUps.js';
-import { InvalidTransaction } from '../../src/domain/errors.js';
+import { InvalidTransaction, ServiceUnavailable } from '../../src/domain/errors.js';
 import type { Transfer } from '../../src/ports/transfers.js';
 import type { PendingTopUp } from '../../projections/index.js';
+import { initialAccountState } from '../../src/domain/account/state.js';
 
 /** The claim's own rules, with the chain read and the repositories at the edge (the real chains: arweave.test.ts, ethereum.test.ts). */
 const SERVICE = '0xFFcf8FDEE72ac11b5c542428B35EEF5769C409f0';
 const USER = '0x90F8bf6A479f320ead074411a4B0e7944Ea8c9C1';
 const TX = `0x${'ab'.repeat(32)}`;
 
-function claimsWith(transfer: Transfer | undefined, pending: PendingTopUp[] = []) {
+function claimsWith(transfer: Transfer | undefined, pending: PendingTopUp[] = [], unknownTxCacheMs = 0) {
   const appended: string[] = [];
+  const asked: string[] = [];
   let clock = 1;
+  let monotonic = 5_000;
   const chain: TopUpChain = {
-    source: { transfer: async () => transfer },
+    source: { transfer: async (txId) => (asked.push(txId), transfer) },
     address: SERVICE,
     minConfirmations: 2,
     wincPerToken: 3n * 10n ** 15n,
@@ -22,12 +25,17 @@ function claimsWith(transfer: Transfer | undefined, pending: PendingTopUp[] = []
   const topUps = createTopUps({
     chains: new Map([['ethereum', chain]]),
     topUps: { execute: async (command) => (appended.push(command.type), { events: [], state: { status: 'unclaimed' } }) },
-    accounts: { execute: async (command) => (appended.push(command.type), { events: [], state: undefined as never }) },
+    accounts: {
+      execute: async (command) => (appended.push(command.type), { events: [], state: undefined as never }),
+      read: async () => initialAccountState,
+    },
     readStore: { scan: async <T>() => pending.map((doc) => ({ id: `${doc.token}:${doc.txId}`, doc: doc as T, position: 1n })) },
     now: () => clock,
     pendingMaxAgeMs: 1000,
+    unknownTxCacheMs,
+    monotonicNow: () => monotonic,
   });
-  return { topUps, appended, advance: (ms: number) => (clock += ms) };
+  return { topUps, appended, asked, advance: (ms: number) => (clock += ms), advanceMonotonic: (ms: number) => (monotonic += ms) };
 }
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
   txId: TX,
@@ -61,6 +69,32 @@ describe('top-up claims', () => {
       ).to.be.instanceOf(InvalidTransaction);
       expect(appended).to.deep.equal([]);
     }
+  });
+
+  it('asks the chain with the canonical hash, whatever the spelling claimed; one with none is refused unasked', async () => {
+    const { topUps, asked } = claimsWith(transfer());
+    const outcome = await topUps.claim('ethereum', `0X${TX.slice(2).toUpperCase()}`, { correlationId: 'test' });
+    expect([outcome.claim.txId, asked]).to.deep.equal([TX, [TX]]);
+    const refused = await topUps.claim('ethereum', `${TX}0`, { correlationId: 'test' }).catch((e: unknown) => e);
+    expect([refused instanceof InvalidTransaction, asked.length]).to.deep.equal([true, 1]);
+  });
+
+  it('refuses as unreadable (503), recording nothing, a chain that answers about another transaction than the one asked', async () => {
+    const { topUps, appended } = claimsWith(transfer({ txId: `0x${'cd'.repeat(32)}` }));
+    const error = await topUps.claim('ethereum', TX, { correlationId: 'test' }).catch((e: unknown) => e);
+    expect([error instanceof ServiceUnavailable, appended]).to.deep.equal([true, []]);
+  });
+
+  it('answers an unknown transaction from memory until the cache age has passed on the monotonic clock, then asks again', async () => {
+    const { topUps, asked, advance, advanceMonotonic } = claimsWith(undefined, [], 10_000);
+    const refused = async () => (await topUps.claim('ethereum', TX, { correlationId: 'test' }).catch((e: unknown) => e)) instanceof InvalidTransaction;
+    expect(await refused()).to.equal(true);
+    // the wall clock stepping forward a day changes nothing: ages run on the monotonic clock
+    advance(86_400_000);
+    advanceMonotonic(9_999);
+    expect([await refused(), asked.length]).to.deep.equal([true, 1]);
+    advanceMonotonic(1);
+    expect([await refused(), asked.length]).to.deep.equal([true, 2]);
   });
 
   it('claims a transfer short of its confirmations without crediting it', async () => {

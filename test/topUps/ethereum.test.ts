@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Uploader } from '@irys/upload';
 import { Ethereum } from '@irys/upload-ethereum';
@@ -9,6 +9,8 @@ import { history } from '../../src/history/history.js';
 import { runAudit } from '../../src/audit/audit.js';
 import type { Finding } from '../../src/audit/types.js';
 import { createEthereumTransfers } from '../../src/adapters/ethereum/rpcTransfers.js';
+import { accountStream } from '../../src/domain/account/ids.js';
+import { topUpStream } from '../../src/domain/topUp/ids.js';
 
 const FREE = 1000;
 const RATE = 10n; // winc per byte
@@ -41,6 +43,8 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
       TOPUP_WINC_PER_ETH: WINC_PER_ETH.toString(),
       TOPUP_ETHEREUM_CONFIRMATIONS: String(CONFIRMATIONS),
       TOPUP_CHECK_INTERVAL_MS: '86400000',
+      // this suite's claims are not limited per client (claimLimits.test.ts is where they are)
+      TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE: '0',
     });
     irys = await Uploader(Ethereum).withWallet(chain.accounts[0]!.privateKey).withRpc(chain.url).bundlerUrl(service.url);
   });
@@ -119,6 +123,109 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
     expect(await balance()).to.equal(before + wincOf(wei));
   });
 
+  /** other spellings of a hash (`0x` and 64 lower-case hex digits) that an Ethereum node reads as the same transaction */
+  const spellingsOf = (hash: string) => {
+    const digits = hash.slice(2);
+    const mixed = [...digits].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join('');
+    return [`0x${digits.toUpperCase()}`, `0x${mixed}`, `0X${digits}`, `0X${digits.toUpperCase()}`];
+  };
+
+  it('a confirmed transfer claimed again with its hash in upper or mixed case is Invalid transaction, credited once', async () => {
+    const before = await balance();
+    const txId = await chain.send(user, serviceAddress, 7n * GWEI);
+    await chain.mine(CONFIRMATIONS);
+    // the node reads any case as the same transaction (which is what made each spelling a claim of its own)
+    const spellings = spellingsOf(txId);
+    expect(((await chain.request('eth_getTransactionByHash', [spellings[0]])) as { hash: string }).hash).to.equal(txId);
+    const first = await claim(spellings[1]!);
+    expect(first.status).to.equal(200);
+    expect(((await first.json()) as { creditedTransaction: { transactionId: string } }).creditedTransaction.transactionId).to.equal(txId);
+    for (const spelled of [txId, ...spellings]) {
+      const again = await claim(spelled);
+      expect([again.status, await again.text()], spelled).to.deep.equal([400, 'Invalid transaction']);
+    }
+    expect(await balance()).to.equal(before + wincOf(7n * GWEI));
+    let lines = '';
+    for await (const piece of history({ eventStore: service.eventStore, readStore: service.readStore }, user)) lines += piece;
+    expect(lines.split(`(credit ethereum:${txId})`)).to.have.length(2);
+  });
+
+  it('a pending claim blocks the other spellings of its hash: credited once when confirmed', async () => {
+    const before = await balance();
+    const txId = await chain.send(user, serviceAddress, 11n * GWEI);
+    const [upper, mixed] = spellingsOf(txId);
+    const first = await claim(upper!);
+    expect([first.status, ((await first.json()) as { confirmed: boolean }).confirmed]).to.deep.equal([200, false]);
+    for (const spelled of [txId, mixed!]) expect((await claim(spelled)).status, spelled).to.equal(400);
+    await chain.mine(CONFIRMATIONS);
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0, expired: 0 });
+    for (const spelled of spellingsOf(txId)) expect((await claim(spelled)).status, spelled).to.equal(400);
+    expect(await balance()).to.equal(before + wincOf(11n * GWEI));
+  });
+
+  it('a claim and credit an earlier version stored under an upper-case hash block the lower-case one (read canonical)', async () => {
+    const before = await balance();
+    const wei = 13n * GWEI;
+    const txId = await chain.send(user, serviceAddress, wei);
+    await chain.mine(CONFIRMATIONS);
+    const block = Number(BigInt(((await chain.request('eth_getTransactionByHash', [txId])) as { blockNumber: string }).blockNumber));
+    const spelled = spellingsOf(txId)[0]!;
+    const claimed = { token: 'ethereum', txId: spelled, sender: user, address: user, target: serviceAddress, quantity: wei.toString() };
+    const metadata = { correlationId: 'earlier-version', schemaVersion: 1 };
+    await service.eventStore.append(
+      topUpStream(`ethereum:${spelled}`),
+      [{ id: randomUUID(), type: 'TopUpClaimed', data: { ...claimed, winc: wincOf(wei).toString(), confirmed: true, timestamp: Date.now() }, metadata }],
+      'no_stream',
+    );
+    let revision = -1n;
+    for await (const recorded of service.eventStore.readStream(accountStream(user))) revision = recorded.revision;
+    const onChain = { token: 'ethereum', txId: spelled, sender: user, target: serviceAddress, quantity: wei.toString(), blockHeight: block };
+    const credit = { address: user, winc: wincOf(wei).toString(), creditId: `ethereum:${spelled}`, onChain, timestamp: Date.now() };
+    const { position } = await service.eventStore.append(
+      accountStream(user),
+      [{ id: randomUUID(), type: 'AccountCredited', data: credit, metadata }],
+      revision < 0n ? 'no_stream' : revision,
+    );
+    await service.projections.waitFor(position, 10_000);
+    expect(await balance()).to.equal(before + wincOf(wei));
+
+    for (const again of [txId, spellingsOf(txId)[1]!]) {
+      const answer = await claim(again);
+      expect([answer.status, await answer.text()], again).to.deep.equal([400, 'Invalid transaction']);
+    }
+    expect(await balance()).to.equal(before + wincOf(wei));
+  });
+
+  it('a pending claim an earlier version stored under an upper-case hash is credited once by the pass; every spelling is refused after', async () => {
+    const before = await balance();
+    const wei = 17n * GWEI;
+    const txId = await chain.send(user, serviceAddress, wei);
+    const spelled = spellingsOf(txId)[0]!;
+    const claimed = { token: 'ethereum', txId: spelled, sender: user, address: user, target: serviceAddress, quantity: wei.toString() };
+    const { position } = await service.eventStore.append(
+      topUpStream(`ethereum:${spelled}`),
+      [
+        {
+          id: randomUUID(),
+          type: 'TopUpClaimed',
+          data: { ...claimed, winc: wincOf(wei).toString(), confirmed: false, timestamp: Date.now() },
+          metadata: { correlationId: 'earlier-version', schemaVersion: 1 },
+        },
+      ],
+      'no_stream',
+    );
+    await service.projections.waitFor(position, 10_000);
+    await chain.mine(CONFIRMATIONS);
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 1, pending: 0, expired: 0 });
+    expect(await service.topUps.creditPending()).to.deep.equal({ credited: 0, pending: 0, expired: 0 });
+    for (const again of [txId, ...spellingsOf(txId)]) expect((await claim(again)).status, again).to.equal(400);
+    expect(await balance()).to.equal(before + wincOf(wei));
+    let lines = '';
+    for await (const piece of history({ eventStore: service.eventStore, readStore: service.readStore }, user)) lines += piece;
+    expect(lines).to.include(`(credit ethereum:${txId}): top-up, ethereum transaction ${txId} of ${wei}`);
+  });
+
   it('refuses a transfer to another address, an unknown transaction hash and a malformed one with Invalid transaction', async () => {
     const before = await balance();
     const elsewhere = await chain.send(user, chain.accounts[8]!.address, GWEI);
@@ -146,8 +253,9 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
       { eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, transfers, now: Date.now },
       (f) => findings.push(f),
     );
-    expect(findings.filter((f) => f.kind === 'top-up-mismatch')).to.deep.equal([]);
-    expect([checked.topUps, checked.topUpsNotChecked]).to.deep.equal([3, 0]);
+    expect(findings.filter((f) => f.kind === 'top-up-mismatch' || f.kind === 'top-up-twice')).to.deep.equal([]);
+    // the Irys funding, the pending one, the four of other spellings and this one
+    expect([checked.topUps, checked.topUpsNotChecked]).to.deep.equal([7, 0]);
   });
 
   it('the periodic check (TOPUP_CHECK_INTERVAL_MS) credits a claimed transfer once it is confirmed, without another request', async () => {

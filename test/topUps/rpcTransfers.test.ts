@@ -19,13 +19,12 @@ function endpoint(results: Record<string, unknown>): typeof fetch {
   };
 }
 const transfers = (results: Record<string, unknown>) => createEthereumTransfers({ rpcUrl: 'http://rpc.test', timeoutMs: 1000, fetch: endpoint(results) });
-const mined = { from: FROM, to: TO, value: '0x3b9aca00', blockNumber: '0x10' };
+const mined = { hash: TX, from: FROM, to: TO, value: '0x3b9aca00', blockNumber: '0x10' };
+const succeeded = { transactionHash: TX, status: '0x1' };
 
 describe('ethereum transfers through JSON-RPC', () => {
   it('reads a mined transfer: checksummed addresses, the value in wei, confirmations counting its own block', async () => {
-    expect(
-      await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x1' }, eth_blockNumber: '0x12' }).transfer(TX),
-    ).to.deep.equal({
+    expect(await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: succeeded, eth_blockNumber: '0x12' }).transfer(TX)).to.deep.equal({
       txId: TX,
       sender: '0x90F8bf6A479f320ead074411a4B0e7944Ea8c9C1',
       target: '0xFFcf8FDEE72ac11b5c542428B35EEF5769C409f0',
@@ -36,7 +35,11 @@ describe('ethereum transfers through JSON-RPC', () => {
   });
 
   it('reads a reverted transfer (receipt status 0) as failed: it moved nothing', async () => {
-    const transfer = await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: { status: '0x0' }, eth_blockNumber: '0x12' }).transfer(TX);
+    const transfer = await transfers({
+      eth_getTransactionByHash: mined,
+      eth_getTransactionReceipt: { ...succeeded, status: '0x0' },
+      eth_blockNumber: '0x12',
+    }).transfer(TX);
     expect(transfer?.failed).to.equal(true);
   });
 
@@ -47,8 +50,33 @@ describe('ethereum transfers through JSON-RPC', () => {
     expect(await transfers({}).transfer('0x1234')).to.equal(undefined);
   });
 
+  it('asks only with the canonical hash (lower case): another spelling is no transaction it reads', async () => {
+    const asked: string[] = [];
+    const counting: typeof fetch = async (input, init) => (asked.push(String(init?.body)), endpoint({ eth_getTransactionByHash: mined })(input, init));
+    const source = createEthereumTransfers({ rpcUrl: 'http://rpc.test', timeoutMs: 1000, fetch: counting });
+    expect(await source.transfer(TX.toUpperCase().replace('0X', '0x'))).to.equal(undefined);
+    expect(asked).to.deep.equal([]);
+  });
+
+  it("refuses, as a failed read, an answer about another transaction than the one asked (its hash, or its receipt's)", async () => {
+    const other = `0x${'cd'.repeat(32)}`;
+    for (const results of [
+      { eth_getTransactionByHash: { ...mined, hash: other } },
+      { eth_getTransactionByHash: { ...mined, hash: undefined } },
+      { eth_getTransactionByHash: mined, eth_getTransactionReceipt: { ...succeeded, transactionHash: other }, eth_blockNumber: '0x12' },
+    ]) {
+      const error = await transfers(results)
+        .transfer(TX)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(GatewayRequestError.is(error), String(error)).to.equal(true);
+    }
+  });
+
   it('throws a GatewayRequestError (the claim answers 503) for an error answer or a transaction without its fields', async () => {
-    for (const results of [{}, { eth_getTransactionByHash: { to: TO } }]) {
+    for (const results of [{}, { eth_getTransactionByHash: { hash: TX, to: TO } }]) {
       const error = await transfers(results)
         .transfer(TX)
         .then(

@@ -1,9 +1,9 @@
 import type { Transfer, TransferSource } from '../../ports/transfers.js';
 import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { toChecksumAddress } from '../../verify/index.js';
+import { canonicalEthereumTxHash } from '../../domain/ids.js';
 import { gatewayRequest } from '../gateway/request.js';
 
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const QUANTITY = /^0x[0-9a-fA-F]+$/;
 
@@ -18,7 +18,9 @@ export interface EthereumTransfersOptions {
  * ETH transfers through JSON-RPC: the transaction (`eth_getTransactionByHash`: from, to, value, block),
  * once mined its receipt (`eth_getTransactionReceipt`: status 1 moved the value, 0 moved nothing) and
  * the chain's head (`eth_blockNumber`). Confirmations count the transaction's own block: mined in the
- * head block, it has 1.
+ * head block, it has 1. It is asked with the canonical hash only (CONTRACT.md section 10: a node
+ * takes any case, so each spelling would read as a transfer of its own), and an answer about
+ * another hash than the one asked is refused as a failed read, never taken as the transfer.
  */
 export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fetch }: EthereumTransfersOptions): TransferSource {
   let nextId = 1;
@@ -49,9 +51,10 @@ export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fe
 
   return {
     async transfer(txId, { signal } = {}) {
-      if (!TX_HASH.test(txId)) return undefined;
+      if (canonicalEthereumTxHash(txId) !== txId) return undefined;
       const tx = (await call('eth_getTransactionByHash', [txId], signal)) as RpcTransaction | null;
       if (tx === null) return undefined;
+      if (typeof tx.hash !== 'string' || canonicalEthereumTxHash(tx.hash) !== txId) return fail(`transaction ${String(tx.hash)} for ${txId}`);
       if (typeof tx.from !== 'string' || !ADDRESS.test(tx.from) || typeof tx.value !== 'string' || !QUANTITY.test(tx.value)) {
         return fail(`transaction ${txId} without from and value`);
       }
@@ -64,9 +67,12 @@ export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fe
       if (typeof tx.blockNumber !== 'string') return { ...common, failed: false, status: { confirmed: false } } satisfies Transfer;
       if (!QUANTITY.test(tx.blockNumber)) return fail(`transaction ${txId} with block number ${tx.blockNumber}`);
       const blockHeight = Number(BigInt(tx.blockNumber));
-      const receipt = (await call('eth_getTransactionReceipt', [txId], signal)) as { status?: unknown } | null;
+      const receipt = (await call('eth_getTransactionReceipt', [txId], signal)) as { status?: unknown; transactionHash?: unknown } | null;
       // mined, yet no receipt (a node that has not indexed it yet): not confirmed
       if (receipt === null) return { ...common, failed: false, status: { confirmed: false } } satisfies Transfer;
+      if (typeof receipt.transactionHash !== 'string' || canonicalEthereumTxHash(receipt.transactionHash) !== txId) {
+        return fail(`the receipt of ${String(receipt.transactionHash)} for ${txId}`);
+      }
       const head = await call('eth_blockNumber', [], signal);
       if (typeof head !== 'string' || !QUANTITY.test(head)) return fail('a block number that is not a quantity');
       const confirmations = Math.max(0, Number(BigInt(head)) - blockHeight + 1);
@@ -76,6 +82,7 @@ export function createEthereumTransfers({ rpcUrl, timeoutMs, fetch: fetchFn = fe
 }
 
 interface RpcTransaction {
+  hash?: unknown;
   from?: unknown;
   to?: unknown;
   value?: unknown;

@@ -1,5 +1,6 @@
 import type { SerializedAccount } from '../../domain/account/serialized.js';
 import type { AccountState } from '../../domain/account/state.js';
+import { canonicalCreditId } from '../../domain/topUp/ids.js';
 
 /**
  * How a read-model document differs from the state its account's events add up to, one phrase per
@@ -12,7 +13,9 @@ export function accountDifferences(doc: SerializedAccount, replay: AccountState)
   };
   field('credited', String(doc.credited), replay.credited.toString());
   field('spent', String(doc.spent), replay.spent.toString());
-  field('credit ids', sorted(doc.creditIds ?? []), sorted(replay.creditIds));
+  // a document projected before credit ids were canonical holds them as spelled then (two spellings of
+  // one transfer, if it was credited twice), the events read canonical: compared as canonical sets
+  field('credit ids', sorted(new Set((doc.creditIds ?? []).map(canonicalCreditId))), sorted(new Set([...replay.creditIds].map(canonicalCreditId))));
   field(
     'reservations',
     sorted(Object.entries(doc.reservations ?? {}).map(([id, r]) => `${id}=${String(r.winc)}/${String(r.dataItemId)}${r.onBehalfOf ? `/${r.onBehalfOf}` : ''}`)),

@@ -1,5 +1,5 @@
 import type { TransferSource } from '../../ports/transfers.js';
-import { creditIdOfTransfer } from '../../domain/topUp/ids.js';
+import { canonicalTransferId, creditIdOfTransfer } from '../../domain/topUp/ids.js';
 import type { AuditEvent, AuditSink } from '../types.js';
 
 export interface TopUpAuditDeps {
@@ -13,18 +13,41 @@ export interface TopUpAuditDeps {
  * not fail, is in a block, and is credited under its own credit id (`<token>:<txId>`). A chain that
  * cannot be read now leaves its credits not checked (counted, no finding). `TopUpClaimed` and
  * `TopUpExpired` events are the claims and their ends: they credit nothing, the credits are what is
- * checked, so they are not judged on their own.
+ * checked, so they are not judged on their own, but each against the others: one transfer is
+ * credited once, and claimed again only after its claim expired. Transfers are compared by their
+ * canonical ids (CONTRACT.md section 10), so no spelling of one hides a second credit; the credit id
+ * is the canonical one.
  */
 export async function checkTopUps(events: AsyncIterable<AuditEvent>, deps: TopUpAuditDeps, sink: AuditSink): Promise<void> {
   const unreachable = new Set<string>();
-  for await (const { event } of events) {
+  /** each transfer credited so far, by canonical credit id: where it was credited first */
+  const credited = new Map<string, string>();
+  /** each transfer claimed and not expired, by canonical credit id: the stream of its claim */
+  const claimed = new Map<string, string>();
+  for await (const { event, recorded } of events) {
+    if (event.type === 'TopUpClaimed' || event.type === 'TopUpExpired') {
+      const key = creditIdOfTransfer(event.data.token, event.data.txId);
+      const earlier = claimed.get(key);
+      if (event.type === 'TopUpExpired') claimed.delete(key);
+      else if (earlier === undefined) claimed.set(key, recorded.streamName);
+      else {
+        const detail = `${event.data.token} transaction ${event.data.txId} claimed in ${recorded.streamName} while claimed in ${earlier}`;
+        sink.finding({ kind: 'top-up-twice', id: event.data.address, detail });
+      }
+      continue;
+    }
     if (event.type !== 'AccountCredited' || event.data.onChain === undefined) continue;
     const { address, creditId, onChain } = event.data;
     const id = address;
     const where = `${onChain.token} transaction ${onChain.txId}`;
-    if (creditId !== creditIdOfTransfer(onChain.token, onChain.txId)) {
+    const key = creditIdOfTransfer(onChain.token, onChain.txId);
+    if (creditId !== key) {
       sink.finding({ kind: 'top-up-mismatch', id, detail: `${where} credited under credit id ${creditId}` });
     }
+    const first = credited.get(key);
+    if (first !== undefined)
+      sink.finding({ kind: 'top-up-twice', id, detail: `${where} credited to ${address} (credit id ${creditId}), credited before to ${first}` });
+    else credited.set(key, `${address} (credit id ${creditId})`);
     const source = deps.transfers.get(onChain.token);
     if (!source || unreachable.has(onChain.token)) {
       sink.count('topUpsNotChecked');
@@ -32,7 +55,7 @@ export async function checkTopUps(events: AsyncIterable<AuditEvent>, deps: TopUp
     }
     let transfer;
     try {
-      transfer = await source.transfer(onChain.txId);
+      transfer = await source.transfer(canonicalTransferId(onChain.token, onChain.txId) ?? onChain.txId);
     } catch {
       // one failed read stops the checks of that chain: the rest are counted, not read one by one
       unreachable.add(onChain.token);

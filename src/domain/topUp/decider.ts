@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import { InvalidTransaction } from '../errors.js';
 import type { TopUpClaimed, TopUpEvent } from './events.js';
+import { creditIdOfTransfer } from './ids.js';
 
 /** A claimed transfer, or none yet. */
 export type TopUpState = { status: 'unclaimed' } | { status: 'claimed'; claim: TopUpClaimed['data'] } | { status: 'expired' };
@@ -12,8 +13,8 @@ export type TopUpCommand =
   /** the chain does not know the claimed transaction, `now` is past the claim's age limit (checked by the caller) */
   | { type: 'Expire'; data: { token: string; txId: string; now: number } };
 
-/** the stream key of a command: the chain and the transaction */
-export const keyOfTopUp = (c: TopUpCommand): string => `${c.data.token}:${c.data.txId}`;
+/** the stream key of a command: the chain and the transaction, canonical (one stream whatever the spelling) */
+export const keyOfTopUp = (c: TopUpCommand): string => creditIdOfTransfer(c.data.token, c.data.txId);
 
 /**
  * A transaction is claimed once: a second claim is refused (the contract's `Invalid transaction`),

@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { streamName, type StreamName } from '../../ports/eventStore.js';
+import { canonicalBase64url } from '../ids.js';
 
 /** 144 random bits, base64url: unguessable, URL-safe, and never `-1` (the router's finalize marker). */
 export const newUploadId = (): UploadId => randomBytes(18).toString('base64url') as UploadId;
 
+/**
+ * As created, or another spelling of the same bytes brought to it (an id of 22 or 23 characters has
+ * spare bits in its last one: see canonicalBase64url); a length that spells no bytes names no upload.
+ */
 export const UploadId = z
   .string()
   .regex(/^[A-Za-z0-9_-]{22,64}$/)
+  .transform((s, ctx) => canonicalBase64url(s) ?? (ctx.addIssue({ code: 'custom', message: 'not an upload id' }), z.NEVER))
   .brand<'UploadId'>();
 export type UploadId = z.infer<typeof UploadId>;
 

@@ -129,12 +129,14 @@ export const topUpRoute = defineRoute({
   description:
     "Irys/Bundlr `fund()` and turbo-sdk `topUpWithTokens`: after sending tokens to the service's address of `/info` for that token, the sender claims them with the transaction id. " +
     'The service reads the transaction from the chain: a transfer to its address is credited to the sender (or to the `Turbo-Credit-Destination-Address` it names) at the configured rate, ' +
-    'once it has the configured confirmations (`confirmed: false` until then; a periodic check credits it). Each transaction is claimed once. ' +
-    'A token without top-ups configured is `Invalid token`; a transaction unknown to the chain, not to this service, failed or already claimed is `Invalid transaction`.',
+    'once it has the configured confirmations (`confirmed: false` until then; a periodic check credits it). Each transaction is claimed once, whatever the spelling of its id ' +
+    '(an AR id is brought to the spelling its 32 bytes re-encode to, an ETH hash to lower case). ' +
+    'A token without top-ups configured is `Invalid token`; a transaction unknown to the chain, not to this service, failed or already claimed is `Invalid transaction`; ' +
+    'more claims from one client in a minute than configured are `Too Many Requests`, with `Retry-After`.',
   params: { token: tokenParam },
   requestBody: { ...json(TopUpRequestBody), description: 'the transaction id', required: true },
   responses: { 200: { description: 'claimed: credited now, or once confirmed', content: json(TopUpAnswerBody) } },
-  errors: ['INVALID_TOKEN', 'INVALID_REQUEST', 'INVALID_TRANSACTION'],
+  errors: ['INVALID_TOKEN', 'INVALID_REQUEST', 'INVALID_TRANSACTION', 'TOO_MANY_REQUESTS'],
 });
 
 export const approvalsRoute = defineRoute({
