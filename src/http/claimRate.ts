@@ -38,8 +38,7 @@ export function claimRateGuard({ perMinute, maxClients = 100_000, now = () => pe
       windows.set(key, window);
     }
     if (window.count >= perMinute) {
-      res.set('Retry-After', String(Math.max(1, Math.ceil((window.start + WINDOW_MS - at) / 1000))));
-      next(new TooManyRequests(`${window.count} top-up claims from ${key} this minute`));
+      next(new TooManyRequests(`${window.count} top-up claims from ${key} this minute`, Math.max(1, Math.ceil((window.start + WINDOW_MS - at) / 1000))));
       return;
     }
     window.count += 1;
