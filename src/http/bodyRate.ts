@@ -41,8 +41,6 @@ interface Watch {
   clientMs: number;
   /** in the current window: its time and the bytes moved when it began; undefined during grace */
   window?: { ms: number; startBytes: number };
-  /** the bytes moved at the last tick, and the client's time since they last changed */
-  idle: { bytes: number; ms: number };
 }
 
 export interface PaceWatch {
@@ -52,15 +50,12 @@ export interface PaceWatch {
 }
 
 /**
- * One timer for every watched transfer, running only while there is one. Cuts a transfer slower
- * than `limits` and, when `idleMs` is above 0, one that moved no byte for `idleMs` of the client's
- * time (the service's own time is not counted: it is not the client idling).
+ * One timer for every watched transfer, running only while there is one: cuts a transfer slower
+ * than `limits`. (One with no byte at all is the socket's idle timeout's: listen.ts.)
  */
-export function createPaceWatch(limits: BodyRateLimits, idleMs = 0): PaceWatch {
+export function createPaceWatch(limits: BodyRateLimits): PaceWatch {
   const watched = new Set<Watch>();
-  const rated = limits.minBytesPerSecond > 0;
-  const spans = [...(rated ? [limits.graceMs || limits.windowMs, limits.windowMs] : []), ...(idleMs > 0 ? [idleMs] : [])];
-  const tickMs = Math.max(10, Math.min(1_000, Math.floor(Math.min(...spans) / 5)));
+  const tickMs = Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.graceMs || limits.windowMs, limits.windowMs) / 5)));
   const minPerWindow = (limits.minBytesPerSecond * limits.windowMs) / 1000;
   let timer: NodeJS.Timeout | undefined;
 
@@ -72,17 +67,10 @@ export function createPaceWatch(limits: BodyRateLimits, idleMs = 0): PaceWatch {
   function check(w: Watch, now: number): void {
     const elapsed = now - w.lastTick;
     w.lastTick = now;
-    const bytes = w.paced.bytes();
-    if (bytes !== w.idle.bytes) w.idle = { bytes, ms: 0 };
     // the service is behind, not the client
     if (!w.paced.awaited()) return;
     w.clientMs += elapsed;
-    w.idle.ms += elapsed;
-    if (idleMs > 0 && w.idle.ms >= idleMs) {
-      cut(w, `no byte in ${w.idle.ms} ms`);
-      return;
-    }
-    if (!rated) return;
+    const bytes = w.paced.bytes();
     if (!w.window) {
       if (w.clientMs >= limits.graceMs) w.window = { ms: 0, startBytes: bytes };
       return;
@@ -108,8 +96,8 @@ export function createPaceWatch(limits: BodyRateLimits, idleMs = 0): PaceWatch {
 
   return {
     watch(paced) {
-      if (spans.length === 0) return () => {};
-      const w: Watch = { paced, lastTick: Date.now(), clientMs: 0, idle: { bytes: paced.bytes(), ms: 0 } };
+      if (limits.minBytesPerSecond <= 0) return () => {};
+      const w: Watch = { paced, lastTick: Date.now(), clientMs: 0 };
       watched.add(w);
       if (!timer) {
         timer = setInterval(tick, tickMs);
@@ -131,7 +119,7 @@ export interface BodyRateWatch {
   stop(): void;
 }
 
-/** The minimum rate of request bodies (the idle ones are the socket's idle timeout's: listen.ts). */
+/** The minimum rate of request bodies. */
 export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
   const pace = createPaceWatch(limits);
   return {

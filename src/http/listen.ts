@@ -99,9 +99,11 @@ export async function listen(
   // The idle timeout waits on the client: once the request's body is in, the service's own work (a
   // commit waiting on the disk, a finalize assembling an item) is not the client idling, so the
   // connection's timer stops until the answer is sent, then keeps the connection honest again.
-  // (A request without a body ends only when read: a GET may end after its answer, when the timer
-  // is the kept-alive connection's.) While a payload goes out, its sender times the client
-  // (sendBlob.ts): bytes the client takes, not bytes the service has yet to read from its disk.
+  // A request without a body (a GET) ends only when read, which may be after its answer: the timer
+  // is then the kept-alive connection's and must stay on, or a later answer on it (an item read
+  // back) would wait forever on a client that takes nothing. While an answer goes out, the timer
+  // runs: Node restarts it each time the socket takes a write; the payload's sender adds the
+  // minimum rate (sendBlob.ts).
   server.on('request', (req, res) => {
     req.once('end', () => {
       if (!res.writableFinished) req.socket.setTimeout(0);

@@ -29,8 +29,9 @@ export function chunkSizeFor(taken: number): number {
  *
  * The memory a read holds follows what the client takes: buffers start at 64 KiB and grow to 1 MiB
  * as the client takes bytes (chunkSizeFor), and a client that stops taking them holds the one buffer
- * on its way only. `pace` times the client (idle and minimum rate, bodyRate.ts): the time the service
- * spends reading its disk is not counted, and a client too slow has its response destroyed.
+ * on its way only. `pace` holds the client to a minimum rate (bodyRate.ts): the time the service
+ * spends reading its disk is not counted, and a client too slow has its response destroyed. (A
+ * client that takes nothing at all is cut by the connection's idle timeout: listen.ts.)
  *
  * Resolves when the body is sent; rejects when a read fails or the client goes away first (the
  * response is then destroyed, its body cut). Closes the blob either way.
