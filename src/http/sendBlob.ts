@@ -13,10 +13,15 @@ const MAX_CHUNK = 1024 * 1024;
  */
 const STALL_MS = 1_000;
 
-/** the buffer size once `taken` bytes went to the client: doubles from MIN_CHUNK while the client takes four of them */
+/**
+ * The buffer size once `taken` bytes went to the socket: doubles from MIN_CHUNK each time the client
+ * has taken 64 buffers of the size before. What the socket takes is not all the client's: the kernel
+ * buffers a few MiB of a connection whose client reads nothing, and such a client must not be worth
+ * large buffers; one that has taken 64 MiB is a real reader, and gets 1 MiB ones.
+ */
 export function chunkSizeFor(taken: number): number {
   let size = MIN_CHUNK;
-  while (size < MAX_CHUNK && size * 4 <= taken) size *= 2;
+  while (size < MAX_CHUNK && size * 64 <= taken) size *= 2;
   return size;
 }
 
