@@ -13,10 +13,13 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
  * An item's bytes are anyone's: served on the service's origin (the dashboard's), an HTML or SVG
- * payload must not run script there. `sandbox` gives the document an opaque origin of its own, with
- * no script, form, popup or top navigation; images and other media are not documents and show as before.
+ * payload must not run script there. `sandbox` without `allow-same-origin` gives the document an
+ * opaque origin of its own: a permaweb page's own script still runs, but as no origin (no cookie,
+ * storage or same-origin read of the service's), and no form, popup or top navigation; images and
+ * other media are not documents and show as before. (The same isolation a gateway gets by serving
+ * each item from a sandbox subdomain.)
  */
-const ITEM_DATA_CSP = 'sandbox';
+const ITEM_DATA_CSP = 'sandbox allow-scripts';
 
 /** what an HTTP header value may hold (Node refuses anything else): tab, visible ASCII and space, obs-text */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

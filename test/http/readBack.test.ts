@@ -132,7 +132,7 @@ describe('reading an item back (GET /:id, GET /tx/:id/data, GET /tx/:id)', funct
     expect(await res.text()).to.equal('<h1>hi</h1>');
   });
 
-  it('answers item data with `Content-Security-Policy: sandbox` and nosniff, /api-docs with a CSP of its own, every answer with nosniff', async () => {
+  it('answers item data with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin) and nosniff, /api-docs with a CSP of its own, every answer with nosniff', async () => {
     const item = await signedItem(signers.arweave(), '<script>document.title = document.cookie</script>', [{ name: 'Content-Type', value: 'text/html' }]);
     await upload(service, item);
     const reads: [string, RequestInit, number][] = [
@@ -146,7 +146,7 @@ describe('reading an item back (GET /:id, GET /tx/:id/data, GET /tx/:id)', funct
     for (const [path, init, status] of reads) {
       const res = await fetch(`${service.url}${path}`, init);
       expect(res.status, path).to.equal(status);
-      expect(res.headers.get('content-security-policy'), `${path} ${status}`).to.equal('sandbox');
+      expect(res.headers.get('content-security-policy'), `${path} ${status}`).to.equal('sandbox allow-scripts');
       expect(res.headers.get('x-content-type-options'), `${path} ${status}`).to.equal('nosniff');
       await res.arrayBuffer();
     }
