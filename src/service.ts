@@ -436,6 +436,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     observe: { log, metrics },
     ops: { readiness, metrics },
     limits: { maxDataItemSize: config.maxDataItemSize, topUpClaimsPerClientPerMinute: config.topUps.claimsPerClientPerMinute },
+    readPace: config.abuse.bodyRate,
     ...(uploadGuard ? { uploadGuard: uploadGuard.router } : {}),
     ...(roles.commands ? { blockHeightFresh: () => blockHeight.current() !== undefined } : {}),
     log: (message, error, fields) => log.error(message, error, fields),

@@ -14,6 +14,7 @@ import { dashboardRouter } from './dashboard/router.js';
 import { blockHeightGate } from './blockHeightGate.js';
 import type { DashboardQueries } from '../queries/dashboard.js';
 import { ApiCatalog, openApiRouter, servedRoutes } from './openapi/index.js';
+import { createPaceWatch, DEFAULT_BODY_RATE, type BodyRateLimits } from './bodyRate.js';
 
 const PUBLIC = ['/v1', '/'];
 import { serviceVersion } from '../version.js';
@@ -28,6 +29,8 @@ export interface AppOptions {
   /** the status and item pages for people, with their JSON (served where queries are) */
   dashboard?: DashboardQueries;
   limits: { maxDataItemSize: number; topUpClaimsPerClientPerMinute?: number };
+  /** how fast a client reading a payload back must take its bytes (sendBlob.ts): the upload bodies' minimum rate (default: its default) */
+  readPace?: BodyRateLimits;
   /** uploads per client, temporary space, body rate (limits.ts): in front of the upload routes */
   uploadGuard?: Router;
   /** whether a receipt can be signed now (a fresh block height): uploads are refused before it if not */
@@ -55,7 +58,8 @@ export function createApp(options: AppOptions): Express {
   // one instance of each router, mounted under /v1 and at the root, in this order
   const commands = options.commands ? commandsRouter(options.commands, options.limits) : undefined;
   const multipartCommands = options.multipartCommands ? multipartCommandsRouter(options.multipartCommands) : undefined;
-  const queries = options.queries ? queriesRouter(options.queries) : undefined;
+  const readPace = createPaceWatch(options.readPace ?? DEFAULT_BODY_RATE);
+  const queries = options.queries ? queriesRouter(options.queries, readPace) : undefined;
   const multipartQueries = options.multipartQueries ? multipartQueriesRouter(options.multipartQueries) : undefined;
   const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;
   const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries].filter((r) => r !== undefined);

@@ -11,6 +11,9 @@ import { RequestTimeout } from '../domain/errors.js';
  * 20 KiB/s) through a stall of most of a window, and cost a trickling client a real upload's bandwidth.
  * Time during which the service, not the client, is behind (received bytes wait unread: a slow disk,
  * a price being fetched) does not count against the client.
+ *
+ * The same rule times the other direction too (a payload read back, sendBlob.ts): there the bytes
+ * are those the client took, and the service is behind while it reads the next ones from its disk.
  */
 export interface BodyRateLimits {
   /** 0: no rate check */
@@ -21,48 +24,65 @@ export interface BodyRateLimits {
 
 export const DEFAULT_BODY_RATE: BodyRateLimits = { minBytesPerSecond: 1024, graceMs: 10_000, windowMs: 30_000 };
 
+/** A transfer whose pace is watched: a body received, or a body sent. */
+export interface Paced {
+  /** bytes moved so far */
+  bytes(): number;
+  /** whether the client is the one awaited now (not the service, busy with its own work) */
+  awaited(): boolean;
+  /** ends the transfer: the client is too slow */
+  cut(error: RequestTimeout): void;
+}
+
 interface Watch {
-  req: IncomingMessage;
-  received: () => number;
+  paced: Paced;
   lastTick: number;
   /** time so far during which the client was the one awaited */
   clientMs: number;
-  /** in the current window: its time and the bytes received when it began; undefined during grace */
+  /** in the current window: its time and the bytes moved when it began; undefined during grace */
   window?: { ms: number; startBytes: number };
 }
 
-export interface BodyRateWatch {
-  /** watches a body until the returned function is called; `received` counts its bytes read so far */
-  watch(req: IncomingMessage, received: () => number): () => void;
+export interface PaceWatch {
+  /** watches a transfer until the returned function is called */
+  watch(paced: Paced): () => void;
   stop(): void;
 }
 
-/** One timer for every watched body, running only while there is one. */
-export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
+/**
+ * One timer for every watched transfer, running only while there is one: cuts a transfer slower
+ * than `limits`. (One with no byte at all is the socket's idle timeout's: listen.ts.)
+ */
+export function createPaceWatch(limits: BodyRateLimits): PaceWatch {
   const watched = new Set<Watch>();
   const tickMs = Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.graceMs || limits.windowMs, limits.windowMs) / 5)));
   const minPerWindow = (limits.minBytesPerSecond * limits.windowMs) / 1000;
   let timer: NodeJS.Timeout | undefined;
 
+  const cut = (w: Watch, why: string) => {
+    watched.delete(w);
+    w.paced.cut(new RequestTimeout(why));
+  };
+
   function check(w: Watch, now: number): void {
     const elapsed = now - w.lastTick;
     w.lastTick = now;
-    // the whole body is here, or bytes already here wait unread: the service is behind, not the client
-    if (w.req.complete || w.req.readableLength > 0) return;
+    // the service is behind, not the client
+    if (!w.paced.awaited()) return;
     w.clientMs += elapsed;
+    const bytes = w.paced.bytes();
     if (!w.window) {
-      if (w.clientMs >= limits.graceMs) w.window = { ms: 0, startBytes: w.received() };
+      if (w.clientMs >= limits.graceMs) w.window = { ms: 0, startBytes: bytes };
       return;
     }
     w.window.ms += elapsed;
     if (w.window.ms < limits.windowMs) return;
-    const bytes = w.received() - w.window.startBytes;
-    if (bytes < minPerWindow) {
-      watched.delete(w);
-      w.req.destroy(new RequestTimeout(`${bytes} bytes in ${w.window.ms} ms`));
+    const moved = bytes - w.window.startBytes;
+    if (moved < minPerWindow) {
+      cut(w, `${moved} bytes in ${w.window.ms} ms`);
       return;
     }
-    w.window = { ms: 0, startBytes: w.received() };
+    w.window = { ms: 0, startBytes: bytes };
   }
 
   // the monotonic clock (src/clock.ts): a step of the wall clock would cut every body at once (forward)
@@ -77,9 +97,9 @@ export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
   };
 
   return {
-    watch(req, received) {
+    watch(paced) {
       if (limits.minBytesPerSecond <= 0) return () => {};
-      const w: Watch = { req, received, lastTick: performance.now(), clientMs: 0 };
+      const w: Watch = { paced, lastTick: performance.now(), clientMs: 0 };
       watched.add(w);
       if (!timer) {
         timer = setInterval(tick, tickMs);
@@ -92,5 +112,26 @@ export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
       clearInterval(timer);
       timer = undefined;
     },
+  };
+}
+
+export interface BodyRateWatch {
+  /** watches a body until the returned function is called; `received` counts its bytes read so far */
+  watch(req: IncomingMessage, received: () => number): () => void;
+  stop(): void;
+}
+
+/** The minimum rate of request bodies. */
+export function createBodyRateWatch(limits: BodyRateLimits): BodyRateWatch {
+  const pace = createPaceWatch(limits);
+  return {
+    watch: (req, received) =>
+      pace.watch({
+        bytes: received,
+        // the whole body is here, or bytes already here wait unread: the service is behind, not the client
+        awaited: () => !(req.complete || req.readableLength > 0),
+        cut: (error) => req.destroy(error),
+      }),
+    stop: () => pace.stop(),
   };
 }

@@ -1,8 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
-/** the CORS headers of every answer (before any other header but the request id) */
+/**
+ * The CORS headers of every answer (before any other header but the request id), and `nosniff`: a
+ * browser takes each answer as the type it says, never guesses script or HTML out of bytes a client
+ * uploaded.
+ */
 export function corsHeaders(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   const origin = req.headers.origin;
   res.setHeader('Access-Control-Allow-Origin', origin ?? '*');
   // a browser client can read the request id it may quote to an operator (it is the events' correlation id)

@@ -9,6 +9,7 @@ import { parseParams } from './openapi/route.js';
 import { inFrontOf, serve } from './openapi/serve.js';
 import { onlyIds, sendPayload } from './itemData.js';
 import { headerBody } from './txHeaderBody.js';
+import type { PaceWatch } from './bodyRate.js';
 import {
   approvalsRoute,
   balanceRoute,
@@ -42,7 +43,8 @@ const clientOf = (req: Request) => clientKeyOf(req.ip ?? req.socket.remoteAddres
 /** a permanent item's status changes no more */
 export const statusCacheControl = (doc: TxStatusDocument) => `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`;
 
-export function queriesRouter(handlers: QueryHandlers): Router {
+/** `readPace`: times clients reading a payload back (sendBlob.ts) */
+export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Router {
   const router = Router();
   for (const route of [serviceIndexRoute, serviceInfoRoute]) {
     serve(router, route, (_req, res) => {
@@ -97,7 +99,7 @@ export function queriesRouter(handlers: QueryHandlers): Router {
   });
   serve(router, txDataRoute, async (req, res) => {
     const { id } = parseParams(txDataRoute, req);
-    await sendPayload(handlers.itemData, id, req, res);
+    await sendPayload(handlers.itemData, id, req, res, readPace);
   });
   serve(router, txHeaderRoute, async (req, res) => {
     const { id } = parseParams(txHeaderRoute, req);
@@ -112,7 +114,7 @@ export function queriesRouter(handlers: QueryHandlers): Router {
   inFrontOf(router, [rootDataRoute], onlyIds);
   serve(router, rootDataRoute, async (req, res) => {
     const { id } = parseParams(rootDataRoute, req);
-    await sendPayload(handlers.itemData, id, req, res);
+    await sendPayload(handlers.itemData, id, req, res, readPace);
   });
   return router;
 }

@@ -132,6 +132,46 @@ describe('reading an item back (GET /:id, GET /tx/:id/data, GET /tx/:id)', funct
     expect(await res.text()).to.equal('<h1>hi</h1>');
   });
 
+  it('answers item data with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin) and nosniff, /api-docs with a CSP of its own, every answer with nosniff', async () => {
+    const item = await signedItem(signers.arweave(), '<script>document.title = document.cookie</script>', [{ name: 'Content-Type', value: 'text/html' }]);
+    await upload(service, item);
+    const reads: [string, RequestInit, number][] = [
+      [`/${item.id}`, {}, 200],
+      [`/v1/tx/${item.id}/data`, {}, 200],
+      [`/${item.id}`, { method: 'HEAD' }, 200],
+      [`/${item.id}`, { headers: { range: 'bytes=0-7' } }, 206],
+      [`/${item.id}`, { headers: { range: 'bytes=5000-' } }, 416],
+      [`/${item.id}`, { headers: { 'if-none-match': `"${item.id}"` } }, 304],
+    ];
+    for (const [path, init, status] of reads) {
+      const res = await fetch(`${service.url}${path}`, init);
+      expect(res.status, path).to.equal(status);
+      expect(res.headers.get('content-security-policy'), `${path} ${status}`).to.equal('sandbox allow-scripts');
+      expect(res.headers.get('x-content-type-options'), `${path} ${status}`).to.equal('nosniff');
+      await res.arrayBuffer();
+    }
+    const docs = await fetch(`${service.url}/api-docs`);
+    const page = await docs.text();
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page)![1]!;
+    expect(docs.headers.get('content-security-policy')).to.equal(
+      `default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect(docs.headers.get('x-content-type-options')).to.equal('nosniff');
+    // the rest: JSON, errors, the status query served ahead of Express
+    for (const [path, status] of [
+      ['/info', 200],
+      ['/openapi.json', 200],
+      [`/tx/${item.id}/status`, 200],
+      [`/tx/${'x'.repeat(43)}`, 404],
+      ['/no-such-route/here', 404],
+    ] as const) {
+      const res = await fetch(`${service.url}${path}`);
+      expect(res.status, path).to.equal(status);
+      expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
+      await res.arrayBuffer();
+    }
+  });
+
   it('answers application/octet-stream for a Content-Type tag no HTTP header can carry, and the bytes all the same', async () => {
     for (const value of ['text/html\r\nX-Injected: 1', 'text/plain; name="\u2603"']) {
       const item = await signedItem(signers.arweave(), `payload for ${value.length}`, [{ name: 'Content-Type', value }]);
@@ -277,7 +317,7 @@ describe('reading a large item back', function () {
 
   it("serves a payload of many read buffers exactly, whole and in ranges across the buffers' edges", async () => {
     const MiB = 1024 * 1024;
-    // not a whole number of the 1 MiB buffers the payload is read into, nor of 64 KiB socket reads
+    // not a whole number of the buffers the payload is read into (64 KiB growing to 1 MiB), nor of 64 KiB socket reads
     const payload = randomBytes(5 * MiB + 3);
     const item = await signedItem(signers.arweave(), payload);
     expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);

@@ -40,6 +40,10 @@ export interface Targets {
   /** posting a bundle through a 100 ms round trip */
   farGatewayMiBps: number;
   startupSeconds: number;
+  /** slow readers (issue 34): the service's RSS above its idle RSS while they hold their reads */
+  slowReadersRssAboveIdleMiB: number;
+  /** slow readers: a bystander's /info p99 meanwhile */
+  slowReadersBystanderP99Ms: number;
 }
 
 export const TARGETS: { full: Targets; quick: Targets } = {
@@ -52,6 +56,8 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     rebuildEventsPerSecond: 40_000,
     farGatewayMiBps: 20,
     startupSeconds: 5,
+    slowReadersRssAboveIdleMiB: 200,
+    slowReadersBystanderP99Ms: 500,
   },
   quick: {
     smallUploadRatio: { 1: 0.3, 2: 0.3, 4: 0.3 },
@@ -64,6 +70,8 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     rebuildEventsPerSecond: 10_000,
     farGatewayMiBps: 5,
     startupSeconds: 5,
+    slowReadersRssAboveIdleMiB: 200,
+    slowReadersBystanderP99Ms: 500,
   },
 };
 
@@ -315,6 +323,45 @@ export const suite: Benchmark[] = [
         notes: `a bare node:http server streaming the same bytes: ${withUnit(num(j, 'bareHttpMiBps'), 'MiB/s')}; the loopback ceiling (bytes from memory over a raw socket): ${withUnit(num(j, 'loopbackCeilingMiBps'), 'MiB/s')}, ratio ${num(j, 'ceilingRatio')} to the file read, the service at ${num(j, 'ratioToCeiling')} of it; service CPU ${num(j, 'serviceCpuMsPerGiB')} ms per GiB read; service peak RSS ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
       },
     ],
+  },
+  {
+    name: 'slow-readers',
+    script: 'slow-readers.ts',
+    args: ({ quick }) => (quick ? ['--readers', '100', '--pipelined', '300', '--hold', '5', '--idle-ms', '3000'] : []),
+    rows: (j, targets) => {
+      const load = `${num(j, 'pipelined')} pipelined GETs on one connection and ${num(j, 'readers')} readers of a ${sizeLabel(num(j, 'itemBytes'))} item taking (almost) nothing, ${num(j, 'holdSeconds')} s`;
+      const filesBack = num(j, 'filesBackMs');
+      const idle = num(j, 'idleTimeoutMs');
+      return [
+        {
+          benchmark: 'slow-readers',
+          figure: `${load}: service RSS above idle`,
+          value: num(j, 'rssAboveIdleMiB'),
+          unit: 'MiB',
+          baseline: { value: num(j, 'idleRssMiB'), unit: 'MiB', what: 'idle RSS' },
+          target: below(num(j, 'rssAboveIdleMiB'), targets.slowReadersRssAboveIdleMiB, `< ${targets.slowReadersRssAboveIdleMiB} MiB`),
+          notes: `peak ${withUnit(num(j, 'peakRssMiB'), 'MiB')}`,
+        },
+        {
+          benchmark: 'slow-readers',
+          figure: `${load}: open files back to idle after the clients stop`,
+          value: filesBack,
+          unit: 'ms',
+          baseline: { value: num(j, 'idleOpenFiles'), unit: 'files', what: 'idle open files' },
+          target: { text: `<= ${idle} ms (BODY_IDLE_TIMEOUT_MS)`, met: filesBack >= 0 && filesBack <= idle },
+          notes: `${num(j, 'peakOpenFiles')} open at most, ${num(j, 'openFilesAtStop')} when the clients stopped (-1: not back within the idle timeout + 30 s)`,
+        },
+        {
+          benchmark: 'slow-readers',
+          figure: `${load}: a bystander's GET /info p99`,
+          value: num(j, 'bystander.p99Ms'),
+          unit: 'ms',
+          baseline: { value: num(j, 'bystander.baselineP99Ms'), unit: 'ms', what: 'its p99 before the readers' },
+          target: below(num(j, 'bystander.p99Ms'), targets.slowReadersBystanderP99Ms, `< ${targets.slowReadersBystanderP99Ms} ms`),
+          notes: `p50 ${num(j, 'bystander.p50Ms')} ms, max ${num(j, 'bystander.maxMs')} ms over ${num(j, 'bystander.requests')} requests`,
+        },
+      ];
+    },
   },
   {
     name: 'rebuild',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiResponse } from './document.js';
 
 /**
@@ -72,6 +73,12 @@ th{background:#eef1f5}.status{font-weight:bold;width:4em}
 .auth{background:#fff4d6;border:1px solid #e0c060;border-radius:4px;padding:0 .4em;font-size:.85em}
 .toc li{list-style:none}.toc code{margin-left:.4em}.media code{font-weight:bold}
 `;
+
+/**
+ * The page's Content-Security-Policy: its one inline style (by its hash) and nothing else, no
+ * script at all; it is served on the dashboard's origin.
+ */
+export const API_DOCS_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 export function apiDocsPage(doc: OpenApiDocument): string {
   const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));

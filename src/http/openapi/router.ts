@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { ApiCatalog } from './catalog.js';
 import { openApiDocument, type OpenApiDocument } from './document.js';
-import { apiDocsPage } from './page.js';
+import { API_DOCS_CSP, apiDocsPage } from './page.js';
 import { apiDocsRoute, openApiRoute } from './routes/docs.js';
 import { serve } from './serve.js';
 
@@ -23,7 +23,7 @@ export function openApiRouter(catalog: ApiCatalog, version: string): Router {
     res.type('application/json; charset=utf-8').send(docs().json);
   });
   serve(router, apiDocsRoute, (_req, res) => {
-    res.type('text/html; charset=utf-8').send(docs().page);
+    res.set('Content-Security-Policy', API_DOCS_CSP).type('text/html; charset=utf-8').send(docs().page);
   });
   return router;
 }
