@@ -13,147 +13,318 @@ const hostList = z.string().transform((s) =>
     .filter((h) => h.length > 0),
 );
 
-const ConfigSchema = z.object({
-  /** which parts this process runs: all of them, or one role of a split deployment */
-  ROLE: z.enum(['all', 'commands', 'queries', 'projector', 'bundler']).default('all'),
-  PORT: int(0, 65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  DATA_DIR: z.string().default('./data'),
-  WALLET_FILE: z.string().optional(),
-  GATEWAY_URL: z.url().default('https://arweave.net'),
-  /** comma-separated host names that hold items (named in receipts' dataCaches, after PUBLIC_URL's host) */
-  DATA_CACHES: hostList.optional(),
-  /** this service's public URL (`https://upload.example.com`): it serves items' data, so receipts name its host */
-  PUBLIC_URL: z.url().optional(),
-  FAST_FINALITY_INDEXES: hostList.default([]),
-  MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648),
-  /** true: the ANS-104 text's tag limits (non-empty names and values, at most 128 tags); default: arbundles' */
-  STRICT_TAGS: z.enum(['true', 'false']).default('false'),
-  FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120),
-  DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200),
-  BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000),
-  /** a block height read from the gateway longer ago than this signs no receipt: uploads answer 503 */
-  BLOCK_HEIGHT_MAX_AGE_MS: int(1000, 7 * 86_400_000).default(1_800_000),
-  /** a gateway's height is refused past the last accepted one plus this plus one block per BLOCK_TIME_MIN_MS since */
-  BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000).default(100),
-  BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000),
-  /** how often the bundler reads the service wallet's balance (also read before a bundle is judged short of funds) */
-  WALLET_BALANCE_REFRESH_MS: int(100, 86_400_000).default(60_000),
-  RECEIPT_SIGNER_WORKERS: int(1, 256).optional(),
-  /** in one process, how long a command waits for the projector to reach its event before answering */
-  PROJECTION_WAIT_MS: int(0, 60_000).default(2000),
-  /** while receipts are being signed, how long a projector batch may wait for their items' events (0: never) */
-  PROJECTION_BATCH_WAIT_MS: int(0, 1000).default(25),
-  /** while appends are on their way (receipts being signed), how long the embedded event store may hold a group for them (0: never) */
-  EVENT_GROUP_WAIT_MS: int(0, 1000).default(25),
-  STARTUP_CATCH_UP_MS: int(0, 600_000).default(10_000),
-  PRICING_SOURCE: z.enum(['fixed', 'gateway']).default('fixed'),
-  PRICE_WINC_PER_BYTE: z.string().regex(/^\d+$/, 'a non-negative integer').default('2000'),
-  PRICE_MARGIN_PERCENT: z.coerce.number().min(0).max(1000).default(10),
-  /** price look-ups the gateway is asked for per client (a size not cached): at once, and regained per minute */
-  PRICE_LOOKUPS_BURST: int(0, 1_000_000).default(20),
-  PRICE_LOOKUPS_PER_MINUTE: int(0, 1_000_000).default(60),
-  /** bearer token of the /admin API; /admin is off without it */
-  ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  RESERVATION_TIMEOUT_MS: int(1000, 86_400_000).default(600_000),
-  RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000),
-  UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000).default(86_400_000),
-  FINALIZE_CONCURRENCY: int(1, 64).default(8),
-  VERIFY_AHEAD_UPLOADS: int(0, 1024).default(8),
-  GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000),
-  BUNDLER_ENABLED: z.enum(['true', 'false']).default('true'),
-  BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000),
-  BUNDLE_MAX_ITEMS: int(1, 10_000).default(10_000),
-  BUNDLE_MAX_BYTES: int(1024, 2 ** 33).default(2 ** 31),
-  BUNDLE_MAX_WAIT_MS: int(0, 86_400_000).default(300_000),
-  CONFIRMATIONS: int(1, 1000).default(18),
-  DROP_AFTER_BLOCKS: int(1, 10_000).default(50),
-  MAX_BUNDLE_ATTEMPTS: int(1, 1000).default(10),
-  /**
-   * chunks of a bundle posted to the gateway at once: one at a time, a far gateway's round trip
-   * bounds the rate (about 2 MiB/s at 100 ms); 32 at once reached this machine's posting speed at
-   * 100 ms and most of it at 200 ms (scripts/bench/far-gateway.ts)
-   */
-  BUNDLE_CHUNK_CONCURRENCY: int(1, 256).default(32),
-  OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365),
-  /** bundle entries nested in a free item that are indexed (each costs a signature check); the rest are recorded as not indexed */
-  NESTED_FREE_MAX_ITEMS: int(0, 100_000).default(1000),
-  EVENT_STORE: z.enum(['sqlite', 'esdb']).default('sqlite'),
-  EVENTSTORE_URL: z.string().optional(),
-  /** where read models live: SQLite under DATA_DIR, or a MongoDB replica set (MONGO_URL) */
-  READ_STORE: z.enum(['sqlite', 'mongo']).default('sqlite'),
-  /** where blobs live: files under DATA_DIR, or GridFS in MongoDB (MONGO_URL), shared by every replica */
-  BLOB_STORE: z.enum(['fs', 'gridfs']).default('fs'),
-  /**
-   * BLOB_STORE=fs: a blob of at most this many bytes is a row of `<DATA_DIR>/blobs/.small-blobs.db`
-   * instead of a file of its own (src/adapters/fs/tieredBlobStore.ts); 0: every new blob is a file
-   */
-  SMALL_BLOB_MAX_BYTES: int(0, 2 ** 20).default(65_536),
-  /** removes blobs no event owns (what a crash left: src/app/blobSweep.ts), where uploads are taken */
-  BLOB_SWEEP: z.enum(['true', 'false']).default('true'),
-  /** a blob is removed once changed this long ago and seen orphaned by a pass this long ago (monotonic) */
-  BLOB_SWEEP_GRACE_MS: int(1000, 30 * 86_400_000).default(3_600_000),
-  /** a pass at start-up, then one every this long (each walks the blob store) */
-  BLOB_SWEEP_INTERVAL_MS: int(100, 86_400_000).default(3_600_000),
+/** the one source of every variable's default, range and meaning (`.describe`): docs/configuration.md is generated from it */
+export const ConfigSchema = z.object({
+  ROLE: z
+    .enum(['all', 'commands', 'queries', 'projector', 'bundler'])
+    .default('all')
+    .describe('`all` (one process), or one part of a split deployment: `commands`, `queries`, `projector`, `bundler`'),
+  PORT: int(0, 65535).default(3000).describe('HTTP port (0: any free port)'),
+  HOST: z.string().default('0.0.0.0').describe('interface to listen on'),
+  DATA_DIR: z.string().default('./data').describe('where the embedded stores, blobs, wallet and cached block height live'),
+  WALLET_FILE: z
+    .string()
+    .optional()
+    .describe("the service's Arweave JWK, which signs receipts and bundles; unset: `DATA_DIR/wallet.json`, generated on the first start (mode 0600)"),
+  GATEWAY_URL: z.url().default('https://arweave.net').describe('the Arweave gateway (block height, prices, bundle posting)'),
+  DATA_CACHES: hostList
+    .optional()
+    .describe(
+      "comma-separated host names that hold items, put in receipts' `dataCaches` after `PUBLIC_URL`'s host (the gateway is not named by default: it holds an item only once bundled)",
+    ),
+  PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe("this service's public URL (`https://upload.example.com`): it serves items' data (`GET /:id`), so receipts name its host first in `dataCaches`"),
+  FAST_FINALITY_INDEXES: hostList.default([]).describe('comma-separated host names put in receipts'),
+  MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648).describe('largest accepted item in bytes'),
+  STRICT_TAGS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "`true`: the ANS-104 text's tag limits (names and values non-empty, at most 128 tags, names up to 1024 and values up to 3072 bytes) answer `Invalid Data Item`. By default the tags are checked as arbundles 0.11.2 and the reference service check them: any names and values (empty too), any number of tags, within 4096 tag bytes in the canonical Avro shape. The audit and the nested index always read tags by arbundles' rules, which every item accepted under either setting meets",
+    ),
+  FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120).describe('reported in `/info`; items up to this size are free'),
+  DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200).describe('receipt `deadlineHeight` = current block height + this'),
+  BLOCK_HEIGHT_REFRESH_MS: int(1000, 86_400_000).default(60_000).describe('how often the block height is refreshed in the background'),
+  BLOCK_HEIGHT_MAX_AGE_MS: int(1000, 7 * 86_400_000)
+    .default(1_800_000)
+    .describe(
+      'receipts are signed only with a block height the gateway answered at most this long ago (in memory, or saved in `DATA_DIR/block-height.json` with when it was read); without one, uploads (`POST /tx`, multi-part creation and finalize) answer 503 `Service unavailable` before their body is read and `/ready` fails `blockHeight`',
+    ),
+  BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000)
+    .default(100)
+    .describe(
+      "a height from the gateway is believed only up to the last accepted one plus this plus one block per `BLOCK_TIME_MIN_MS` since (before any is known: since Arweave's genesis); higher, or more than 50 blocks lower, it is refused, logged once, and the last accepted height stays in use (for receipts and the bundler's drop decisions) and saved. On arlocal, which mines many blocks at once, raise it. After moving `GATEWAY_URL` to another network, delete `DATA_DIR/block-height.json`",
+    ),
+  BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000).describe('the shortest average time between blocks believed (Arweave aims at 120 s)'),
+  WALLET_BALANCE_REFRESH_MS: int(100, 86_400_000)
+    .default(60_000)
+    .describe(
+      "how often the bundler reads the service wallet's balance from the gateway (`GET /wallet/<address>/balance`); it also reads it before judging a bundle short of funds",
+    ),
+  RECEIPT_SIGNER_WORKERS: int(1, 256).optional().describe('worker threads signing receipts; unset: one per core'),
+  PROJECTION_WAIT_MS: int(0, 60_000).default(2000).describe('a command waits at most this long for the read models to show its events'),
+  PROJECTION_BATCH_WAIT_MS: int(0, 1000)
+    .default(25)
+    .describe(
+      "while uploads' receipts are being signed, the projector lets a batch wait for their events, at most this long from its first, and applies them together (other appends, such as multi-part chunks, never make it wait); `0`: never waits",
+    ),
+  EVENT_GROUP_WAIT_MS: int(0, 1000)
+    .default(25)
+    .describe(
+      "commit delay of the embedded event store: while other uploads' receipts are being signed (each followed by its item's append), a group of appends is held for them, at most this long from its oldest, and written in one transaction with them; an append nobody follows is written at once. `0`: never held",
+    ),
+  STARTUP_CATCH_UP_MS: int(0, 600_000).default(10_000).describe('at start, wait at most this long for the read models to catch up'),
+  PRICING_SOURCE: z
+    .enum(['fixed', 'gateway'])
+    .default('fixed')
+    .describe('`fixed` (offline) or `gateway` (`GET /price/N` of the gateway, cached per 256 KiB chunk count)'),
+  PRICE_WINC_PER_BYTE: z
+    .string()
+    .regex(/^\d+$/, 'a non-negative integer')
+    .default('2000')
+    .describe('the fixed rate (about 2 AR per GiB); not zero, so an unfunded payer above the free limit gets 402'),
+  PRICE_MARGIN_PERCENT: z.coerce.number().min(0).max(1000).default(10).describe("added to the gateway's price"),
+  PRICE_LOOKUPS_BURST: int(0, 1_000_000)
+    .default(20)
+    .describe(
+      'price quotes (`GET /price/...`) one client (as for `MAX_UPLOADS_PER_CLIENT`) may have asked of the gateway at once, for sizes not cached; past it 429 `Too Many Requests` with `Retry-After`',
+    ),
+  PRICE_LOOKUPS_PER_MINUTE: int(0, 1_000_000).default(60).describe('such look-ups a client regains per minute'),
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .optional()
+    .describe('bearer token of the `/admin` API (at least 16 characters); `/admin` is off without it'),
+  RESERVATION_TIMEOUT_MS: int(1000, 86_400_000)
+    .default(600_000)
+    .describe(
+      'the reconciler settles or releases reservations older than this; an upload must be accepted within half of it after reserving, else it answers 503 `Service unavailable` (reservation released) rather than race that release',
+    ),
+  RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000).describe('how often the reconciler runs'),
+  UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000)
+    .default(86_400_000)
+    .describe('a multi-part upload not finalized within this expires and its chunks are deleted'),
+  FINALIZE_CONCURRENCY: int(1, 64)
+    .default(8)
+    .describe(
+      "multi-part finalizations run at once (each streams its item once: memory stays bounded; most of a small item's finalization is waiting on the store and the signer, so a few run side by side)",
+    ),
+  VERIFY_AHEAD_UPLOADS: int(0, 1024)
+    .default(8)
+    .describe(
+      'multi-part uploads whose chunks are verified as they come in (each chunk read back once every byte before it has come, so a finalize reads only what is left: nothing for a client sending in order); past it the least recently fed upload is verified at its finalize instead, as with `0`. Each holds a verifier and at most 4 MiB of hashing buffers. Only for the file store (the layered store copies at finalize)',
+    ),
+  GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('time limit of each bundler call to the gateway'),
+  BUNDLER_ENABLED: z.enum(['true', 'false']).default('true').describe('run the bundler in this process'),
+  BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000).describe('time between bundler passes'),
+  BUNDLE_MAX_ITEMS: int(1, 10_000).default(10_000).describe('items per bundle'),
+  BUNDLE_MAX_BYTES: int(1024, 2 ** 33)
+    .default(2 ** 31)
+    .describe('bytes per bundle (an item larger than a shared bundle goes alone)'),
+  BUNDLE_MAX_WAIT_MS: int(0, 86_400_000).default(300_000).describe('a bundle not full is sent once its oldest item waited this long'),
+  CONFIRMATIONS: int(1, 1000).default(18).describe('confirmations after which a bundle is permanent (`FINALIZED`)'),
+  DROP_AFTER_BLOCKS: int(1, 10_000).default(50).describe('a bundle not seen this many blocks after its anchor is dropped and its items re-queued'),
+  MAX_BUNDLE_ATTEMPTS: int(1, 1000)
+    .default(10)
+    .describe(
+      "an item in this many dropped bundles is `FAILED` (a bundle dropped because another item's stored bytes are damaged counts for none; so does one the service wallet could not pay for, and one whose transaction the gateway never took, down or answering 429/5xx until its anchor expired; a transaction the network took and lost counts)",
+    ),
+  BUNDLE_CHUNK_CONCURRENCY: int(1, 256)
+    .default(32)
+    .describe(
+      'chunks of a bundle posted to the gateway at once (`POST /chunk`, 256 KiB each): one at a time, each round trip to a far gateway is spent waiting (at 100 ms, 2 GiB take about 14 minutes). Each post in flight holds its chunk (about 1 MiB with its base64 and request body), never more. A failed post stops new ones; those in flight finish, and the retry posts only the chunks the gateway did not take. arlocal needs `1`: it places chunks in the order they arrive, whatever their offsets; a gateway answering 429 to that many wants fewer',
+    ),
+  OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365).describe('`/tx/:id/offsets` answers for items accepted within this'),
+  NESTED_FREE_MAX_ITEMS: int(0, 100_000)
+    .default(1000)
+    .describe(
+      'entries of the bundles nested in a free item (all depths together) that are indexed, each after its signature is checked; the rest are recorded as not indexed, with the reason (a paid item: 100000)',
+    ),
+  EVENT_STORE: z.enum(['sqlite', 'esdb']).default('sqlite').describe('`sqlite` (embedded) or `esdb`'),
+  EVENTSTORE_URL: z.string().optional().describe('EventStoreDB connection string, with `EVENT_STORE=esdb`'),
+  READ_STORE: z.enum(['sqlite', 'mongo']).default('sqlite').describe('`sqlite` (`DATA_DIR/read.db`) or `mongo` (a replica set)'),
+  BLOB_STORE: z.enum(['fs', 'gridfs']).default('fs').describe('`fs` (`DATA_DIR/blobs`) or `gridfs` (MongoDB, shared by every replica)'),
+  SMALL_BLOB_MAX_BYTES: int(0, 2 ** 20)
+    .default(65_536)
+    .describe(
+      'with `BLOB_STORE=fs`: a blob of at most this many bytes (a small item, a small chunk) is a row of `DATA_DIR/blobs/.small-blobs.db` rather than a file of its own; `0`: every new blob is a file (rows already there are still read) (`src/adapters/fs/tieredBlobStore.ts`)',
+    ),
+  BLOB_SWEEP: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe(
+      "where uploads are taken, remove the blobs no event owns (what the audit names `blob-orphan`: an item's bytes whose acceptance a crash cut, an ended upload's chunks whose deletion it cut), never an accepted item's; a pass at start-up and every `BLOB_SWEEP_INTERVAL_MS`, one log line each, `orphan_blobs_removed_total` in `/metrics` (`src/app/blobSweep.ts`)",
+    ),
+  BLOB_SWEEP_GRACE_MS: int(1000, 30 * 86_400_000)
+    .default(3_600_000)
+    .describe(
+      'a blob is removed only once changed at least this long ago and seen orphaned, unchanged, by a pass of the same process at least this long before (a monotonic clock: a step of the wall clock removes nothing young)',
+    ),
+  BLOB_SWEEP_INTERVAL_MS: int(100, 86_400_000)
+    .default(3_600_000)
+    .describe('time between sweep passes (each walks the blob store, reading one stream per blob)'),
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string')
-    .optional(),
+    .optional()
+    .describe('MongoDB connection string, with `READ_STORE=mongo` or `BLOB_STORE=gridfs` (then required)'),
   MONGO_DATABASE: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and -, at most 63')
-    .default('upload_service'),
-  ADDRESS_ETHEREUM: z.string().optional(),
-  ADDRESS_SOLANA: z.string().optional(),
-  ADDRESS_MATIC: z.string().optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  /** /ready answers 503 while the slowest read model is more than this many events behind */
-  READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER).default(10_000),
-  /** each /ready check not answered within this fails as `timeout` (a store that hangs is not ready) */
-  READY_CHECK_TIMEOUT_MS: int(10, 600_000).default(2_000),
-  /** on SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut */
-  SHUTDOWN_GRACE_MS: int(0, 3_600_000).default(25_000),
+    .default('upload_service')
+    .describe('the MongoDB database'),
+  ADDRESS_ETHEREUM: z
+    .string()
+    .optional()
+    .describe('an address listed by `/info` for ethereum (with `ETHEREUM_RPC_URL`: where ETH top-ups are sent, a `0x` address)'),
+  ADDRESS_SOLANA: z.string().optional().describe('an address listed by `/info` for solana'),
+  ADDRESS_MATIC: z.string().optional().describe('an address listed by `/info` for matic'),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error', 'silent'])
+    .default('info')
+    .describe(
+      '`debug`, `info`, `warn`, `error`, `silent` (JSON lines on stderr, pino: one line per request with its request id; `/health`, `/ready`, `/metrics` at `debug`)',
+    ),
+  READY_MAX_LAG: int(0, Number.MAX_SAFE_INTEGER)
+    .default(10_000)
+    .describe(
+      '`/ready` answers 503 while the slowest read model is more than this many events behind (checked where queries are served; events are counted, not positions subtracted, up to this bound + 1)',
+    ),
+  READY_CHECK_TIMEOUT_MS: int(10, 600_000)
+    .default(2_000)
+    .describe(
+      'each `/ready` check (a store\'s read and probe write, the disk, the lag) not answered within this fails with `error: "timeout"`: a store that hangs is not ready',
+    ),
+  SHUTDOWN_GRACE_MS: int(0, 3_600_000)
+    .default(25_000)
+    .describe('on SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut; then the process exits 0'),
   /** limits against abuse (src/http/listen.ts, src/http/limits.ts) */
-  HEADERS_TIMEOUT_MS: int(10, 3_600_000).default(60_000),
-  FIRST_REQUEST_TIMEOUT_MS: int(10, 3_600_000).default(10_000),
-  BODY_IDLE_TIMEOUT_MS: int(10, 3_600_000).default(120_000),
-  MIN_BODY_BYTES_PER_SECOND: int(0, 1_000_000_000).default(1024),
-  BODY_RATE_GRACE_MS: int(0, 3_600_000).default(10_000),
-  BODY_RATE_WINDOW_MS: int(10, 3_600_000).default(30_000),
-  MAX_CONNECTIONS: int(0, 1_000_000).default(4096),
-  MAX_CONNECTIONS_PER_CLIENT: int(0, 1_000_000).default(256),
-  MAX_CONNECTIONS_PER_NETWORK: int(0, 1_000_000).default(1024),
-  MAX_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(64),
-  TEMP_SPACE_BYTES: int(1, Number.MAX_SAFE_INTEGER).default(64 * 2 ** 30),
-  /** default: an eighth of TEMP_SPACE_BYTES */
-  TEMP_SPACE_PER_CLIENT_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
-  MIN_FREE_DISK_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(2 ** 30),
+  HEADERS_TIMEOUT_MS: int(10, 3_600_000)
+    .default(60_000)
+    .describe(
+      "request line and headers of a kept-alive connection's later requests must arrive within this (slowloris); else 408 `Request Timeout` and the connection is closed",
+    ),
+  FIRST_REQUEST_TIMEOUT_MS: int(10, 3_600_000)
+    .default(10_000)
+    .describe(
+      "a new connection's first request line and headers must arrive within this; else 408 `Request Timeout` and the connection is closed (a connection held open without a request costs its holder nothing)",
+    ),
+  BODY_IDLE_TIMEOUT_MS: int(10, 3_600_000)
+    .default(120_000)
+    .describe(
+      'a connection with no byte in either direction for this long is cut (an idle body included, and a client that takes no byte of an answer, such as an item read back)',
+    ),
+  MIN_BODY_BYTES_PER_SECOND: int(0, 1_000_000_000)
+    .default(1024)
+    .describe(
+      'upload bodies, and payloads read back (`GET /:id`, `/tx/:id/data`): after the grace period, each window must move at least this rate, else the connection is cut (0: off). Time the service itself is behind (unread bytes waiting, the next bytes of a payload being read from disk) does not count against the client',
+    ),
+  BODY_RATE_GRACE_MS: int(0, 3_600_000)
+    .default(10_000)
+    .describe("no rate check during the first part of a body (connection set-up, TCP slow start, a phone's radio waking up)"),
+  BODY_RATE_WINDOW_MS: int(10, 3_600_000).default(30_000).describe('the window the minimum rate is measured over: a phone may stall for most of one'),
+  MAX_CONNECTIONS: int(0, 1_000_000)
+    .default(4096)
+    .describe(
+      "connections open at once (0: no limit; keep it under the process's file limit). At the limit a new connection takes the place of the connection idle the longest (no request in progress) of the network holding the most, so holding every connection locks nobody out; a connection from the network holding the most only takes the place of its own; when none is idle, the new one is closed",
+    ),
+  MAX_CONNECTIONS_PER_CLIENT: int(0, 1_000_000)
+    .default(256)
+    .describe(
+      "connections open at once from one socket address (an IPv6 /64); past it a new connection is closed at once. Behind a reverse proxy every client has the proxy's address: raise it or set 0 there",
+    ),
+  MAX_CONNECTIONS_PER_NETWORK: int(0, 1_000_000)
+    .default(1024)
+    .describe(
+      'connections open at once from one network (an IPv4 /24, an IPv6 /48); past it a new connection is closed at once (0: no limit; behind a reverse proxy as above)',
+    ),
+  MAX_UPLOADS_PER_CLIENT: int(0, 1_000_000)
+    .default(64)
+    .describe(
+      'single uploads, chunks and finalizations in flight per client (`req.ip`, which is the `X-Forwarded-For` client behind a loopback proxy; an IPv6 /64); past it 429 `Too Many Requests` before the body is read (0: no limit)',
+    ),
+  TEMP_SPACE_BYTES: int(1, Number.MAX_SAFE_INTEGER)
+    .default(64 * 2 ** 30)
+    .describe(
+      'budget of bytes received and not yet accepted: single uploads in flight (their content-length, or their bytes so far without one), chunks in flight, and stored chunks of multi-part uploads not yet at an end (followed from the event store by every process, so they count after a restart and across replicas). An upload that does not fit: 503 `Service unavailable` before its body is read, or as soon as its bytes pass the budget (its bytes deleted)',
+    ),
+  TEMP_SPACE_PER_CLIENT_BYTES: int(1, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      'the share of that budget one client may hold (its uploads in flight, and the stored chunks of the multi-part uploads it created), so no client can take it all; past it 429 `Too Many Requests`; unset: an eighth of `TEMP_SPACE_BYTES`',
+    ),
+  MIN_FREE_DISK_BYTES: int(0, Number.MAX_SAFE_INTEGER)
+    .default(2 ** 30)
+    .describe(
+      'an upload, or the copy that assembles a multi-part item on a store that cannot compose it of its chunks (GridFS; the file store writes none), that would leave less free space on the disk of `DATA_DIR`: 503 `Service unavailable`, as is a new multi-part upload while below it, and `/ready` fails `diskSpace` (0: off). The free space is sampled at most once a second; bytes taken or written since the sample count against it, so a burst between two samples cannot go below the floor',
+    ),
   /** multi-part uploads (src/app/multipart/deps.ts) */
-  MAX_CHUNKS_PER_UPLOAD: int(1, 1_000_000).default(10_000),
-  MAX_OPEN_UPLOADS_PER_CLIENT: int(0, 1_000_000).default(256),
-  /** default: MAX_DATA_ITEM_SIZE (one item of a client that sends its header chunk last) */
-  HEADERLESS_UPLOAD_BYTES_PER_CLIENT: int(0, Number.MAX_SAFE_INTEGER).optional(),
-  HEADERLESS_UPLOAD_LIFETIME_MS: int(1_000, 365 * 86_400_000).default(3_600_000),
-  /** top-ups with the users' own tokens (src/app/topUps.ts): winc per AR (10^12 winston: winston is winc), 0 turns AR top-ups off */
-  TOPUP_WINC_PER_AR: z.string().regex(/^\d+$/, 'a non-negative integer').default('1000000000000'),
-  TOPUP_ARWEAVE_CONFIRMATIONS: int(0, 1000).default(18),
-  /** a JSON-RPC endpoint: ETH top-ups to ADDRESS_ETHEREUM, credited at TOPUP_WINC_PER_ETH */
-  ETHEREUM_RPC_URL: z.url().optional(),
-  TOPUP_WINC_PER_ETH: z.string().regex(/^\d+$/, 'a non-negative integer').optional(),
-  TOPUP_ETHEREUM_CONFIRMATIONS: int(0, 1000).default(12),
-  /** how often claimed top-ups short of their confirmations are looked at again */
-  TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000).default(60_000),
-  /** a pending claim whose transaction the chain no longer knows expires this long after the claim (it may then be claimed again) */
-  TOPUP_PENDING_MAX_AGE_MS: int(1000, 365 * 86_400_000).default(86_400_000),
-  /** top-up claims one client may make a minute (each may cost a request to the chain's provider); 0: no limit */
-  TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE: int(0, 1_000_000).default(20),
-  /** a transaction the chain did not know is answered as unknown from memory this long (0: never) */
-  TOPUP_UNKNOWN_TX_CACHE_MS: int(0, 3_600_000).default(10_000),
+  MAX_CHUNKS_PER_UPLOAD: int(1, 1_000_000)
+    .default(10_000)
+    .describe('chunks one multi-part upload may record (a re-sent offset replaces its chunk, within the count); past it 400 `Invalid chunk`'),
+  MAX_OPEN_UPLOADS_PER_CLIENT: int(0, 1_000_000)
+    .default(256)
+    .describe(
+      'multi-part uploads one client (as for `MAX_UPLOADS_PER_CLIENT`) may hold open (created, not yet finalized, invalid or expired); past it creation answers 429 `Too Many Requests` (0: no limit)',
+    ),
+  HEADERLESS_UPLOAD_BYTES_PER_CLIENT: int(0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      "before its header chunk names a payer who can pay, an upload holds at most `FREE_UPLOAD_LIMIT_BYTES` on its own; bytes past that are taken only within this allowance per client, summed over its uploads without a header chunk (clients that send the header chunk last, as Irys' streaming uploader does, need one item's worth); past it 402 `Insufficient balance`. 0: no byte past the free limit before a paying header. Unset: `MAX_DATA_ITEM_SIZE`",
+    ),
+  HEADERLESS_UPLOAD_LIFETIME_MS: int(1_000, 365 * 86_400_000)
+    .default(3_600_000)
+    .describe(
+      'a multi-part upload whose header chunk (offset 0, naming the owner) has not arrived expires this long after its last chunk or its creation: nobody is known to pay for its bytes',
+    ),
+  /** top-ups with the users' own tokens (src/app/topUps.ts) */
+  TOPUP_WINC_PER_AR: z
+    .string()
+    .regex(/^\d+$/, 'a non-negative integer')
+    .default('1000000000000')
+    .describe(
+      "top-ups in AR to the service wallet (`/info`'s `arweave`): winc credited per AR (10^12 winston; the default credits a winston as a winc); `0` turns AR top-ups off",
+    ),
+  TOPUP_ARWEAVE_CONFIRMATIONS: int(0, 1000)
+    .default(18)
+    .describe(
+      'an AR top-up is credited once the gateway counts this many confirmations (`number_of_confirmations` of `GET /tx/{id}/status`); claimed before, it is answered `confirmed: false` and credited by the periodic check',
+    ),
+  ETHEREUM_RPC_URL: z
+    .url()
+    .optional()
+    .describe(
+      'a JSON-RPC endpoint (a node or a provider): turns on ETH top-ups to `ADDRESS_ETHEREUM` (then required, a `0x` address: the service only reads transfers to it, its key stays with the operator, e.g. in a hardware wallet) at `TOPUP_WINC_PER_ETH` (then required)',
+    ),
+  TOPUP_WINC_PER_ETH: z.string().regex(/^\d+$/, 'a non-negative integer').optional().describe('winc credited per ETH (10^18 wei), rounded down'),
+  TOPUP_ETHEREUM_CONFIRMATIONS: int(0, 1000)
+    .default(12)
+    .describe("an ETH top-up is credited once its block and the blocks on top of it number this many (its receipt's status must be 1)"),
+  TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000)
+    .default(60_000)
+    .describe('how often claimed top-ups short of their confirmations are read again (where commands run, one process at a time under a lease)'),
+  TOPUP_PENDING_MAX_AGE_MS: int(1000, 365 * 86_400_000)
+    .default(86_400_000)
+    .describe(
+      'a claim still pending whose transaction the chain no longer knows (never mined, dropped) expires this long after it was made (`TopUpExpired`): it is no longer read, and the transaction may be claimed again (sent again with the same id, it is credited, once)',
+    ),
+  TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE: int(0, 1_000_000)
+    .default(20)
+    .describe(
+      'top-up claims (`POST /account/balance/:token`) one client (as for `MAX_UPLOADS_PER_CLIENT`) may make in a minute, counted from its first; past it 429 `Too Many Requests` with `Retry-After` before the chain is asked (0: no limit)',
+    ),
+  TOPUP_UNKNOWN_TX_CACHE_MS: int(0, 3_600_000)
+    .default(10_000)
+    .describe(
+      'a claimed transaction the chain does not know is answered `Invalid transaction` from memory this long (at most 10,000 ids, on a monotonic clock), without asking the chain again (0: never)',
+    ),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
 
-/** every environment variable the service reads (the README's configuration table lists each) */
+/** every environment variable the service reads (docs/configuration.md, generated from the schema by `npm run docs`, lists each) */
 export const configVariables: readonly string[] = Object.keys(ConfigSchema.shape);
 
 export class ConfigError extends Error {

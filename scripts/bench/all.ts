@@ -2,8 +2,10 @@
  * `npm run bench`: every benchmark, one after another, each in a child process of its own with
  * `--json`, gathered into one table (one row per figure: value with its unit, the baseline measured
  * in the same run, the ratio, the target and whether it is met: `TARGETS` in lib/suite.ts, the quick
- * run's own with `--quick`). Writes
- * `bench-results/results.md` and `bench-results/results.json` and prints the table at the end.
+ * run's own with `--quick`). Writes `bench-results/results.md` and `bench-results/results.json`
+ * and prints the table at the end; a full run of every benchmark (no `--quick`, no `--only`) also
+ * writes docs/benchmark-results.md (the run's date, machine and commit, the headline figures with
+ * their targets, every figure), to be committed with the code it measured.
  *
  *   npm run bench                       # full sizes: about 15 minutes on 2 cores
  *   npm run bench -- --quick            # everything at small sizes: a smoke check of a minute or two
@@ -16,13 +18,13 @@
  * (read models caught up) for the start-up benchmark, which saves building it twice; it is deleted
  * at the end. Scratch data goes under BENCH_DIR (default ./.bench).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { markdownTable, type Row } from './lib/resultsTable.js';
+import { resultsPage, type Row } from './lib/resultsTable.js';
 import { suite, TARGETS, type Benchmark, type Json, type RunContext } from './lib/suite.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -113,6 +115,16 @@ function runOne(bench: Benchmark, ctx: RunContext): Promise<Outcome> {
   });
 }
 
+/** the commit the run measured, and whether the tree had changes beside it (then the page says so) */
+function commitMeasured(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' + uncommitted changes'}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
 async function main(): Promise<number> {
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((name) => !suite.some((b) => b.name === name)) ?? [];
@@ -148,16 +160,20 @@ async function main(): Promise<number> {
   const failed = outcomes.filter((o) => o.error);
   const missed = rows.filter((r) => r.target && !r.target.met);
   const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? 'unknown', loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) };
-  let markdown = `# Benchmarks (${quick ? 'quick: small sizes, a smoke check' : 'full'})\n\n`;
-  markdown += `${startedAt.toISOString()}, ${outcomes.reduce((s, o) => s + o.seconds, 0).toFixed(0)} s, ${machine.cpus} cores (${machine.model}), load average at the end ${machine.loadAverageAtEnd.join(' ')}\n\n`;
-  markdown += markdownTable(rows);
-  if (failed.length > 0) markdown += `\nFailed to run: ${failed.map((o) => `${o.benchmark} (${o.error})`).join('; ')}\n`;
-  markdown += missed.length > 0 ? `\nMISSED targets: ${missed.map((r) => `${r.benchmark}: ${r.figure.trim()} (${r.target!.text})`).join('; ')}\n` : '';
-
+  const markdown = resultsPage(rows, {
+    startedAt,
+    seconds: outcomes.reduce((sum, o) => sum + o.seconds, 0),
+    quick,
+    machine,
+    commit: commitMeasured(),
+    failed: failed.map((o) => `${o.benchmark} (${o.error})`),
+  });
   await mkdir(values.out, { recursive: true });
   await writeFile(join(values.out, 'results.md'), markdown);
   const results = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), quick, machine, rows, benchmarks: outcomes };
   await writeFile(join(values.out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const fullRun = !quick && chosen.length === suite.length;
+  if (fullRun) await writeFile(join(root, 'docs/benchmark-results.md'), markdown);
 
   process.stdout.write(`\n${markdown}`);
   const summary = [
@@ -165,7 +181,7 @@ async function main(): Promise<number> {
     missed.length > 0 ? `MISSED: ${missed.length}` : '',
     failed.length > 0 ? `FAILED TO RUN: ${failed.map((o) => o.benchmark).join(', ')}` : '',
   ].filter(Boolean);
-  process.stdout.write(`\n${summary.join('; ')} (results in ${values.out})\n`);
+  process.stdout.write(`\n${summary.join('; ')} (results in ${values.out}${fullRun ? ' and docs/benchmark-results.md' : ''})\n`);
   return failed.length > 0 ? 1 : 0;
 }
 

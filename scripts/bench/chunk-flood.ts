@@ -1,7 +1,7 @@
 /**
  * A bystander's multi-part uploads while another client floods the service with the smallest
- * chunks it takes (issue 17: 20,000 one-byte chunks cut a bystander from 30 to 1.2 uploads/s, as
- * each chunk cost more than the one before). Two phases of the same length in one run: the
+ * chunks it takes (issue 17: each chunk of such a flood once cost more than the one before; see
+ * docs/decisions.md). Two phases of the same length in one run: the
  * bystander alone (the baseline), then the bystander under the flood; prints both rates and their ratio.
  *
  *   npx tsx scripts/bench/chunk-flood.ts [--seconds 15] [--chunk-bytes 2500] [--flooders 8] [--prefill 5000] [--url http://host:port]

@@ -5,12 +5,12 @@
  * same disk: what one thread must do with each byte of an item, SHA-384 (the signature's deep hash)
  * plus writing the bytes with fdatasync. The service's other hash of each byte, the blob's SHA-256,
  * runs on a worker thread beside it (src/crypto/blobHasher.ts), so it is not part of the baseline.
- * The target is a ratio of at least 0.9 (README, benchmarks). Also printed: the CPU seconds per GiB of
+ * The target is a ratio of at least 0.9 (docs/benchmarks.md). Also printed: the CPU seconds per GiB of
  * the service's main thread and of all its threads, and of the baseline's thread: on a machine busy
  * with other work, throughput varies from run to run, these much less.
  *
- * Trials: on the 2-core build machine one multi-part upload of the same code gave ratios from 0.85 to
- * 0.99 over a morning, so one upload judged against one baseline says little. Each of `--trials`
+ * Trials: on a machine shared with other work, one upload judged against one baseline says little
+ * (docs/decisions.md has how far single rounds of the same code spread). Each of `--trials`
  * rounds runs the baseline, then the single upload, then the multi-part upload, so that each upload
  * is judged against the baseline measured beside it; a ratio printed is the median of its rounds'
  * ratios (every round's ratio is in the JSON), a MiB/s the median of its rounds, a peak RSS the

@@ -8,8 +8,7 @@
  * other work the rates swing with the neighbours' load, CPU per unit of work much less; and of
  * that, the main thread's (`mainThreadCpuMsPerUpload`): work moved to a worker leaves it, not the total.
  * The load generator (this process) shares the cores: its own CPU per upload is given too
- * (`clientCpuMsPerUpload`; node:http took 0.17 to 0.24 ms, undici's pool 0.14 to 0.19, not worth a
- * client of its own here).
+ * (`clientCpuMsPerUpload`; node:http is the client: docs/decisions.md says why not undici's pool).
  * Then the ceiling, loaded the same way with the same items: a process that verifies each item, signs
  * its receipt and answers, with the service's own verifier and signer, and stores nothing
  * (lib/receiptCeilingChild.ts). Its ratio to the signing capacity (`ceilingRatio`) is what no service
@@ -193,8 +192,8 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     // warm-up: the same load for `warmup` seconds, unmeasured, so that worker threads, caches and
-    // V8's optimised code are ready (in a 12 s window with no warm-up, V8's compiler threads took
-    // about 0.35 CPU ms per upload more than in steady state)
+    // V8's optimised code are ready (without it, V8's compiler threads' first optimisations fall in
+    // the measured window: docs/decisions.md, the warm-up)
     let next = 0;
     const warm = performance.now() + warmupSeconds * 1000;
     await Promise.all(

@@ -4,8 +4,7 @@
  * while new items are uploaded alongside at a fixed rate (`--upload-rate`, 50 a second by default,
  * at most `--upload-clients` at once). A fixed rate keeps the load the same from one version of the
  * service to the next: with clients uploading as fast as they can (`--upload-rate 0`), faster uploads
- * made a heavier load (4 such clients made 22 to 58 uploads/s on this machine with a file per item,
- * 91 to 97 with small items as rows), and the queries' share of the cores smaller. Prints queries/s, p50/p99 latency
+ * make a heavier load, and the queries' share of the cores smaller. Prints queries/s, p50/p99 latency
  * and errors (anything but a 200 with a JSON status), and the ratio to a baseline measured in the
  * same run: the same clients against a bare `node:http` server (also a child process) answering
  * the same JSON body, which is what the client and the loopback alone can do on this machine; and,
@@ -17,7 +16,7 @@
  *
  * Each of `--rounds` rounds measures the service under the upload load, then the bare server, and
  * takes their ratio; the ratio printed is the median round's (its figures too), every round's is in
- * `ratios`: on a shared machine one window of 10 s said little (0.599 and 0.688 in a row).
+ * `ratios`: on a shared machine one window of 10 s says little.
  *
  * Items are signed before any timing (arweave, ethereum and solana signers in turn, 1 KiB each);
  * the upload load has its own pool of items and stops early if it runs out (reported).

@@ -5,7 +5,7 @@ import { answerClientError } from './clientError.js';
 import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { deferContinueOnUploads } from './expectContinue.js';
 
-/** Connection-level limits against slow or greedy clients (README, configuration). */
+/** Connection-level limits against slow or greedy clients (docs/configuration.md). */
 export interface ServerLimits extends ConnectionLimits {
   /** the request line and headers must arrive within this, counted from the previous request (the first: firstRequestTimeoutMs) */
   headersTimeoutMs: number;

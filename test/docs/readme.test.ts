@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { configVariables } from '../../src/config.js';
 
-/** The README is the operator's reference: it must not fall behind the code it describes. */
+/** The README is the front door: short, and never naming a setting or a command the code does not have. */
 describe('README', () => {
   const readme = () => readFile(new URL('../../README.md', import.meta.url), 'utf8');
   const section = (text: string, heading: string) => {
@@ -21,14 +21,29 @@ describe('README', () => {
     expect(commands).to.deep.equal(['npm ci && npm start', 'npm ci && npm test']);
   });
 
-  it('lists every configuration variable the service reads, and none it does not', async () => {
-    const table = section(await readme(), 'Configuration');
-    const listed = new Set<string>();
-    for (const line of table.split('\n').filter((l) => l.startsWith('| `'))) {
-      const firstCell = line.split('|')[1]!;
-      for (const [, name] of firstCell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) listed.add(name!);
+  it('stays a front door: at most 250 lines and 25 KB (the rest is in docs/)', async () => {
+    const text = await readme();
+    expect(text.split('\n').length).to.be.at.most(250);
+    expect(Buffer.byteLength(text)).to.be.at.most(25 * 1024);
+  });
+
+  it('names only configuration variables the service reads: in its settings table, in backquotes and in assignments', async () => {
+    const text = await readme();
+    const named = new Set<string>();
+    for (const line of section(text, 'Settings an operator touches first')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))) {
+      for (const [, name] of line.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) named.add(name!);
     }
-    expect([...listed].sort()).to.deep.equal([...configVariables].sort());
+    // anywhere else: a backquoted NAME_WITH_UNDERSCORES (or NAME=value), or NAME=value in a command
+    for (const [, name] of text.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=[^`]*)?`/g)) named.add(name!);
+    for (const [, name] of text.matchAll(/(?:^|[\s`(])([A-Z][A-Z0-9_]*)=/gm)) named.add(name!);
+    expect(named.size, 'variables named').to.be.greaterThan(9);
+    expect([...named].filter((name) => !configVariables.includes(name)).sort()).to.deep.equal([]);
+  });
+
+  it('sends the reader to the page that lists every variable', async () => {
+    expect(section(await readme(), 'Settings an operator touches first')).to.include('(docs/configuration.md)');
   });
 
   it('documents every npm script', async () => {
@@ -38,6 +53,17 @@ describe('README', () => {
     const hook = (name: string) => /^(pre|post)./.test(name) && pkg.scripts[name.replace(/^(pre|post)/, '')] !== undefined;
     const mention = (name: string) => (name === 'start' || name === 'test' ? `npm ${name}` : hook(name) ? `\`${name}\`` : `npm run ${name}`);
     const missing = Object.keys(pkg.scripts).filter((name) => !text.includes(mention(name)));
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('links only to files of the repository that exist', async () => {
+    const text = await readme();
+    const targets = [...text.matchAll(/\]\(((?:docs\/|\.\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g)].map(([, path]) => path!);
+    const missing: string[] = [];
+    for (const path of new Set(targets)) {
+      await readFile(new URL(`../../${path}`, import.meta.url)).catch(() => missing.push(path));
+    }
+    expect(targets.length).to.be.greaterThan(5);
     expect(missing).to.deep.equal([]);
   });
 });

@@ -44,3 +44,55 @@ export function markdownTable(rows: Row[]): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** the run a results page describes: when, where, on which code, how it went */
+export interface RunFacts {
+  startedAt: Date;
+  seconds: number;
+  quick: boolean;
+  machine: { cpus: number; model: string; loadAverageAtEnd: number[] };
+  /** `git describe`-like: the commit measured, `+ uncommitted changes` when the tree was not clean */
+  commit: string;
+  /** benchmarks that failed to run, with why */
+  failed: string[];
+}
+
+/** the headline: only the figures that have a target, one short row each */
+export function headlineTable(rows: Row[]): string {
+  const lines = ['| benchmark | figure | value | ratio | target | met |', '|---|---|---|---|---|---|'];
+  for (const row of rows.filter((r) => r.target)) {
+    const cells = [row.benchmark, row.figure, withUnit(row.value, row.unit), row.ratio === undefined ? '' : number(row.ratio), row.target!.text];
+    lines.push(`| ${[...cells, row.target!.met ? 'yes' : '**MISSED**'].map(cell).join(' | ')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The page `npm run bench` writes (docs/benchmark-results.md for a full run; bench-results/results.md
+ * always): the run's facts, the headline figures with their targets, then every figure.
+ */
+export function resultsPage(rows: Row[], run: RunFacts): string {
+  const missed = rows.filter((r) => r.target && !r.target.met);
+  const met = rows.filter((r) => r.target?.met).length;
+  return [
+    `# Benchmark results (${run.quick ? 'quick: small sizes, a smoke check' : 'full run'})`,
+    '',
+    '<!-- Written by `npm run bench` (scripts/bench/all.ts); how each benchmark works: docs/benchmarks.md. -->',
+    '',
+    `- date: ${run.startedAt.toISOString()}, ${run.seconds.toFixed(0)} s`,
+    `- machine: ${run.machine.cpus} cores (${run.machine.model}), load average at the end ${run.machine.loadAverageAtEnd.join(' ')}`,
+    `- commit: ${run.commit}`,
+    `- targets met: ${met} of ${met + missed.length}`,
+    '',
+    '## Headline',
+    '',
+    headlineTable(rows),
+    '## Every figure',
+    '',
+    'Each against a baseline measured in the same run on the same machine.',
+    '',
+    markdownTable(rows),
+    run.failed.length > 0 ? `\nFailed to run: ${run.failed.join('; ')}\n` : '',
+    missed.length > 0 ? `\nMISSED targets: ${missed.map((r) => `${r.benchmark}: ${r.figure.trim()} (${r.target!.text})`).join('; ')}\n` : '',
+  ].join('\n');
+}

@@ -62,8 +62,8 @@ export const TARGETS: { full: Targets; quick: Targets } = {
   quick: {
     smallUploadRatio: { 1: 0.3, 2: 0.3, 4: 0.3 },
     statusQueryRatio: 0.2,
-    // 64 MiB is mostly fixed costs against a baseline the page cache flatters (330-370 MiB/s): four
-    // quick runs gave 0.35-0.43 single and 0.21-0.26 multi-part, with small blobs as rows or not
+    // 64 MiB is mostly fixed costs against a baseline the page cache flatters: a smoke check's bound
+    // (docs/decisions.md, the quick run's targets)
     largeUploadRatio: 0.15,
     peakRssMiB: 300,
     readBackRatio: 0.15,

@@ -10,7 +10,7 @@ import type { BlockCheck } from '../blocklist.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
 import type { PrefixVerifier } from './prefixVerifier.js';
 
-/** What one client may hold in multi-part uploads (README, configuration). */
+/** What one client may hold in multi-part uploads (docs/configuration.md). */
 export interface MultipartLimits {
   /** chunks recorded per upload */
   maxChunks: number;

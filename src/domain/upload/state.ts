@@ -152,7 +152,7 @@ export const ownerKnown = (upload: Upload): boolean => {
   return header !== undefined && headerChunkNamesOwner({ uploadId: upload.uploadId, owner: upload.owner, blobKey: header.blobKey });
 };
 
-/** How long an upload may stay unfinished (README, configuration). */
+/** How long an upload may stay unfinished (docs/configuration.md). */
 export interface UploadLifetimes {
   /** an upload not finalized within this of its creation expires */
   lifetimeMs: number;
