@@ -70,7 +70,8 @@ export function createGatewayProfile({ gatewayUrl, heights, maxJumpBlocks, chunk
       heights.raiseMaxJump(ARLOCAL_MAX_JUMP_BLOCKS);
       overridden.push(`BLOCK_HEIGHT_MAX_JUMP ${maxJumpBlocks} -> ${ARLOCAL_MAX_JUMP_BLOCKS} (arlocal mines many blocks at once)`);
     }
-    if (overridden.length > 0) warn(`gateway ${gatewayUrl} is arlocal (network "${network}"): overriding ${overridden.join('; ')}`);
+    // the gateway's own words, cut short: one line of the log, whatever it answers
+    if (overridden.length > 0) warn(`gateway ${gatewayUrl} is arlocal (network "${network.slice(0, 64)}"): overriding ${overridden.join('; ')}`);
   }
 
   return {
