@@ -55,7 +55,7 @@ export const ConfigSchema = z.object({
   BLOCK_HEIGHT_MAX_JUMP: int(0, 1_000_000_000)
     .default(100)
     .describe(
-      "a height from the gateway is believed only up to the last accepted one plus this plus one block per `BLOCK_TIME_MIN_MS` since (before any is known: since Arweave's genesis); higher, or more than 50 blocks lower, it is refused, logged once, and the last accepted height stays in use (for receipts and the bundler's drop decisions) and saved. On arlocal, which mines many blocks at once, raise it. After moving `GATEWAY_URL` to another network, delete `DATA_DIR/block-height.json`",
+      "a height from the gateway is believed only up to the last accepted one plus this plus one block per `BLOCK_TIME_MIN_MS` since (before any is known: since Arweave's genesis); higher, or more than 50 blocks lower, it is refused, logged once, and the last accepted height stays in use (for receipts and the bundler's drop decisions) and saved. On arlocal, which mines many blocks at once, at least `1000000` (told and logged as for `BUNDLE_CHUNK_CONCURRENCY`). After moving `GATEWAY_URL` to another network, delete `DATA_DIR/block-height.json`",
     ),
   BLOCK_TIME_MIN_MS: int(1, 86_400_000).default(30_000).describe('the shortest average time between blocks believed (Arweave aims at 120 s)'),
   WALLET_BALANCE_REFRESH_MS: int(100, 86_400_000)
@@ -134,7 +134,7 @@ export const ConfigSchema = z.object({
   BUNDLE_CHUNK_CONCURRENCY: int(1, 256)
     .default(32)
     .describe(
-      'chunks of a bundle posted to the gateway at once (`POST /chunk`, 256 KiB each): one at a time, each round trip to a far gateway is spent waiting (at 100 ms, 2 GiB take about 14 minutes). Each post in flight holds its chunk (about 1 MiB with its base64 and request body), never more. A failed post stops new ones; those in flight finish, and the retry posts only the chunks the gateway did not take. arlocal needs `1`: it places chunks in the order they arrive, whatever their offsets; a gateway answering 429 to that many wants fewer',
+      'chunks of a bundle posted to the gateway at once (`POST /chunk`, 256 KiB each): one at a time, each round trip to a far gateway is spent waiting (at 100 ms, 2 GiB take about 14 minutes). Each post in flight holds its chunk (about 1 MiB with its base64 and request body), never more. A failed post stops new ones; those in flight finish, and the retry posts only the chunks the gateway did not take. on arlocal (told by the network name its `/info` answers) `1`, whatever is set, said once in the log: it places chunks in the order they arrive, whatever their offsets; a gateway answering 429 to that many wants fewer',
     ),
   OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365).describe('`/tx/:id/offsets` answers for items accepted within this'),
   NESTED_FREE_MAX_ITEMS: int(0, 100_000)

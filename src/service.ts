@@ -14,6 +14,7 @@ import { openEventStoreFromConfig } from './adapters/eventStoreFromConfig.js';
 import { openBlobStoreFromConfig, openReadStoreFromConfig } from './adapters/storesFromConfig.js';
 import { createBlockHeightSource } from './adapters/gateway/blockHeight.js';
 import { createHeightGuard } from './adapters/gateway/heightGuard.js';
+import { createGatewayProfile } from './adapters/gateway/gatewayProfile.js';
 import { loadOrCreateWallet } from './wallet/loadOrCreateWallet.js';
 import { countedSigner, createReceiptSigner } from './receipts/receiptSigner.js';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.js';
@@ -159,6 +160,14 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   });
   // one judge of the gateway's heights for receipts and the bundler, seeded with the saved height
   const heights = createHeightGuard({ ...config.heightGuard, now: heightClock, log: (message) => log.warn(message) });
+  // arlocal, told from its /info, gets the settings that work there (gatewayProfile.ts)
+  const profile = createGatewayProfile({
+    ...config.heightGuard,
+    ...config.bundler,
+    gatewayUrl: config.gatewayUrl,
+    heights,
+    warn: (message) => log.warn(message),
+  });
   const blockHeight = createBlockHeightSource({
     gatewayUrl: config.gatewayUrl,
     stateFile: join(config.dataDir, 'block-height.json'),
@@ -166,6 +175,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     maxAgeMs: config.blockHeightMaxAgeMs,
     fetch: countingFetch('blockHeight', metrics),
     guard: heights,
+    observeInfo: profile.observeInfo,
     now: heightClock,
     log: warningsTo(log),
   });
@@ -347,7 +357,10 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
   sweepPass?.now();
 
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
-  const bundlerGateway = instrumentGateway(createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights }), metrics);
+  const bundlerGateway = instrumentGateway(
+    createArweaveGateway({ gatewayUrl: config.gatewayUrl, timeoutMs: config.gatewayTimeoutMs, heights, observeInfo: profile.observeInfo }),
+    metrics,
+  );
   // the wallet's balance, read where the bundler runs: bundles it cannot pay for wait for funds
   const funds = createWalletFunds({
     gateway: bundlerGateway,
@@ -366,7 +379,7 @@ export async function startService(config: Config, log: Logger, stores: ServiceS
     funds,
     jwk: wallet.jwk,
     bundles: new BundleRepository(eventStore),
-    settings: config.bundler,
+    settings: profile.bundlerSettings(config.bundler),
     // renewed each pass and every second during one: a bundler that died is replaced within seconds
     holdLease: () => readStore.tryLease('bundler', instanceId, Math.max(5_000, 2 * config.bundler.intervalMs), now()),
     fence: new LeaseFence(eventStore, instanceId, now),

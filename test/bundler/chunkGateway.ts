@@ -8,7 +8,7 @@ import { validatePath } from 'arweave/node/lib/merkle.js';
  * A gateway for the chunk-posting tests (test code only): an HTTP proxy on 127.0.0.1 in front of
  * arlocal that takes `POST /chunk` in any order, as an Arweave node does, and hands the chunks to
  * arlocal in offset order (arlocal places each chunk after the last one it got, whatever its
- * offset). Every other request passes through.
+ * offset). Every other request passes through (`GET /info` naming an Arweave node's network).
  *
  * Each chunk is checked as a node checks it before it is taken: its proof against its data root,
  * data size and offset (arweave-js `validatePath`), and its bytes against the proof's leaf hash;
@@ -46,6 +46,14 @@ export interface ChunkGateway {
 const CHUNK = 256 * 1024;
 /** how long held posts still wait once there are enough of them: any further post arrives meanwhile */
 const OVERSHOOT_WINDOW_MS = 200;
+
+/**
+ * arlocal's `GET /info` with the network name of an Arweave node: this gateway takes chunks in any
+ * order, so the service must not take it for arlocal (src/adapters/gateway/gatewayProfile.ts)
+ */
+function asNode(info: Buffer): Buffer {
+  return Buffer.from(JSON.stringify({ ...(JSON.parse(info.toString('utf8')) as object), network: 'arweave.N.1' }));
+}
 
 async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -171,7 +179,8 @@ export async function startChunkGateway(target: string, { holdLimitMs = 5_000 } 
     }
     const body = await bodyOf(req);
     const answer = await pass(req, body);
-    res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {}).end(answer.bytes);
+    const bytes = req.url === '/info' && answer.status === 200 ? asNode(answer.bytes) : answer.bytes;
+    res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {}).end(bytes);
   }
 
   const server: Server = createServer((req, res) => {

@@ -16,16 +16,17 @@ export interface GatewayInfo {
 
 /**
  * A minimal gateway answering `GET /info` with a block height, for component tests of the upload
- * path (which only needs the height). End-to-end tests use arlocal instead.
+ * path (which only needs the height). End-to-end tests use arlocal instead. `network` is the name it
+ * answers with (arlocal's, `arlocal.N.1`, for tests of how the service tells arlocal).
  */
-export async function startGatewayInfo(height: number): Promise<GatewayInfo> {
+export async function startGatewayInfo(height: number, network = 'test'): Promise<GatewayInfo> {
   let current = height;
   let requests = 0;
   const server: Server = createServer((req, res) => {
     if (req.url === '/info') {
       requests++;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ network: 'test', height: current }));
+      res.end(JSON.stringify({ network, height: current }));
       return;
     }
     res.statusCode = 404;

@@ -19,6 +19,8 @@ export interface ArweaveGatewayOptions {
    * restores the saved height into it (default: its own, default settings).
    */
   heights?: HeightGuard;
+  /** sees each `GET /info` answer before its height is judged (gatewayProfile.ts) */
+  observeInfo?: (info: string) => void;
 }
 
 const TX_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -33,6 +35,7 @@ export function createArweaveGateway({
   timeoutMs = 30_000,
   fetch: fetchFn = fetch,
   heights = createHeightGuard(),
+  observeInfo,
 }: ArweaveGatewayOptions): ArweaveGateway {
   const base = { gatewayUrl, timeoutMs, fetch: fetchFn };
   const post = (path: string, json: unknown, signal: AbortSignal | undefined) =>
@@ -91,7 +94,7 @@ export function createArweaveGateway({
     },
 
     async currentHeight({ signal } = {}) {
-      const answered = await fetchBlockHeight({ ...base, signal });
+      const answered = await fetchBlockHeight({ ...base, signal, observe: observeInfo });
       const verdict = heights.admit(answered);
       if (!verdict.accepted) {
         throw new GatewayRequestError(`GET ${gatewayUrl.replace(/\/+$/, '')}/info answered block height ${answered}, refused: ${verdict.reason}`, {

@@ -18,6 +18,8 @@ export interface BlockHeightSourceOptions {
   fetch?: typeof fetch;
   /** what heights are believed; shared with the bundler's gateway (default: its own, default settings) */
   guard?: HeightGuard;
+  /** sees each `GET /info` answer before its height is judged (gatewayProfile.ts) */
+  observeInfo?: (info: string) => void;
   log?: (message: string, error?: unknown) => void;
   /**
    * wall-clock milliseconds that no step moves (default `anchoredWall()`, src/clock.ts): the age of the
@@ -54,6 +56,7 @@ export function createBlockHeightSource({
   log = (message, error) => console.warn(message, ...(error === undefined ? [] : [error])),
   now = anchoredWall(),
   guard = createHeightGuard({ log, now }),
+  observeInfo,
 }: BlockHeightSourceOptions): GatewayBlockHeightSource {
   /** what the state file holds, so a failed save is tried again on the next refresh */
   let saved: { height: number; at: number | undefined } | undefined;
@@ -104,7 +107,7 @@ export function createBlockHeightSource({
   async function refreshOnce(signal: AbortSignal | undefined): Promise<void> {
     let fetched: number;
     try {
-      fetched = await fetchBlockHeight({ gatewayUrl, timeoutMs: fetchTimeoutMs, fetch: fetchFn, signal });
+      fetched = await fetchBlockHeight({ gatewayUrl, timeoutMs: fetchTimeoutMs, fetch: fetchFn, signal, observe: observeInfo });
     } catch (error) {
       if (!signal?.aborted) failed((error as Error).message, now());
       observe(now());

@@ -53,6 +53,11 @@ export interface HeightGuard {
   restore(height: number, at: number | undefined): void;
   /** judges a height a gateway answered; a refusal is logged once per change of state, not per answer */
   admit(height: number): HeightVerdict;
+  /**
+   * from now on, lets the height rise `blocks` beyond one per `minBlockIntervalMs` when that is more
+   * than it allows (a gateway that mines many blocks at once: gatewayProfile.ts); never lowers it
+   */
+  raiseMaxJump(blocks: number): void;
 }
 
 export interface HeightGuardOptions extends Partial<HeightGuardSettings> {
@@ -68,12 +73,13 @@ export function createHeightGuard({
   log = (message) => console.warn(message),
 }: HeightGuardOptions = {}): HeightGuard {
   let last: { height: number; at: number | undefined } | undefined;
+  let maxJump = maxJumpBlocks;
   /** the ceiling's line: `base.height + maxJumpBlocks` at `base.at`, one block more per interval */
   let base = { height: 0, at: GENESIS_MS };
   let state: 'accepting' | 'behind' | 'ahead' = 'accepting';
 
   const blocksSince = (at: number, t: number) => Math.floor(Math.max(0, t - at) / minBlockIntervalMs);
-  const ceiling = (t: number) => base.height + maxJumpBlocks + blocksSince(base.at, t);
+  const ceiling = (t: number) => base.height + maxJump + blocksSince(base.at, t);
   /** the line through (height, t) replaces the ceiling's only where it is lower: time alone raises it */
   const lower = (height: number, t: number) => {
     if (height < base.height + blocksSince(base.at, t)) base = { height, at: t };
@@ -112,6 +118,10 @@ export function createHeightGuard({
       if (state !== 'accepting') log(`block height from the gateway accepted again: ${height}`);
       state = 'accepting';
       return { accepted: true, height: last.height };
+    },
+
+    raiseMaxJump(blocks) {
+      maxJump = Math.max(maxJump, blocks);
     },
   };
 }
