@@ -13,7 +13,12 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+export interface ProxyOptions {
+  /** the path a request is passed on under (default: as it came) */
+  rewritePath?: (path: string) => string;
+}
+
+export async function startCountingProxy(target: string, { rewritePath = (path) => path }: ProxyOptions = {}): Promise<CountingProxy> {
   const requests: { method: string; path: string; rpcMethod?: string }[] = [];
   const server: Server = createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -23,7 +28,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       const rpcMethod = rpcMethodOf(body);
       requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', ...(rpcMethod !== undefined ? { rpcMethod } : {}) });
       const headers = { ...(req.headers['content-type'] ? { 'content-type': req.headers['content-type'] } : {}) };
-      fetch(new URL(req.url ?? '/', target), { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) }).then(
+      fetch(new URL(rewritePath(req.url ?? '/'), target), { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) }).then(
         async (answer) => {
           const bytes = Buffer.from(await answer.arrayBuffer());
           res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startCountingProxy } from './countingProxy.js';
 
 /**
  * A gateway double in front of arlocal that looks transactions up by the bytes their id decodes to,
@@ -18,31 +17,12 @@ export interface DecodingGateway {
 
 const TX_PATH = /^\/tx\/([A-Za-z0-9_-]{43})(\/.*)?$/;
 
-export async function startDecodingGateway(arlocalUrl: string): Promise<DecodingGateway> {
-  const server: Server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      const match = TX_PATH.exec(req.url ?? '/');
-      const path = match ? `/tx/${Buffer.from(match[1]!, 'base64url').toString('base64url')}${match[2] ?? ''}` : (req.url ?? '/');
-      const body = Buffer.concat(parts);
-      const headers = { ...(req.headers['content-type'] ? { 'content-type': req.headers['content-type'] } : {}) };
-      fetch(new URL(path, arlocalUrl), { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) }).then(
-        async (answer) => {
-          const bytes = Buffer.from(await answer.arrayBuffer());
-          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
-          res.end(bytes);
-        },
-        () => {
-          res.writeHead(502);
-          res.end();
-        },
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+/** the path with a `/tx/<id>` id decoded and encoded again (its canonical spelling), else as it came */
+const decodedPath = (path: string): string => {
+  const match = TX_PATH.exec(path);
+  return match ? `/tx/${Buffer.from(match[1]!, 'base64url').toString('base64url')}${match[2] ?? ''}` : path;
+};
+
+export function startDecodingGateway(arlocalUrl: string): Promise<DecodingGateway> {
+  return startCountingProxy(arlocalUrl, { rewritePath: decodedPath });
 }
