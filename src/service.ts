@@ -61,7 +61,7 @@ export interface ServiceStores {
 }
 
 /**
- * Composition root: builds every part from the configuration (but the stores given in `stores`) and
+ * Composition root: builds every part from the configuration (but the stores `given`) and
  * starts the roles of `config.role` (all of them by default: commands, queries, projector, bundler),
  * each part once those it uses run (src/wiring/). Nothing connects before this is called; a part that
  * fails to start stops the ones started before it, in reverse, and its error is rethrown.

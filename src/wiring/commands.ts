@@ -12,7 +12,7 @@ import { indexNestedItems } from '../app/nested/recordNested.js';
 import { createTopUpChains } from '../app/topUpChains.js';
 import { createTopUps, TopUpRepository } from '../app/topUps.js';
 import { countedSigner, createReceiptSigner, unavailableSigner } from '../receipts/receiptSigner.js';
-import { createBlobHasher, inlineHasher } from '../crypto/blobHasher.js';
+import { createBlobHasher, inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { countedBytes, countingFetch, timedSigner } from '../metrics/instrument.js';
 import { createSingleUploadHandler } from '../app/singleUpload.js';
 import { createUpload, requestFinalize } from '../app/multipart/commands.js';
@@ -107,36 +107,7 @@ export async function startCommandSide(
     ...(awaitProjection ? { awaitProjection } : {}),
     now,
   };
-  const multipart: MultipartDeps = {
-    uploads: new UploadRepository(eventStore),
-    blobStore,
-    pricing,
-    accounts,
-    accept,
-    maxDataItemSize: config.maxDataItemSize,
-    strictTags: config.strictTags,
-    ...(blocklist ? { blocklist } : {}),
-    limits: config.multipartLimits,
-    ownerOf: createOwnerLookup(blobStore),
-    disk: shared.disk,
-    ...(tally ? { tally } : {}),
-    observeVerify: (seconds) => metrics.verified('stored', seconds),
-    // only a store that composes keeps the chunks as the item's bytes: another copies them at finalize, verifying as it goes
-    ...(blobStore.compose && blobStore.open && config.verifyAheadUploads > 0
-      ? {
-          prefix: createPrefixVerifier({
-            blobStore: { open: blobStore.open.bind(blobStore) },
-            rules: itemRules({ maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags }),
-            hasher,
-            maxUploads: config.verifyAheadUploads,
-          }),
-          observePrefix: (seconds: number) => metrics.verified('prefix', seconds),
-        }
-      : {}),
-    ...(awaitProjection ? { awaitProjection } : {}),
-    hasher,
-    now,
-  };
+  const multipart = multipartDepsOf(w, stores, shared, { accept, hasher, awaitProjection, ...(blocklist ? { blocklist } : {}), ...(tally ? { tally } : {}) });
   const finalizer = createFinalizer({
     deps: multipart,
     readStore,
@@ -157,6 +128,45 @@ export async function startCommandSide(
     log: (message, fields) => log.warn(message, fields),
   });
   return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection };
+}
+
+/** what the multi-part commands and the finalizer use: the accept deps of a single upload, and the upload's own */
+function multipartDepsOf(
+  { config, now }: Wiring,
+  { eventStore, blobStore }: Stores,
+  { metrics, accounts, pricing, disk }: Shared,
+  { accept, hasher, blocklist, tally, awaitProjection }: Pick<MultipartDeps, 'accept' | 'blocklist' | 'tally' | 'awaitProjection'> & { hasher: BlobHasher },
+): MultipartDeps {
+  return {
+    uploads: new UploadRepository(eventStore),
+    blobStore,
+    pricing,
+    accounts,
+    accept,
+    maxDataItemSize: config.maxDataItemSize,
+    strictTags: config.strictTags,
+    ...(blocklist ? { blocklist } : {}),
+    limits: config.multipartLimits,
+    ownerOf: createOwnerLookup(blobStore),
+    disk,
+    ...(tally ? { tally } : {}),
+    observeVerify: (seconds) => metrics.verified('stored', seconds),
+    // only a store that composes keeps the chunks as the item's bytes: another copies them at finalize, verifying as it goes
+    ...(blobStore.compose && blobStore.open && config.verifyAheadUploads > 0
+      ? {
+          prefix: createPrefixVerifier({
+            blobStore: { open: blobStore.open.bind(blobStore) },
+            rules: itemRules({ maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags }),
+            hasher,
+            maxUploads: config.verifyAheadUploads,
+          }),
+          observePrefix: (seconds: number) => metrics.verified('prefix', seconds),
+        }
+      : {}),
+    ...(awaitProjection ? { awaitProjection } : {}),
+    hasher,
+    now,
+  };
 }
 
 /** The command side's routes (where commands run): each handler tracked in flight, so the stores close only once it has settled. */
