@@ -76,6 +76,46 @@ const UNKNOWN_TX_CACHE_ENTRIES = 10_000;
 
 const confirmedEnough = (chain: TopUpChain, transfer: Transfer) => transfer.status.confirmed && transfer.status.confirmations >= chain.minConfirmations;
 
+/** the transfer as its chain tells it (asked with the canonical id): unreadable, ServiceUnavailable; undefined when unknown */
+async function readChain(chain: TopUpChain, txId: string): Promise<Transfer | undefined> {
+  let transfer: Transfer | undefined;
+  try {
+    transfer = await chain.source.transfer(txId);
+  } catch (error) {
+    if (GatewayRequestError.is(error)) throw new ServiceUnavailable(`the chain could not be read: ${error.message}`);
+    throw error;
+  }
+  // the adapters compare the chain's answer with the id asked; checked here too, as money depends on it
+  if (transfer && transfer.txId !== txId) throw new ServiceUnavailable(`the chain answered transaction ${transfer.txId} for ${txId}`);
+  return transfer;
+}
+
+/** credits the claim's account with its winc, once (the credit id names the transfer), and waits for it to be projected */
+async function credit(
+  deps: TopUpDeps,
+  claim: PendingTopUp | TopUpClaimed['data'],
+  transfer: Transfer & { status: { confirmed: true } },
+  target: string,
+  metadata: Omit<EventMetadata, 'schemaVersion'>,
+) {
+  const onChain: OnChainTransfer = {
+    token: claim.token,
+    txId: claim.txId,
+    sender: transfer.sender,
+    target,
+    quantity: transfer.quantity.toString(),
+    blockHeight: transfer.status.blockHeight,
+  };
+  const { position } = await deps.accounts.execute(
+    {
+      type: 'Credit',
+      data: { address: claim.address, winc: BigInt(claim.winc), creditId: creditIdOfTransfer(claim.token, claim.txId), onChain, now: deps.now() },
+    },
+    metadata,
+  );
+  if (position !== undefined) await deps.awaitProjection?.(position);
+}
+
 /**
  * Top-ups with the user's own tokens: a claim reads the transaction from its chain, records the claim
  * once per transaction (its own stream) and credits the account once it is confirmed enough, with
@@ -103,43 +143,6 @@ export function createTopUps(deps: TopUpDeps) {
     const transfer = await pending;
     if (!transfer && unknownTxCacheMs > 0) unknownUntil.set(key, monotonicNow() + unknownTxCacheMs);
     return transfer;
-  }
-
-  async function readChain(chain: TopUpChain, txId: string): Promise<Transfer | undefined> {
-    let transfer: Transfer | undefined;
-    try {
-      transfer = await chain.source.transfer(txId);
-    } catch (error) {
-      if (GatewayRequestError.is(error)) throw new ServiceUnavailable(`the chain could not be read: ${error.message}`);
-      throw error;
-    }
-    // the adapters compare the chain's answer with the id asked; checked here too, as money depends on it
-    if (transfer && transfer.txId !== txId) throw new ServiceUnavailable(`the chain answered transaction ${transfer.txId} for ${txId}`);
-    return transfer;
-  }
-
-  async function credit(
-    claim: PendingTopUp | TopUpClaimed['data'],
-    transfer: Transfer & { status: { confirmed: true } },
-    target: string,
-    metadata: Omit<EventMetadata, 'schemaVersion'>,
-  ) {
-    const onChain: OnChainTransfer = {
-      token: claim.token,
-      txId: claim.txId,
-      sender: transfer.sender,
-      target,
-      quantity: transfer.quantity.toString(),
-      blockHeight: transfer.status.blockHeight,
-    };
-    const { position } = await deps.accounts.execute(
-      {
-        type: 'Credit',
-        data: { address: claim.address, winc: BigInt(claim.winc), creditId: creditIdOfTransfer(claim.token, claim.txId), onChain, now: deps.now() },
-      },
-      metadata,
-    );
-    if (position !== undefined) await deps.awaitProjection?.(position);
   }
 
   return {
@@ -185,7 +188,7 @@ export function createTopUps(deps: TopUpDeps) {
         if (position !== undefined) await deps.awaitProjection?.(position);
         return { claim, confirmed: false };
       }
-      await credit(claim, { ...transfer, status: transfer.status }, chain.address, metadata);
+      await credit(deps, claim, { ...transfer, status: transfer.status }, chain.address, metadata);
       return { claim, confirmed: true, blockHeight: transfer.status.blockHeight };
     },
 
@@ -230,7 +233,7 @@ export function createTopUps(deps: TopUpDeps) {
             result.pending += 1;
             continue;
           }
-          await credit(doc, { ...transfer, status: transfer.status }, chain.address, { correlationId: 'top-up-pass' });
+          await credit(deps, doc, { ...transfer, status: transfer.status }, chain.address, { correlationId: 'top-up-pass' });
           result.credited += 1;
         }
         if (page.length < 200) return result;

@@ -85,6 +85,40 @@ export function createMetrics(sources: ScrapeSources = {}) {
     registers: [registry],
   });
 
+  registerScrapeGauges(registry, sources, onError);
+
+  return {
+    registry,
+    http(method: string, route: string, status: string, seconds: number): void {
+      httpRequests.inc({ method, route, status });
+      httpDuration.observe({ method, route }, seconds);
+    },
+    uploadBytes(kind: UploadKind, bytes: number): void {
+      uploadBytes.inc({ kind }, bytes);
+    },
+    verified(source: VerifySource, seconds: number): void {
+      verifyDuration.observe({ source }, seconds);
+    },
+    signed(seconds: number): void {
+      signDuration.observe(seconds);
+    },
+    gatewayError(operation: string, kind: string): void {
+      gatewayErrors.inc({ operation, kind });
+    },
+    orphanBlobRemoved(prefix: string): void {
+      orphanBlobsRemoved.inc({ prefix });
+    },
+    /** the Prometheus text exposition */
+    async text(): Promise<{ contentType: string; body: string }> {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** The gauges of state, each read from its source when Prometheus scrapes (none set where its source is absent). */
+function registerScrapeGauges(registry: Registry, sources: ScrapeSources, onError: NonNullable<ScrapeSources['onError']>): void {
   new Gauge({
     name: 'projector_lag_events',
     help: 'Events the slowest read model has not projected yet (counted up to READY_MAX_LAG + 1: that value means over the bound)',
@@ -162,33 +196,4 @@ export function createMetrics(sources: ScrapeSources = {}) {
       if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, (sources.blockHeightClock ?? Date.now)() - readAt) / 1000);
     },
   });
-
-  return {
-    registry,
-    http(method: string, route: string, status: string, seconds: number): void {
-      httpRequests.inc({ method, route, status });
-      httpDuration.observe({ method, route }, seconds);
-    },
-    uploadBytes(kind: UploadKind, bytes: number): void {
-      uploadBytes.inc({ kind }, bytes);
-    },
-    verified(source: VerifySource, seconds: number): void {
-      verifyDuration.observe({ source }, seconds);
-    },
-    signed(seconds: number): void {
-      signDuration.observe(seconds);
-    },
-    gatewayError(operation: string, kind: string): void {
-      gatewayErrors.inc({ operation, kind });
-    },
-    orphanBlobRemoved(prefix: string): void {
-      orphanBlobsRemoved.inc({ prefix });
-    },
-    /** the Prometheus text exposition */
-    async text(): Promise<{ contentType: string; body: string }> {
-      return { contentType: registry.contentType, body: await registry.metrics() };
-    },
-  };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;

@@ -117,6 +117,89 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
       : walCheckpointer({ db, path, ...(checkpointAfterDocuments !== undefined && { afterDocuments: checkpointAfterDocuments }), ...(log && { log }) });
   const wrote = (documents: number) => checkpointer?.wrote(documents);
 
+  const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
+    doc: JSON.parse(row.doc) as T,
+    position: row.position,
+  });
+  const guard = <T>(operation: () => T): T =>
+    guardSqlite(operation, (code, cause) => new ReadStoreUnavailable(`the read store file cannot be used now (${code})`, { cause }));
+
+  const { readOne, readScan, readMany, commit, promote, clearChunk, detachDocuments, checkpointOf, takeLease, removeCheckpoint, probe } = statementsOf(db);
+  let closed = false;
+  let clearing: Promise<void> | undefined;
+  /** also finishes what a process that stopped half-way left detached */
+  const clearDetached = () =>
+    (clearing ??= (async () => {
+      // a turn of the event loop between chunks: this process keeps answering meanwhile
+      while (!closed && guard(() => clearChunk.immediate())) {
+        wrote(CLEAR_CHUNK);
+        await turn();
+      }
+    })().finally(() => (clearing = undefined)));
+
+  return {
+    async get<T>(collection: string, id: string) {
+      const row = guard(() => readOne(collection, id));
+      return row && toStored<T>(row);
+    },
+    async getMany<T>(collection: string, ids: readonly string[]) {
+      const out = new Map<string, StoredDocument<T>>();
+      for (const row of guard(() => readMany(collection, [...new Set(ids)]))) out.set(row.id, toStored<T>(row));
+      return out;
+    },
+    async scan<T>(collection: string, page: { afterId?: string; limit: number }) {
+      return guard(() => readScan(collection, page.afterId ?? '', page.limit)).map((row) => ({ id: row.id, ...toStored<T>(row) }));
+    },
+    async commit(writes, checkpoints) {
+      // after a running checkpoint of the log, so that the log can start again (WalCheckpointer.running)
+      for (let running = checkpointer?.running(); running; running = checkpointer?.running()) await running;
+      // IMMEDIATE: a transaction that read the checkpoints first could not upgrade to writing once
+      // another process committed in between (WAL snapshots); taking the write lock at BEGIN waits instead
+      guard(() => commit.immediate(writes, checkpoints));
+      wrote(writes.length + checkpoints.length);
+    },
+    async getCheckpoint(name) {
+      return guard(() => checkpointOf(name));
+    },
+    async dropCollection(collection) {
+      guard(() => db.transaction(detachDocuments).immediate(collection));
+      wrote(1);
+      await clearDetached();
+    },
+    async tryLease(name, holder, ttlMs, now) {
+      const taken = guard(() => takeLease.run(name, holder, now + ttlMs, now).changes === 1);
+      wrote(1);
+      return taken;
+    },
+    async deleteCheckpoint(name) {
+      guard(() => removeCheckpoint.run(name));
+      wrote(1);
+    },
+    async promote(from, to, options = {}) {
+      // IMMEDIATE: the write lock is taken before the checkpoints are read, so they cannot change in between
+      const promoted = guard(() => promote.immediate(from, to, options.replacing));
+      wrote(1);
+      if (promoted) await clearDetached();
+      return promoted;
+    },
+    async probeWrite() {
+      guard(probe);
+      wrote(1);
+    },
+    async close() {
+      closed = true;
+      await clearing;
+      await checkpointer?.close();
+      db.close();
+    },
+  };
+}
+
+/**
+ * The store's statements, prepared once, and the transactions made of them: a read resolves a
+ * collection's name in the same snapshot as its documents; a write goes to the name's documents.
+ */
+function statementsOf(db: Database.Database) {
   // one statement reads the collection's name and its document in one snapshot, without the cost of a
   // transaction around two (a third of a status query's time in the read store)
   const getOne = db
@@ -144,14 +227,6 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
   const someDetached = db.prepare('SELECT physical FROM detached LIMIT 1').pluck();
   const cleared = db.prepare('DELETE FROM detached WHERE physical = ?');
   const clearSome = db.prepare('DELETE FROM documents WHERE collection = ? AND id IN (SELECT id FROM documents WHERE collection = ? LIMIT +?)');
-
-  const probe = writeProbe(db);
-  const toStored = <T>(row: { position: bigint; doc: string }): StoredDocument<T> => ({
-    doc: JSON.parse(row.doc) as T,
-    position: row.position,
-  });
-  const guard = <T>(operation: () => T): T =>
-    guardSqlite(operation, (code, cause) => new ReadStoreUnavailable(`the read store file cannot be used now (${code})`, { cause }));
 
   const checkpointOf = (name: string) => (getCheckpoint.get(name) as { position: bigint } | undefined)?.position;
   const physicalOf = (collection: string) => (physicalName.get(collection) as string | undefined) ?? collection;
@@ -217,18 +292,6 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
     if (clearSome.run(physical, physical, CLEAR_CHUNK).changes === 0) cleared.run(physical);
     return true;
   });
-  let closed = false;
-  let clearing: Promise<void> | undefined;
-  /** also finishes what a process that stopped half-way left detached */
-  const clearDetached = () =>
-    (clearing ??= (async () => {
-      // a turn of the event loop between chunks: this process keeps answering meanwhile
-      while (!closed && guard(() => clearChunk.immediate())) {
-        wrote(CLEAR_CHUNK);
-        await turn();
-      }
-    })().finally(() => (clearing = undefined)));
-
   const manyStatements = new Map<number, Database.Statement>();
   const manyStatement = (n: number) => {
     let s = manyStatements.get(n);
@@ -239,62 +302,7 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
     return s;
   };
 
-  return {
-    async get<T>(collection: string, id: string) {
-      const row = guard(() => readOne(collection, id));
-      return row && toStored<T>(row);
-    },
-    async getMany<T>(collection: string, ids: readonly string[]) {
-      const out = new Map<string, StoredDocument<T>>();
-      for (const row of guard(() => readMany(collection, [...new Set(ids)]))) out.set(row.id, toStored<T>(row));
-      return out;
-    },
-    async scan<T>(collection: string, page: { afterId?: string; limit: number }) {
-      return guard(() => readScan(collection, page.afterId ?? '', page.limit)).map((row) => ({ id: row.id, ...toStored<T>(row) }));
-    },
-    async commit(writes, checkpoints) {
-      // after a running checkpoint of the log, so that the log can start again (WalCheckpointer.running)
-      for (let running = checkpointer?.running(); running; running = checkpointer?.running()) await running;
-      // IMMEDIATE: a transaction that read the checkpoints first could not upgrade to writing once
-      // another process committed in between (WAL snapshots); taking the write lock at BEGIN waits instead
-      guard(() => commit.immediate(writes, checkpoints));
-      wrote(writes.length + checkpoints.length);
-    },
-    async getCheckpoint(name) {
-      return guard(() => checkpointOf(name));
-    },
-    async dropCollection(collection) {
-      guard(() => db.transaction(detachDocuments).immediate(collection));
-      wrote(1);
-      await clearDetached();
-    },
-    async tryLease(name, holder, ttlMs, now) {
-      const taken = guard(() => takeLease.run(name, holder, now + ttlMs, now).changes === 1);
-      wrote(1);
-      return taken;
-    },
-    async deleteCheckpoint(name) {
-      guard(() => removeCheckpoint.run(name));
-      wrote(1);
-    },
-    async promote(from, to, options = {}) {
-      // IMMEDIATE: the write lock is taken before the checkpoints are read, so they cannot change in between
-      const promoted = guard(() => promote.immediate(from, to, options.replacing));
-      wrote(1);
-      if (promoted) await clearDetached();
-      return promoted;
-    },
-    async probeWrite() {
-      guard(probe);
-      wrote(1);
-    },
-    async close() {
-      closed = true;
-      await clearing;
-      await checkpointer?.close();
-      db.close();
-    },
-  };
+  return { readOne, readScan, readMany, commit, promote, clearChunk, detachDocuments, checkpointOf, takeLease, removeCheckpoint, probe: writeProbe(db) };
 }
 
 interface Row {

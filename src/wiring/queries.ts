@@ -1,0 +1,32 @@
+import type { AppOptions } from '../http/app.js';
+import { createQueries } from '../queries/index.js';
+import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
+import { serviceVersion } from '../version.js';
+import type { Wiring } from './context.js';
+import type { Stores } from './stores.js';
+import type { Shared } from './shared.js';
+
+/** The query side's routes (where queries run): answered from the read models, the block height and the wallet's funds. */
+export function queryRoutes(
+  w: Wiring,
+  { eventStore, readStore, blobStore, wallet }: Stores,
+  shared: Shared,
+): Pick<AppOptions, 'queries' | 'multipartQueries' | 'dashboard'> {
+  const { config } = w;
+  const addresses: Record<string, string> = { arweave: wallet.address };
+  for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
+  const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
+  return createQueries({
+    eventStore,
+    readStore,
+    blobStore,
+    info: () => info,
+    offsetsRetentionMs: config.offsetsRetentionMs,
+    pricing: shared.pricing,
+    maxDataItemSize: config.maxDataItemSize,
+    priceLookups: createLookupBudgets(config.priceLookups, { monotonic: w.clocks.monotonic }),
+    blockHeight: shared.blockHeight.health,
+    ...(w.bundlerRuns ? { funds: shared.funds.snapshot } : {}),
+    now: w.now,
+  });
+}
