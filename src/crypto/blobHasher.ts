@@ -2,9 +2,8 @@ import { read } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { BlobDigest } from './deepHash.js';
 import { BlobHashes } from './blobHashes.mjs';
-import type { HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
+import type { Digests, HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
 
 /**
  * The SHA-256 of an item's raw bytes (the blob digest `DataItemAccepted.sha256` records, which the
@@ -65,13 +64,6 @@ export interface HashSession {
   digests(): Promise<Digests>;
   /** the bytes are not needed any more (the upload failed): frees what the session holds */
   abort(): void;
-}
-
-export interface Digests {
-  /** hex */
-  sha256: string;
-  /** the payload's, once `payloadFrom` asked for it */
-  payload?: BlobDigest;
 }
 
 export class BlobHashingError extends Error {
