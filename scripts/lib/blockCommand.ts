@@ -1,5 +1,5 @@
 import { BlocklistRepository } from '../../src/app/blocklist.js';
-import { Operator, Reason } from '../../src/http/adminSchemas.js';
+import { Operator, Reason } from '../../src/contract/adminSchemas.js';
 import { blockAnswerBody } from '../../src/http/blocklistBody.js';
 import { parseBlockTarget } from '../../src/domain/blocklist/target.js';
 import { argOf, parseCliArgs, UsageError } from './cliArgs.js';
