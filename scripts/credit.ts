@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CreditId, Reason } from '../src/contract/adminSchemas.js';
-import { creditBody } from '../src/http/balanceBody.js';
+import { creditBody } from '../src/contract/balanceBody.js';
 import { addressArg, argOf, parseCliArgs, UsageError, wincArg } from './lib/cliArgs.js';
 import { cliMetadata, withOperatorStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';

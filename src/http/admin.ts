@@ -11,7 +11,7 @@ import { blockAnswerBody, blocklistBody } from './blocklistBody.js';
 import type { Blocklist } from '../app/blocklist.js';
 import { createRequeue } from '../app/requeueItems.js';
 import { requeueBody } from './requeueBody.js';
-import { balanceBody, creditBody } from './balanceBody.js';
+import { balanceBody, creditBody } from '../contract/balanceBody.js';
 import { requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
 import { serve } from './openapi/serve.js';
