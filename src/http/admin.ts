@@ -7,7 +7,7 @@ import { accountHistoryBody } from './adminHistory.js';
 import { bearerGuard } from './adminAuth.js';
 import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from '../app/accountOperations.js';
 import { ApprovalBody, BlockBody, CreditBody, parseOrInvalid, RequeueBody } from '../contract/adminSchemas.js';
-import { blockAnswerBody, blocklistBody } from './blocklistBody.js';
+import { blockAnswerBody, blocklistBody } from '../contract/blocklistBody.js';
 import type { Blocklist } from '../app/blocklist.js';
 import { createRequeue } from '../app/requeueItems.js';
 import { requeueBody } from './requeueBody.js';
