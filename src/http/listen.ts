@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError } from './clientError.js';
 import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { deferContinueOnUploads } from './expectContinue.js';
+import { bestEffort } from '../bestEffort.js';
 
 /** Connection-level limits against slow or greedy clients (README, configuration). */
 export interface ServerLimits extends ConnectionLimits {
@@ -127,5 +128,5 @@ export async function listen(
 export async function close(server: Server): Promise<void> {
   server.close();
   server.closeAllConnections();
-  await once(server, 'close').catch(() => {});
+  await bestEffort(once(server, 'close'), 'an error ends the wait too: the server is not used again');
 }
