@@ -4,7 +4,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError } from './clientError.js';
 import { limitConnections, type ConnectionLimits } from './connectionLimits.js';
 import { deferContinueOnUploads } from './expectContinue.js';
-import { bestEffort } from '../bestEffort.js';
 
 /** Connection-level limits against slow or greedy clients (README, configuration). */
 export interface ServerLimits extends ConnectionLimits {
@@ -122,11 +121,4 @@ export async function listen(
   const bound = (server.address() as AddressInfo).port;
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return { server, port: bound, url: `http://${reachable}:${bound}` };
-}
-
-/** Stops accepting, cuts open connections, and waits until the server is closed. */
-export async function close(server: Server): Promise<void> {
-  server.close();
-  server.closeAllConnections();
-  await bestEffort(once(server, 'close'), 'an error ends the wait too: the server is not used again');
 }
