@@ -71,8 +71,8 @@ const ConfigSchema = z.object({
   MAX_BUNDLE_ATTEMPTS: int(1, 1000).default(10),
   /**
    * chunks of a bundle posted to the gateway at once: one at a time, a far gateway's round trip
-   * bounds the rate (about 2 MiB/s at 100 ms); 32 at once reached this machine's posting speed at
-   * 100 ms and most of it at 200 ms (scripts/bench/far-gateway.ts)
+   * bounds the rate (256 KiB a round trip); 32 at once keep a gateway 100 to 200 ms away busy
+   * (scripts/bench/far-gateway.ts)
    */
   BUNDLE_CHUNK_CONCURRENCY: int(1, 256).default(32),
   OFFSETS_RETENTION_DAYS: int(1, 36_500).default(365),
