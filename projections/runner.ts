@@ -5,6 +5,7 @@ import { batched, type BatchWait } from './batched.js';
 import { checkpointOf, collectionOf, type AnyProjection } from './definition.js';
 import { advanced, projectBatch } from './projectBatch.js';
 import { slices, SLICE_WEIGHT } from './slices.js';
+import { bestEffort } from '../src/bestEffort.js';
 
 export interface ProjectionRunner {
   start(): Promise<void>;
@@ -129,7 +130,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
           } catch (error) {
             // closed before leaving the loop: leaving waits for the read the batching has pending,
             // which only a close (or the next event appended) ends
-            await current.close().catch(() => {});
+            await bestEffort(current.close(), 'the batch failure is the one reported');
             throw error;
           }
           if (!running) break;
@@ -147,7 +148,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
         await sleep(retryDelayMs);
       } finally {
         clearInterval(heartbeat);
-        await subscription?.close().catch(() => {});
+        if (subscription) await bestEffort(subscription.close(), 'a new subscription is opened on retry');
       }
     }
   }
@@ -177,7 +178,7 @@ export function createProjectionRunner(options: Options): ProjectionRunner {
     position: lowest,
     async stop() {
       running = false;
-      await subscription?.close().catch(() => {});
+      if (subscription) await bestEffort(subscription.close(), 'stopping: nothing reads from it again');
       await loop;
       for (const w of waiters) w.resolve(false);
     },

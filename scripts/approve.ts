@@ -3,7 +3,7 @@
  * by `payer` (when the upload names the payer in `x-paid-by`), up to `winc` from now on; it replaces
  * any earlier approval. `npm run approve -- --revoke <payer> <owner>` withdraws it.
  */
-import { balanceBody } from '../src/http/balanceBody.js';
+import { balanceBody } from '../src/contract/balanceBody.js';
 import { addressArg, expiresArg, parseCliArgs, UsageError, wincArg } from './lib/cliArgs.js';
 import { cliMetadata, withOperatorStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';

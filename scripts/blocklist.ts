@@ -4,7 +4,7 @@
  */
 import { BlocklistRepository } from '../src/app/blocklist.js';
 import { BLOCKLIST_KEY } from '../src/domain/blocklist/decider.js';
-import { blocklistBody } from '../src/http/blocklistBody.js';
+import { blocklistBody } from '../src/contract/blocklistBody.js';
 import { parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { withExistingEventStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';

@@ -4,8 +4,8 @@
  * The same --id credits once, so a command repeated after a doubt is safe.
  */
 import { randomUUID } from 'node:crypto';
-import { CreditId, Reason } from '../src/http/adminSchemas.js';
-import { creditBody } from '../src/http/balanceBody.js';
+import { CreditId, Reason } from '../src/contract/adminSchemas.js';
+import { creditBody } from '../src/contract/balanceBody.js';
 import { addressArg, argOf, parseCliArgs, UsageError, wincArg } from './lib/cliArgs.js';
 import { cliMetadata, withOperatorStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';

@@ -17,6 +17,7 @@ import { startDemoEnvironment, type DemoEnvironment, type DemoSettings } from '.
 import type { ItemStatus } from './lib/demoFollow.js';
 import type { DemoClients, DemoItem } from './lib/demoUploads.js';
 import { generateArweaveJwk } from './lib/demoWallet.js';
+import { bestEffort } from '../src/bestEffort.js';
 
 const usage = 'usage: npm run demo -- [--keep] [--timeout SECONDS (default 180)]';
 const ITEMS = 4;
@@ -87,9 +88,9 @@ async function main(): Promise<void> {
   // on while arlocal and the service start (awaited below; a failure before then is not unhandled)
   const modules = Promise.all([import('./lib/demoUploads.js'), import('./lib/demoFollow.js')]);
   const walletKey = generateArweaveJwk();
-  for (const pending of [modules, walletKey]) pending.catch(() => {});
+  for (const pending of [modules, walletKey]) pending.catch(() => {}); // handled: awaited below
   const starting = startDemoEnvironment(settings, say, controller.signal);
-  started = starting.catch(() => undefined);
+  started = bestEffort(starting, 'a start that failed left nothing to stop (and is reported below)');
   const env = await starting;
   const url = env.service.url;
   const serviceAddress = await infoField<{ arweave: string }>(url, 'addresses').then((a) => a.arweave);

@@ -7,8 +7,8 @@
 import { userInfo } from 'node:os';
 import { DataItemId } from '../src/domain/ids.js';
 import { ServiceError } from '../src/domain/errors.js';
-import { httpErrorOf } from '../src/http/errors.js';
-import { Operator, Reason } from '../src/http/adminSchemas.js';
+import { httpErrorOf } from '../src/contract/errorMessages.js';
+import { Operator, Reason } from '../src/contract/adminSchemas.js';
 import { createRequeue, failedItemsNow, type RequeueOutcome } from '../src/app/requeueItems.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './lib/operatorStore.js';

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bestEffort } from '../../src/bestEffort.js';
 
 /**
  * arlocal (a local Arweave gateway) for tests and `npm run demo`, on 127.0.0.1 only, each instance
@@ -79,7 +80,7 @@ export async function startArlocal(): Promise<Arlocal> {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   // a failed spawn emits 'error' (which rejects once) and maybe no 'exit': either way the child is gone
-  const exited = once(child, 'exit').catch(() => undefined);
+  const exited = bestEffort(once(child, 'exit'), 'a failed spawn rejects it: the child is gone either way');
 
   let port: number;
   try {

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseAccountAddress } from '../../src/domain/account/ids.js';
-import { ExpiresAt, PositiveWinc } from '../../src/http/adminSchemas.js';
+import { ExpiresAt, PositiveWinc } from '../../src/contract/adminSchemas.js';
 import type { z } from 'zod';
 
 /** Something wrong with the command line: the CLI prints it with the usage and exits 2. */

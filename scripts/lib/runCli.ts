@@ -1,6 +1,6 @@
 import { ConfigError } from '../../src/config.js';
 import { ServiceError } from '../../src/domain/errors.js';
-import { httpErrorOf } from '../../src/http/errors.js';
+import { httpErrorOf } from '../../src/contract/errorMessages.js';
 import { UsageError } from './cliArgs.js';
 import { StoreNotFound } from './storeNotFound.js';
 

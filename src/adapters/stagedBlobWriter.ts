@@ -71,6 +71,7 @@ export abstract class StagedBlobWriter implements BlobWriter {
   }
 
   async #drop(): Promise<void> {
+    // handled: a commit under way fails to its own caller; the drop waits for it to end
     if (this.state === 'committing') await this.#commit?.catch(() => undefined);
     if (this.state === 'committed') return;
     const commitAttempted = this.state === 'committing';

@@ -4,6 +4,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { openTieredBlobStore } from './fs/tieredBlobStore.js';
 import { openSqliteReadStore } from './sqlite/readStore.js';
+import { bestEffort } from '../bestEffort.js';
 
 /** What picking the read and blob stores needs: a plain object, so it works with any config shape. */
 export interface StoresConfig {
@@ -67,7 +68,7 @@ async function withClient<T>(config: StoresConfig, setting: string, open: (clien
   try {
     return await open(client, config.mongoDatabase ?? DEFAULT_MONGO_DATABASE);
   } catch (error) {
-    await client.close().catch(() => undefined);
+    await bestEffort(client.close(), 'the open failure is the one reported');
     throw error;
   }
 }

@@ -22,6 +22,7 @@ import { findAcceptance } from './unknownAcceptance.js';
 import { DataItemRepository } from './dataItems.js';
 import { ensureNotBlocked, type BlockCheck } from './blocklist.js';
 import { refuseBlockedNested } from './nested/blockedNested.js';
+import { bestEffort } from '../bestEffort.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -142,10 +143,10 @@ export async function acceptDataItem(
     });
   } catch (error) {
     if (!AppendOutcomeUnknown.is(error)) {
-      // Definite: nothing was accepted, give the reservation back (the reconciler does it if this fails too).
-      if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
+      // Definite: nothing was accepted, give the reservation back.
+      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
       if (!WrongExpectedRevision.is(error)) {
-        await received.discard().catch(() => {});
+        await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
         throw error;
       }
       const winner = await loadDataItem(deps.eventStore, id);
@@ -155,7 +156,7 @@ export async function acceptDataItem(
     // The acceptance may be written: never give its reservation back on a guess. The stream says.
     const found = await findAcceptance(deps.eventStore, id, payment);
     if (found.kind === 'theirs') {
-      if (payment) await releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()).catch(() => {});
+      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
       return existsOutcome(found.state);
     }
     if (found.kind === 'unknown') {
@@ -165,9 +166,10 @@ export async function acceptDataItem(
     }
     appended = found;
   }
-  // Accepted: from here on the reservation is owed. A failed settle is left to the reconciler,
-  // which settles reservations whose item was accepted.
-  const settled = payment ? await settlePayment(deps.accounts, payment, input.ctx, now()).catch(() => undefined) : undefined;
+  // Accepted: from here on the reservation is owed.
+  const settled = payment
+    ? await bestEffort(settlePayment(deps.accounts, payment, input.ctx, now()), 'the reconciler settles reservations whose item was accepted')
+    : undefined;
   if (isBundle(verified.tags)) deps.indexNested?.(id, metadataOf(input.ctx));
   await deps.awaitProjection?.(settled?.position ?? appended.position);
   return { kind: 'accepted', receipt: appended.receipt };
@@ -183,7 +185,7 @@ async function keepIfRepair(
   try {
     if (await repairIfDamaged(received, existing, input, deps)) return;
   } catch (error) {
-    await received.discard().catch(() => {});
+    await bestEffort(received.discard(), 'the repair failed; the blob sweep removes what is left');
     throw error;
   }
   await received.discard();

@@ -8,7 +8,7 @@ export class KeyedLock {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     const result = previous.then(task, task);
-    const tail = result.catch(() => {});
+    const tail = result.catch(() => {}); // handled: the task's failure is its caller's, the next task runs either way
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

@@ -1,6 +1,7 @@
 import { inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../verify/index.js';
+import { bestEffort } from '../bestEffort.js';
 
 /** a verified item and its blob digest */
 export interface VerifiedBytes {
@@ -113,7 +114,7 @@ export async function receiveDataItem(
     };
   } catch (error) {
     digest.abort();
-    await inFlight.catch(() => {});
+    await bestEffort(inFlight, 'the first failure is the one reported; the write ends before the abort');
     await writer.abort();
     throw error;
   }

@@ -42,8 +42,6 @@ export function createRequeue(deps: RequeueDeps) {
   };
 }
 
-export type Requeue = ReturnType<typeof createRequeue>;
-
 /** the items FAILED now, from the event store itself: out of attempts (to requeue) and damaged (to upload again) */
 export interface FailedItems {
   failed: string[];

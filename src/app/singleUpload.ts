@@ -1,13 +1,23 @@
 import { InsufficientBalance } from '../domain/errors.js';
 import type { VerifiedHeader } from '../verify/index.js';
-import type { CommandHandlers } from '../http/commands.js';
 import type { DataItemId } from '../domain/ids.js';
-import { acceptDataItem, loadDataItem, type AcceptDeps } from './acceptDataItem.js';
+import { acceptDataItem, loadDataItem, type AcceptDeps, type AcceptOutcome } from './acceptDataItem.js';
 import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
 import { ensureNotBlocked } from './blocklist.js';
 import type { BlobHasher } from '../crypto/blobHasher.js';
+import type { RequestContext } from './context.js';
+
+/** `POST /tx` as the command side takes it: the body as it streams in, the payers in order, the declared length. */
+export type UploadDataItem = (input: {
+  body: AsyncIterable<Uint8Array>;
+  token: string;
+  paidBy: string[];
+  /** the declared content-length, when the client sent one */
+  contentLength?: number;
+  ctx: RequestContext;
+}) => Promise<AcceptOutcome>;
 
 /** `POST /tx`: stream, verify, then accept (price, reserve, record, settle). */
 export function createSingleUploadHandler(
@@ -18,7 +28,7 @@ export function createSingleUploadHandler(
     /** the blob digest off the request's thread (src/crypto/blobHasher.ts) */
     hasher?: BlobHasher;
   },
-): CommandHandlers['uploadDataItem'] {
+): UploadDataItem {
   return async ({ body, token, paidBy, contentLength, ctx }) => {
     // A blocked payer is refused before a byte of the body is read, a blocked owner as soon as the
     // header names it (by any address of its key): the rest of the body is not read, nothing is

@@ -3,9 +3,7 @@ import { decideUpload, type UploadCommand } from '../domain/upload/decider.js';
 import { isUploadEvent, type UploadEvent } from '../domain/upload/events.js';
 import { evolveUpload, type UploadState } from '../domain/upload/state.js';
 import { uploadStream } from '../domain/upload/ids.js';
-import { AggregateRepository, type CommandResult } from './aggregateRepository.js';
-
-export type UploadCommandResult = CommandResult<UploadState, UploadEvent>;
+import { AggregateRepository } from './aggregateRepository.js';
 
 /** Multi-part uploads by id; see AggregateRepository for caching, locking and retries. */
 export class UploadRepository extends AggregateRepository<UploadState, UploadCommand, UploadEvent> {

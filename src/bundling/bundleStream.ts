@@ -2,6 +2,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import { BundleBlobMismatch } from './errors.js';
 import { bundleHeader, headerRange } from './header.js';
 import { bundleLayout, type BundleEntry, type BundleLayout, type PlacedEntry } from './layout.js';
+import { bestEffort } from '../bestEffort.js';
 
 /**
  * A bundle's data, streamed from the blob store: never more than one read chunk of one blob in
@@ -68,7 +69,7 @@ async function readRange(blobStore: BlobStore, item: PlacedEntry<BlobEntry>, sta
   try {
     return await blobStore.read(item.blobKey, { start, end });
   } catch (error) {
-    const actual = await blobStore.stat(item.blobKey).catch(() => undefined);
+    const actual = await bestEffort(blobStore.stat(item.blobKey), 'the read failure is the one reported');
     if (actual !== undefined && actual.size !== item.size) throw new BundleBlobMismatch(item.blobKey, item.size, actual.size);
     throw error;
   }

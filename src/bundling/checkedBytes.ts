@@ -4,6 +4,7 @@ import type { BlobEntry } from './bundleStream.js';
 import { BundleItemsDamaged, type ItemDamage } from './errors.js';
 import { bundleHeader } from './header.js';
 import { bundleLayout } from './layout.js';
+import { bestEffort } from '../bestEffort.js';
 
 /** An item of a bundle with what its blob must hold: its size, and its sha256 when known. */
 export interface CheckedEntry extends BlobEntry {
@@ -48,7 +49,7 @@ async function* checkedItem(blobStore: BlobStore, entry: CheckedEntry, passOn: b
     const bytes = chunk as Uint8Array;
     read += bytes.byteLength;
     if (read > size) {
-      const held = await blobStore.stat(blobKey).catch(() => undefined);
+      const held = await bestEffort(blobStore.stat(blobKey), 'the bytes read are the measure then');
       return { id, blobKey, found: 'long', size: Math.max(read, held?.size ?? 0) };
     }
     hash?.update(bytes);

@@ -1,4 +1,4 @@
-import type { Digests } from './blobHasher.js';
+import type { BlobDigest } from './deepHash.js';
 
 /**
  * Messages between blobHasher.ts and its worker threads (blobHashWorker.mjs). A session's messages are
@@ -23,3 +23,11 @@ export type HashResponse =
   | { type: 'read'; id: number }
   | { type: 'failed'; id: number; message: string; of: 'file' | 'digest' }
   | { type: 'digest'; id: number; digests: Digests };
+
+/** what a session answers for its bytes (HashSession.digests) */
+export interface Digests {
+  /** hex */
+  sha256: string;
+  /** the payload's, once `payloadFrom` asked for it */
+  payload?: BlobDigest;
+}

@@ -2,9 +2,8 @@ import { read } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { BlobDigest } from './deepHash.js';
 import { BlobHashes } from './blobHashes.mjs';
-import type { HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
+import type { Digests, HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
 
 /**
  * The SHA-256 of an item's raw bytes (the blob digest `DataItemAccepted.sha256` records, which the
@@ -28,7 +27,7 @@ import type { HashRequest, HashResponse } from './blobHashWorkerProtocol.js';
  *
  * Small items stay on the calling thread: below `inlineBelow` bytes a session keeps copies of the chunks
  * it was given (a caller may refill its buffer once `update` resolves) and hashes them at `digest`,
- * since a worker's round trip costs more than hashing a few KiB (measured: see INLINE_BELOW).
+ * since a worker's round trip costs more than hashing a few KiB (see INLINE_BELOW).
  *
  * An item's payload SHA-384 (the deep hash's bulk) can be asked of a session too (`payloadFrom`), and a
  * session can be given bytes as a range of an open file (`updateFromFile`) that the worker reads
@@ -67,28 +66,19 @@ export interface HashSession {
   abort(): void;
 }
 
-export interface Digests {
-  /** hex */
-  sha256: string;
-  /** the payload's, once `payloadFrom` asked for it */
-  payload?: BlobDigest;
-}
-
 export class BlobHashingError extends Error {
   override readonly name = 'BlobHashingError';
 }
 
 /**
- * Below this many bytes an item's SHA-256 is computed on the calling thread. Measured on the 2-core
- * build machine (SHA-NI, event-loop time per item, 2000 items): 64 KiB inline 59 µs, through the
- * worker 235 µs; 128 KiB 166 µs against 152 µs; 192 KiB 341 µs against 89 µs. A worker's round trip
- * (pieces posted and given back, the digest answered) costs about what hashing 128 KiB does.
+ * Below this many bytes an item's SHA-256 is computed on the calling thread: a worker's round trip
+ * (pieces posted and given back, the digest answered) costs the event loop about what hashing
+ * 128 KiB does, so below that the worker saves it nothing.
  */
 export const INLINE_BELOW = 128 * 1024;
 /**
- * Pieces of 1 MiB: the main thread's CPU for SHA-384 and this session over 64 KiB chunks measured
- * 1.44 s/GiB with them, 1.54 with pieces of 256 KiB (a message out and one back per piece), 1.9 with
- * both hashes there. Four of them let the worker be a few milliseconds late (descheduled on a busy
+ * Pieces of 1 MiB: each costs a message out and one back, so fewer, larger pieces cost the main
+ * thread less. Four of them let the worker be a few milliseconds late (descheduled on a busy
  * machine) without stalling the request.
  */
 const PIECE_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Digests } from './blobHasher.js';
+import type { Digests } from './blobHashWorkerProtocol.js';
 
 /** blobHashes.mjs: a blob's SHA-256, and its payload's SHA-384 once asked */
 export declare class BlobHashes {

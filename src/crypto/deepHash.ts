@@ -10,9 +10,9 @@ import { createHash, type Hash } from 'node:crypto';
 
 export type DeepHashChunk = Uint8Array | readonly DeepHashChunk[];
 
-// crypto.hash (Node 20.12 and later): one call, no Hash object, about 1 µs of the 2 that createHash
-// took on a deep hash's 96-byte inputs (a small upload takes some 30 of them); earlier Node 20
-// releases, which the service still runs on, keep createHash
+// crypto.hash (Node 20.12 and later): one call, no Hash object, a fraction of createHash's cost on
+// a deep hash's 96-byte inputs (a small upload takes some 30 of them); earlier Node 20 releases,
+// which the service still runs on, keep createHash
 const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: Uint8Array, outputEncoding: 'buffer') => Buffer }).hash;
 
 const sha384 = (...parts: Uint8Array[]): Buffer => {
@@ -23,8 +23,8 @@ const sha384 = (...parts: Uint8Array[]): Buffer => {
 };
 
 // The hash of a blob's "blob<length>" tag, kept for header-sized lengths (owners of a fixed length
-// per type, 32-byte targets and anchors, at most 4 KiB of tags): at about 4 µs per SHA-384, hashes
-// that every item repeats were a measurable share of verifying a small item.
+// per type, 32-byte targets and anchors, at most 4 KiB of tags): hashes that every item repeats
+// were a measurable share of verifying a small item.
 const TAG_CACHE_LIMIT = 8192;
 const blobTags: Buffer[] = [];
 

@@ -1,10 +1,10 @@
 import express, { type Express, type Router } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
 import { queriesRouter } from './queries.js';
-import type { QueryHandlers } from '../queries/types.js';
+import type { MultipartQueryHandlers, QueryHandlers } from '../queries/types.js';
 import { cors } from './cors.js';
 import { adminRouter, type AdminDeps } from './admin.js';
-import { multipartCommandsRouter, multipartQueriesRouter, type MultipartCommandHandlers, type MultipartQueryHandlers } from './multipart.js';
+import { multipartCommandsRouter, multipartQueriesRouter, type MultipartCommandHandlers } from './multipart.js';
 import { errorHandler, sendError } from './errors.js';
 import { opsRouter, type OpsDeps } from './health.js';
 import { requestLog } from './requestLog.js';

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { httpErrorOf } from './errors.js';
+import { httpErrorOf } from '../contract/errorMessages.js';
 
 /**
  * What the server answers when a request cannot even be parsed (Node's `clientError`): the status

@@ -3,8 +3,9 @@ import { DataItemTooLarge, InvalidContentType, InvalidRequest } from '../domain/
 import { DEFAULT_TOKEN } from '../domain/ids.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { AcceptOutcome } from '../app/acceptDataItem.js';
-import { metadataOf, type RequestContext } from '../app/context.js';
+import { metadataOf } from '../app/context.js';
 import type { TopUps } from '../app/topUps.js';
+import type { UploadDataItem } from '../app/singleUpload.js';
 import { readSmallBody } from './smallBody.js';
 import { claimRateGuard } from './claimRate.js';
 import { topUpAnswerBody } from './topUpBody.js';
@@ -14,14 +15,7 @@ import { inFrontOf, serve } from './openapi/serve.js';
 import { topUpRoute, uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
 
 export interface CommandHandlers {
-  uploadDataItem(input: {
-    body: AsyncIterable<Uint8Array>;
-    token: string;
-    paidBy: string[];
-    /** the declared content-length, when the client sent one */
-    contentLength?: number;
-    ctx: RequestContext;
-  }): Promise<AcceptOutcome>;
+  uploadDataItem: UploadDataItem;
   /** top-ups with the users' own tokens (absent: the route is not served) */
   topUps?: Pick<TopUps, 'claim'>;
 }

@@ -122,10 +122,3 @@ export async function listen(
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return { server, port: bound, url: `http://${reachable}:${bound}` };
 }
-
-/** Stops accepting, cuts open connections, and waits until the server is closed. */
-export async function close(server: Server): Promise<void> {
-  server.close();
-  server.closeAllConnections();
-  await once(server, 'close').catch(() => {});
-}

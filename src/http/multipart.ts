@@ -3,7 +3,7 @@ import { MethodNotAllowed, UploadNotFound } from '../domain/errors.js';
 import { CHUNK_MAX, CHUNK_MIN, DEFAULT_VIEW_CHUNK_SIZE } from '../domain/upload/ids.js';
 import type { RequestContext } from '../app/context.js';
 import type { FinalizeOutcome } from '../app/multipart/commands.js';
-import type { UploadDocument } from '../../projections/uploads.js';
+import type { MultipartQueryHandlers } from '../queries/types.js';
 import { paidByOf } from './commands.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
@@ -29,12 +29,6 @@ export interface MultipartCommandHandlers {
     ctx: RequestContext;
   }): Promise<void>;
   finalize(input: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; ctx: RequestContext }): Promise<FinalizeOutcome>;
-}
-
-export interface MultipartQueryHandlers {
-  upload(uploadId: string): Promise<UploadDocument | undefined>;
-  /** the upload's chunks, `[offset, length]` ascending by offset */
-  chunks(uploadId: string): Promise<[number, number][]>;
 }
 
 /**

@@ -4,7 +4,7 @@ import { InvalidAddress, TxNotFound } from '../domain/errors.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
-import { balanceBodyOfDocument, tokenBalanceBody } from './balanceBody.js';
+import { balanceBodyOfDocument, tokenBalanceBody } from '../contract/balanceBody.js';
 import { parseParams } from './openapi/route.js';
 import { inFrontOf, serve } from './openapi/serve.js';
 import { onlyIds, sendPayload } from './itemData.js';

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { bestEffort } from '../bestEffort.js';
 
 /**
  * The server's connections and whether each is inside a request. Node's own closeIdleConnections
@@ -58,7 +59,7 @@ const noKeepAlive = (res: ServerResponse) => {
  * stopping process. Resolves once the server is closed; `cut` tells whether the grace ran out.
  */
 export async function closeGracefully(server: Server, graceMs: number, connections?: ConnectionTracker): Promise<{ cut: boolean }> {
-  const closed = once(server, 'close').catch(() => {});
+  const closed = bestEffort(once(server, 'close'), 'an error ends the wait too: the server is not used again');
   const lastResponses = (_req: IncomingMessage, res: ServerResponse) => noKeepAlive(res);
   // before the app sees the request, so its headers say Connection: close
   server.prependListener('request', lastResponses);

@@ -17,6 +17,3 @@ export interface LookupBudget {
   /** takes one look-up: undefined when allowed, else the seconds until one will be */
   take(): number | undefined;
 }
-
-/** Every upload free: for tests and set-ups without accounts. */
-export const freePricing: Pricing = { priceOf: async () => 0n };

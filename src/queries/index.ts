@@ -7,7 +7,6 @@ import { InvalidRequest } from '../domain/errors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
-import type { MultipartQueryHandlers } from '../http/multipart.js';
 import {
   accountBalanceProjection,
   chunksOfUpload,
@@ -21,9 +20,9 @@ import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
-import type { QueryHandlers, ServiceInfo } from './types.js';
+import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
-export type { QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
+export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
 export type { ReceivedApproval } from './receivedApprovals.js';
 
 export interface QueryDeps {

@@ -1,6 +1,7 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
 
@@ -40,4 +41,11 @@ export interface TxOffsets {
   payloadContentLength: number;
   parentDataItemId?: string;
   startOffsetInParentDataItemPayload?: number;
+}
+
+/** What the multi-part upload routes read (`GET /chunks/:token/:uploadId` and its status). */
+export interface MultipartQueryHandlers {
+  upload(uploadId: string): Promise<UploadDocument | undefined>;
+  /** the upload's chunks, `[offset, length]` ascending by offset */
+  chunks(uploadId: string): Promise<[number, number][]>;
 }

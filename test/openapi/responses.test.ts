@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
-import { httpErrorOf } from '../../src/http/errors.js';
+import { httpErrorOf } from '../../src/contract/errorMessages.js';
 import { joinPath } from '../../src/http/openapi/catalog.js';
 import type { RouteDoc } from '../../src/http/openapi/route.js';
 import {

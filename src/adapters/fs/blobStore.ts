@@ -32,6 +32,7 @@ import { FsBlobWriter } from './writer.js';
 import { renameDurable } from './durable.js';
 import { writeAtPath } from './writeAt.js';
 import { writeAll } from './writeAll.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /**
  * Temp files live in `<root>/.tmp`: a key can never start with a dot, so no blob or prefix can
@@ -42,10 +43,8 @@ const TEMP_DIR = '.tmp';
 /** Reads hand out 1 MiB chunks: 16 times fewer syscalls than the fs default of 64 KiB for big blobs. */
 const READ_CHUNK = 1024 * 1024;
 /**
- * What `put` gives its writer ahead of the disk. Measured with multi-part uploads of 5 MiB chunks,
- * 512 MiB, alternating four times with one write awaited at a time: 0.3 CPU s per GiB less on the
- * main thread and 0.6 in all threads, the peak RSS within the runs' spread (280-289 MiB against
- * 280-303).
+ * What `put` gives its writer ahead of the disk: against one write awaited at a time, less CPU on
+ * the main thread and in all, for no more memory at the peak.
  */
 const UNWRITTEN_BYTES = 256 * 1024;
 
@@ -121,8 +120,7 @@ class FsBlobStore implements BlobStore {
       for (const { written } of unwritten) await written;
       return await writer.commit(key);
     } catch (error) {
-      // the original failure is the one worth reporting; a temp file that survives is swept later
-      await writer.abort().catch(() => undefined);
+      await bestEffort(writer.abort(), 'the original failure is the one reported; a temp file left is swept later');
       throw error;
     }
   }
@@ -200,7 +198,7 @@ class FsBlobStore implements BlobStore {
       await disk(() => this.#place(built, target));
       return { size };
     } catch (error) {
-      await dropComposed(built).catch(() => undefined);
+      await bestEffort(dropComposed(built), 'the write failure is the one reported; a temp file left is swept later');
       // a source deleted since it was looked at: its link could not be made
       const gone = isAbsent(error) ? await this.#firstAbsent(slices) : undefined;
       if (gone !== undefined) throw new BlobNotFound(gone);
@@ -212,7 +210,7 @@ class FsBlobStore implements BlobStore {
     const source = this.#checkedPath(from);
     const target = this.#checkedPath(to);
     // a directory is only a blob when it is a composed one (else it is a prefix of other blobs)
-    if ((await lstat(source).catch(() => undefined))?.isDirectory() && !(await isComposedDir(source))) throw new BlobNotFound(from);
+    if ((await bestEffort(lstat(source), 'a missing source fails the move'))?.isDirectory() && !(await isComposedDir(source))) throw new BlobNotFound(from);
     try {
       await disk(() => this.#place(source, target));
     } catch (error) {
@@ -306,7 +304,7 @@ class FsBlobStore implements BlobStore {
       if (await isComposedDir(to)) {
         const parts = source?.parts ?? [{ path: from, start: 0, length: (await stat(from)).size }];
         await replaceComposed(to, parts);
-      } else if (source && (await lstat(to).catch(() => undefined))?.isFile()) {
+      } else if (source && (await bestEffort(lstat(to), 'no file there: the rename failure stands'))?.isFile()) {
         const copy = join(this.tempDir, randomUUID());
         await this.#writeOut(source.size, source.parts, copy);
         await renameDurable(copy, to);
@@ -329,7 +327,7 @@ class FsBlobStore implements BlobStore {
       }
       await handle.datasync();
     } catch (error) {
-      await handle.close().catch(() => undefined);
+      await bestEffort(handle.close(), 'the write failure is the one reported');
       await rm(path, { force: true });
       throw error;
     }

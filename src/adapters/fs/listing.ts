@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { isValidBlobKey, type ListedBlob } from '../../ports/blobStore.js';
 import { readComposed } from './composed.js';
 import { isAbsent } from './errno.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /**
  * The files under `dir` (the directory of the key `prefix`), depth first, one directory entry at a
@@ -25,7 +26,7 @@ export async function* filesUnder(dir: string, prefix: string): AsyncGenerator<L
     if (entry.isDirectory()) {
       const composed = await readComposed(path);
       if (composed) {
-        const info = await lstat(path).catch(() => undefined);
+        const info = await bestEffort(lstat(path), 'a blob deleted while listed is not listed');
         // a composed blob (see composed.ts) is one blob; renaming it into place moves its ctime
         if (info) yield { key, size: composed.size, modifiedAt: Math.max(info.mtimeMs, info.ctimeMs) };
       } else yield* filesUnder(path, key);

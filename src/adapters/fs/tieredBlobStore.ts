@@ -30,8 +30,8 @@ export interface TieredBlobStoreOptions extends FsBlobStoreOptions {
  * The embedded blob store in two tiers: a blob of at most `smallBlobMaxBytes` is a row of one SQLite
  * file (`<root>/.small-blobs.db`, smallBlobTable.ts), a larger one a file of the fs store
  * (blobStore.ts). A small upload then costs no file of its own (create, write, sync, rename, sync
- * its directory: on the 2-core build machine 0.22 to 0.69 CPU ms per 1 KiB blob, against 0.03 for a
- * row whose log sync it shares with the others of its turn). A writer keeps the bytes in memory
+ * its directory: many times the CPU of a row whose log sync it shares with the others of
+ * its turn). A writer keeps the bytes in memory
  * until they pass the limit, then goes on into a file.
  *
  * One rule makes the two tiers one store: a key's row, when it has one, is its blob, and a file at

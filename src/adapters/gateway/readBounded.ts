@@ -1,3 +1,4 @@
+import { bestEffort } from '../../bestEffort.js';
 /**
  * A response's body as UTF-8 text (as `response.text()` decodes it), or undefined once it passes
  * `maxBytes`: then the rest is not read, the body is cancelled (which closes the connection), and
@@ -6,7 +7,7 @@
 export async function readBounded(response: Response, maxBytes: number): Promise<string | undefined> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
+    if (response.body) await bestEffort(response.body.cancel(), 'an unread body is dropped anyway');
     return undefined;
   }
   if (!response.body) return '';
@@ -18,7 +19,7 @@ export async function readBounded(response: Response, maxBytes: number): Promise
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      await bestEffort(reader.cancel(), 'an unread body is dropped anyway');
       return undefined;
     }
     parts.push(value);

@@ -13,6 +13,7 @@ import type { Cut, Layer } from '../layered/blobPlan.js';
 import { underPrefix } from './blobPrefix.js';
 import { isDuplicateKey } from './errors.js';
 import { GridFsLayerUpload } from './gridfsLayerUpload.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /** `<bucket>.keys`: one pointer per key */
 interface PointerRecord {
@@ -204,7 +205,7 @@ class GridFsBackend implements BlobBackend {
       complete = true;
     } finally {
       // a reader that stopped early: the chunk cursor is closed on the server too
-      if (!complete) await download.abort().catch(() => undefined);
+      if (!complete) await bestEffort(download.abort(), 'the server times an idle cursor out');
     }
   }
 

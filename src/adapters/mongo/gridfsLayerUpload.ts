@@ -1,6 +1,7 @@
 import { finished } from 'node:stream/promises';
 import type { GridFSBucketWriteStream } from 'mongodb';
 import type { LayerUpload } from '../layered/blobBackend.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /**
  * One GridFS upload stream as a layer. GridFS stores a file as chunk documents inserted as the bytes
@@ -39,7 +40,7 @@ export class GridFsLayerUpload implements LayerUpload {
   async abort(): Promise<void> {
     const { streamEnd, aborted } = this.stream.state;
     // stops the stream (no chunk inserted after this); it also deletes the chunks written so far
-    if (!streamEnd && !aborted) await this.stream.abort().catch(() => undefined);
+    if (!streamEnd && !aborted) await bestEffort(this.stream.abort(), 'the documents are deleted below either way');
     // a finished (or half-finished) upload has a files document too: both go
     await this.remove([this.id]);
   }

@@ -6,6 +6,7 @@ import { tryLease, type LeaseRecord } from './leases.js';
 import { decodePosition, encodePosition } from './positions.js';
 import { ReadCatalog } from './readCatalog.js';
 import { inTransaction } from './transactions.js';
+import { bestEffort } from '../../bestEffort.js';
 
 export interface MongoReadStoreOptions {
   client: MongoClient;
@@ -176,8 +177,7 @@ class MongoReadStoreImpl implements MongoReadStore {
         return true;
       });
       this.#catalog.forget(from.collection, to.collection);
-      // housekeeping: a failure leaves retired collections for the next promote or open to drop
-      if (promoted) await this.#catalog.dropRetired(RETIRED_GRACE_MS).catch(() => undefined);
+      if (promoted) await bestEffort(this.#catalog.dropRetired(RETIRED_GRACE_MS), 'housekeeping: the next promote or open drops what is left');
       return promoted;
     });
   }

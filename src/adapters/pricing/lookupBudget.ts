@@ -8,8 +8,6 @@ export interface LookupBudgetSettings {
   perMinute: number;
 }
 
-export const DEFAULT_PRICE_LOOKUPS: LookupBudgetSettings = { burst: 20, perMinute: 60 };
-
 export interface LookupBudgets {
   /** the budget of the client keyed `client` (clientKeyOf) */
   of(client: string): LookupBudget;

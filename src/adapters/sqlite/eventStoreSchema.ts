@@ -26,8 +26,7 @@ CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT
 /**
  * A row of `events` as the reads select it: an array in the order of EVENT_COLUMNS (better-sqlite3's
  * raw rows), not an object with a property per column that the reads then copied into a
- * RecordedEvent. Reading 300,000 events in pages of 5000: SQLite's part 1.6-1.8 s as objects, 0.8-1.2 s
- * as arrays; the whole `readAll`, parsing included, 2.28 s against 1.73 (medians of 5, alternating).
+ * RecordedEvent: reads, SQLite's part and the whole `readAll`, take markedly less time.
  */
 export type EventRow = [position: bigint, stream: string, revision: bigint, eventId: string, type: string, data: string, metadata: string, created: bigint];
 const EVENT_COLUMNS = 'position, stream, revision, event_id, type, data, metadata, created';
@@ -67,9 +66,9 @@ export function createSchema(db: Database.Database): void {
  *
  * A LIMIT is written `LIMIT +?`, never `LIMIT ?`: SQLite (3.53 here) lets the value bound to a bare
  * LIMIT parameter shape the plan, so binding it marks the statement expired and each run prepares it
- * again, some 6 µs instead of 0.5 for a page of an event store on this machine; `+?` is the same
- * integer to SQLite, as an expression it does not replan on. Every upload reads a page of its item's
- * stream and every subscriber a page after each commit.
+ * again, at many times the cost of the page read itself; `+?` is the same integer to SQLite, as an
+ * expression it does not replan on. Every upload reads a page of its item's stream and every
+ * subscriber a page after each commit.
  */
 export function prepareStatements(db: Database.Database): Statements {
   const lastOfStream = db.prepare('SELECT stream, revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').safeIntegers(true);

@@ -45,7 +45,7 @@ type FromWorker = { type: 'checkpointed'; busy: number; log: number; checkpointe
  * Checkpoints of a SQLite file in WAL mode, off the event loop. A connection checkpoints by itself at
  * the commit that takes its log past 1000 frames: it copies them into the database and syncs the log
  * and the database, on the thread that committed. For the read store that is the main thread: under
- * small uploads it did so about once every 1.2 s, with two fsyncs of 8 to 23 ms each (strace).
+ * small uploads, every second or so, with two fsyncs of milliseconds each.
  * Here the connection's own checkpoints are off, and a worker thread with a connection of its own
  * runs them (PASSIVE: never waiting for a reader or a writer). The thread starts at the first
  * checkpoint, so a store that writes little never starts one. If it fails, the connection takes its

@@ -19,6 +19,7 @@ import { acceptedDigests } from './acceptances.js';
 import { dropForDamage } from './damage.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { unseenPastAnchor } from './expiry.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /**
  * What this process knows of a prepared bundle's data: its tree, and which of its chunks the
@@ -178,7 +179,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         // header never taken (the gateway down, 5xx or 429 until then) is not about the bundle: no
         // attempt counted; one taken and then lost by the network is.
         if (GatewayRequestError.is(error) && !signal?.aborted) {
-          const reason = await unseenPastAnchor(deps, bundle, signal).catch(() => undefined);
+          const reason = await bestEffort(unseenPastAnchor(deps, bundle, signal), 'no reason found: the post is tried again');
           if (reason) return bundle.status === 'prepared' ? drop(`never taken by the gateway: ${reason}`, false) : drop(reason);
         }
         throw error;

@@ -6,6 +6,7 @@ import type { BundlerDeps } from './deps.js';
 import { failExhaustedItems } from './failItems.js';
 import { planBundles } from './plan.js';
 import { createStampAges } from '../../clock.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /** After a failed step a bundle waits 1 s, 2 s, 4 s... up to a minute before the next try. */
 const backoffMs = (failures: number) => Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
@@ -89,7 +90,7 @@ export function createBundler(given: BundlerDeps) {
     // the lease's fencing token: kept while held, a new one on becoming the active instance
     if (deps.fence && !(await deps.fence.take())) return;
     // renewed while a long step runs (preparing or posting a large bundle takes minutes)
-    const heartbeat = deps.holdLease && setInterval(() => void held().catch(() => {}), 1_000);
+    const heartbeat = deps.holdLease && setInterval(() => void bestEffort(held(), 'renewed again a second later'), 1_000);
     try {
       await passHoldingLease();
     } catch (error) {
@@ -121,7 +122,7 @@ export function createBundler(given: BundlerDeps) {
   let tail: Promise<void> = Promise.resolve();
   function runOnce(): Promise<void> {
     const next = tail.then(pass);
-    tail = next.catch(() => {});
+    tail = next.catch(() => {}); // handled: the pass's failure is its caller's, the next pass runs either way
     return next;
   }
 

@@ -12,6 +12,7 @@ import { headerOfChunk } from './uploadOwner.js';
 import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
 import { ensureNotBlocked } from '../blocklist.js';
+import { bestEffort } from '../../bestEffort.js';
 
 const DECIMAL = /^\d{1,16}$/;
 
@@ -114,7 +115,7 @@ export async function receiveChunk(
     if (position !== undefined) await deps.awaitProjection?.(position);
   } finally {
     // refused, failed, or the same bytes as the chunk already recorded there
-    if (!recorded) await deps.blobStore.delete(blobKey).catch(() => undefined);
+    if (!recorded) await bestEffort(deps.blobStore.delete(blobKey), 'an unrecorded blob is swept as an orphan');
   }
 }
 

@@ -1,5 +1,5 @@
 import { streamName, type StreamName } from '../../ports/eventStore.js';
-import { toChecksumAddress } from '../../verify/index.js';
+import { toChecksumAddress } from './ethereumAddress.js';
 
 /**
  * Account keys are native addresses (CONTRACT.md section 5): base64url (43 chars) for arweave and

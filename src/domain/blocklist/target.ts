@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SignatureConfig } from 'arbundles';
 import { parseAccountAddress } from '../account/ids.js';
-import { nativeAddress } from '../../verify/index.js';
+import { addressOfPublicKey } from '../account/ethereumAddress.js';
 
 /** an owner's public key as an item carries it: base64url of the owner bytes, in its one canonical spelling */
 const OWNER_KEY = /^[A-Za-z0-9_-]{44,1400}$/;
@@ -26,7 +25,7 @@ export function parseBlockTarget(input: string): string | undefined {
   const owner = Buffer.from(s, 'base64url');
   if (owner.toString('base64url') !== s) return undefined;
   if (owner.length === 512 || owner.length === 1025) return sha256url(owner);
-  if (owner.length === 65 && owner[0] === 0x04) return nativeAddress(SignatureConfig.ETHEREUM, owner);
+  if (owner.length === 65 && owner[0] === 0x04) return addressOfPublicKey(owner);
   const typedEthereumOwner = owner.toString('latin1');
   return /^0x[0-9a-fA-F]{40}$/.test(typedEthereumOwner) ? parseAccountAddress(typedEthereumOwner) : undefined;
 }

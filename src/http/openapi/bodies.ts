@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Receipt } from '../../domain/receipt.js';
 import { CHUNK_MAX, CHUNK_MIN } from '../../domain/upload/ids.js';
 import type { TxOffsets } from '../../queries/types.js';
-import type { BalanceBody as BalanceBodyType } from '../balanceBody.js';
+import type { BalanceBody as BalanceBodyType } from '../../contract/balanceBody.js';
 
 /**
  * The JSON bodies the service answers with, as the OpenAPI document's named schemas. The handlers

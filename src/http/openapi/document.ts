@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.js';
-import { httpErrorOf } from '../errors.js';
+import { httpErrorOf } from '../../contract/errorMessages.js';
 import type { ApiCatalog, Operation } from './catalog.js';
 import type { Content, NamedValue, ResponseDoc } from './route.js';
 

@@ -1,7 +1,7 @@
 import { EthereumSigner, SIG_CONFIG, SignatureConfig } from 'arbundles';
 import { _TypedDataEncoder, hashMessage } from '@ethersproject/hash';
 import secp256k1 from 'secp256k1';
-import { addressOfPublicKey, isAcceptedAddress, toChecksumAddress } from '../ethereumAddress.js';
+import { addressOfPublicKey, isAcceptedAddress, toChecksumAddress } from '../../domain/account/ethereumAddress.js';
 import { settles, type SignatureScheme } from './scheme.js';
 
 /**

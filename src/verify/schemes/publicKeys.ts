@@ -4,10 +4,9 @@ import { createLru } from '../../lru.js';
 /**
  * The public keys of the owners seen last, each imported once: an owner usually signs many items
  * in a row (a wallet uploading a folder, a bundler's own key), and OpenSSL keeps what it derives
- * from a key on the key object itself. For RSA-4096 (the hot path) an import and first use cost
- * about 150 to 195 µs of CPU per verification on this project's build machine, a verification
- * with the key already imported 100 µs (and 13 µs instead of 45 to 70 of it on the event loop).
- * A key that cannot be imported throws and is not kept.
+ * from a key on the key object itself. For RSA-4096 (the hot path) a verification with the key
+ * already imported costs well under the CPU of an import and first use, and far less of it on the
+ * event loop. A key that cannot be imported throws and is not kept.
  */
 export function publicKeyCache(maxEntries: number, importKey: (encodedOwner: string) => KeyObject) {
   const keys = createLru<string, KeyObject>(maxEntries);

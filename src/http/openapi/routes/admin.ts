@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApprovalBody, BlockBody, CreditBody, RequeueBody } from '../../adminSchemas.js';
+import { ApprovalBody, BlockBody, CreditBody, RequeueBody } from '../../../contract/adminSchemas.js';
 import { defineRoute } from '../route.js';
 import { addressParam, blockTargetParam, dataItemIdParam } from '../params.js';
 import { AccountHistoryBody, BalanceBody, BlockAnswerBody, BlocklistBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';

@@ -1,7 +1,7 @@
 import type { BlockEntry, BlocklistCommandResult } from '../app/blocklist.js';
 import type { BlocklistState } from '../domain/blocklist/decider.js';
 
-/** The bodies of the block-list routes (openapi/bodies.ts), shared with the CLIs' --json. */
+/** The bodies of the block-list routes (http/openapi/bodies.ts), shared with the CLIs' --json. */
 
 const entryBody = (entry: BlockEntry) => ({ address: entry.address, by: entry.by, reason: entry.reason, since: new Date(entry.since).toISOString() });
 
