@@ -5,6 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { configurationMarkdown } from './lib/configDocs.js';
+import { bestEffort } from '../src/bestEffort.js';
 
 const pages: { path: URL; text: () => string }[] = [{ path: new URL('../docs/configuration.md', import.meta.url), text: configurationMarkdown }];
 
@@ -12,7 +13,7 @@ const check = process.argv.includes('--check');
 let stale = 0;
 for (const page of pages) {
   const text = page.text();
-  const current = await readFile(page.path, 'utf8').catch(() => undefined);
+  const current = await bestEffort(readFile(page.path, 'utf8'), 'a page not written yet is written now');
   if (current === text) continue;
   if (check) {
     stale += 1;

@@ -1,3 +1,5 @@
+import { bestEffort } from './bestEffort.js';
+
 /**
  * One part of the running service: `start` takes what it holds (files, threads, timers, a port), `stop`
  * gives it back. A part with nothing to start or stop leaves that out.
@@ -78,7 +80,7 @@ export async function withLifecycle<T>(onStopFailure: StopFailure, build: (lifec
   try {
     return await build(lifecycle);
   } catch (error) {
-    await lifecycle.stop().catch(() => undefined);
+    await bestEffort(lifecycle.stop(), 'the start failure is the one rethrown; each stop failure was reported as it came');
     throw error;
   }
 }

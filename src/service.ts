@@ -10,14 +10,13 @@ import type { ProjectionRunner } from '../projections/runner.js';
 import type { AccountRepository } from './app/accounts.js';
 import type { MultipartDeps } from './app/multipart/deps.js';
 import type { Finalizer } from './app/multipart/finalizer.js';
-import type { Clocks } from './clock.js';
 import type { Bundler } from './app/bundler/bundler.js';
 import type { createReconciler } from './app/reconciler.js';
 import type { TopUps } from './app/topUps.js';
 import type { BlobHasher } from './crypto/blobHasher.js';
 import { withLifecycle } from './lifecycle.js';
 import { createWiring } from './wiring/context.js';
-import { openStores } from './wiring/stores.js';
+import { openStores, type ServiceStores } from './wiring/stores.js';
 import { startShared } from './wiring/shared.js';
 import { awaitProjectionOf, startBackgroundWork, startProjector } from './wiring/background.js';
 import { startCommandSide } from './wiring/commands.js';
@@ -49,16 +48,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. And its clocks, for tests. */
-export interface ServiceStores {
-  eventStore?: EventStore;
-  readStore?: ReadStore;
-  blobStore?: BlobStore;
-  /** uploads' SHA-256 hasher (tests that stall or kill its workers); the service closes it at stop */
-  hasher?: BlobHasher;
-  /** the clocks in place of the system's (tests that step the wall clock or advance the monotonic one) */
-  clocks?: Partial<Clocks>;
-}
+export type { ServiceStores } from './wiring/stores.js';
 
 /**
  * Composition root: builds every part from the configuration (but the stores `given`) and

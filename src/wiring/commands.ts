@@ -20,7 +20,7 @@ import { receiveChunk } from '../app/multipart/receiveChunk.js';
 import type { AppOptions } from '../http/app.js';
 import type { InFlight } from '../http/shutdown.js';
 import type { Lifecycle } from '../lifecycle.js';
-import type { ServiceStores } from '../service.js';
+import type { ServiceStores } from './stores.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';

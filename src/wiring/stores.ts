@@ -7,9 +7,21 @@ import { openBlobStoreFromConfig, openReadStoreFromConfig } from '../adapters/st
 import { loadOrCreateWallet } from '../wallet/loadOrCreateWallet.js';
 import { refuseReadModelsAhead } from '../../projections/aheadOfEvents.js';
 import type { Lifecycle } from '../lifecycle.js';
-import type { ServiceStores } from '../service.js';
+import type { Clocks } from '../clock.js';
+import type { BlobHasher } from '../crypto/blobHasher.js';
 import type { Wiring } from './context.js';
 import { createLeases, type Leases } from './leases.js';
+
+/** Stores the caller opened itself (tests that make a disk fill or fail); the service closes them at stop. And its clocks, for tests. */
+export interface ServiceStores {
+  eventStore?: EventStore;
+  readStore?: ReadStore;
+  blobStore?: BlobStore;
+  /** uploads' SHA-256 hasher (tests that stall or kill its workers); the service closes it at stop */
+  hasher?: BlobHasher;
+  /** the clocks in place of the system's (tests that step the wall clock or advance the monotonic one) */
+  clocks?: Partial<Clocks>;
+}
 
 export interface Stores {
   eventStore: EventStore;

@@ -20,7 +20,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * bodies, error messages) that the web layer and the operator CLIs both speak.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['src/ports', 'src/bestEffort.ts', 'src/clock.ts', 'src/lru.ts', 'src/log.ts', 'src/version.ts', 'src/config.ts'],
+  ['src/ports', 'src/bestEffort.ts', 'src/clock.ts', 'src/lru.ts', 'src/lifecycle.ts', 'src/log.ts', 'src/version.ts', 'src/config.ts'],
   ['src/domain'],
   ['src/crypto', 'src/verify', 'src/bundling', 'src/receipts', 'src/wallet'],
   ['projections'],
@@ -28,7 +28,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/adapters', 'src/app', 'src/queries', 'src/audit', 'src/history', 'src/metrics', 'src/wallet/loadOrCreateWallet.ts'],
   ['src/contract'],
   ['src/http'],
-  ['src/roles.ts', 'src/service.ts'],
+  // the composition root: the wiring of each role, and the root that lists them
+  ['src/roles.ts', 'src/wiring'],
+  ['src/service.ts'],
   ['src/main.ts'],
 ];
 
