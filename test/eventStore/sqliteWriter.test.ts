@@ -11,11 +11,7 @@ import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js'
 import { CommitGate, CRASH_EXIT_CODE } from '../../src/adapters/sqlite/eventStoreCommitGate.js';
 import { AppendOutcomeUnknown, EventStoreUnavailable, WrongExpectedRevision, type NewEvent } from '../../src/ports/eventStore.js';
 import { collect, newEvent, summary, testStreams } from './contractSupport.js';
-
-/** waits, turn after turn of the event loop, until `done()` holds (the mocha timeout bounds it) */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
+import { eventually } from '../support/eventually.js';
 
 /** settles to its outcome without throwing, and tells whether it has settled yet */
 function watch<T>(promise: Promise<T>) {
@@ -62,7 +58,13 @@ describe('SQLite event store: the writer worker', function () {
       const { a } = testStreams('a');
       const append = watch(store.append(a, [newEvent('A1')], 'no_stream'));
       // the worker holds the transaction at the gate, as a slow fsync would
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
       expect(await res.text()).to.equal('pong');
       expect(append.state.settled).to.equal(false);
@@ -79,7 +81,13 @@ describe('SQLite event store: the writer worker', function () {
       store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer });
       const { a, b, c } = testStreams('a', 'b', 'c');
       const first = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const later = [store.append(b, [newEvent('B1')], 'no_stream'), store.append(c, [newEvent('C1')], 'no_stream')];
       // another turn of the event loop: they still wait for the group in the worker
       await new Promise((resolve) => setImmediate(resolve));
@@ -138,7 +146,13 @@ describe('SQLite event store: the writer worker', function () {
       store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
       const { a, b, c, d } = testStreams('a', 'b', 'c', 'd');
       const first = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       coming = 2;
       const queued = [watch(store.append(b, [newEvent('B1')], 'no_stream')), watch(store.append(c, [newEvent('C1')], 'no_stream'))];
       gate.open();
@@ -178,7 +192,13 @@ describe('SQLite event store: the writer worker', function () {
       const closing = openSqliteEventStore({ path, commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
       const { a, b } = testStreams('a', 'b');
       const first = closing.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       coming = 1;
       const queued = closing.append(b, [newEvent('B1')], 'no_stream');
       const closed = closing.close();
@@ -245,13 +265,25 @@ describe('SQLite event store: the writer worker', function () {
       store = openSqliteEventStore({ path, commitGate: gate.buffer });
       const { a, b, c } = testStreams('a', 'b', 'c');
       const answered = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       gate.open();
       // answered before the crash: it stays
       await answered;
       gate.shut();
       const inWorker = watch(store.append(b, [newEvent('B1')], 'no_stream'));
-      await until(() => gate.arrivals() === 2);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 2,
+        'a second commit at the gate',
+        60_000,
+        5,
+      );
       const queued = watch(store.append(c, [newEvent('C1')], 'no_stream'));
       await new Promise((resolve) => setImmediate(resolve));
       gate.crash();
@@ -284,7 +316,13 @@ describe('SQLite event store: the writer worker', function () {
       store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer });
       const { a } = testStreams('a');
       const inWorker = watch(store.append(a, [newEvent('A1')], 'no_stream'));
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const probe = watch(store.probeWrite());
       gate.crash();
       expect(AppendOutcomeUnknown.is(reasonOf(await inWorker.settled))).to.equal(true);

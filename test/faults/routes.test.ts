@@ -13,7 +13,8 @@ import { fillableBlobStore, type FillableBlobStore } from '../support/fillableBl
 import { refusingEventStore, type RefusingEventStore } from '../support/refusingEventStore.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, type TestService } from '../support/testService.js';
-import { eventually, tempFiles } from '../limits/support.js';
+import { tempFiles } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 const UNAVAILABLE = [503, 'Service unavailable'] as const;
@@ -149,7 +150,7 @@ describe('honest answers when a store cannot take writes', function () {
       blobs.free();
       // what the commands role's maintenance pass does every minute
       await service.finalizer.resume();
-      await eventually(async () => (await statusOf(service, id)) === 'FINALIZED', 'the upload finalized');
+      await eventually(async () => (await statusOf(service, id)) === 'FINALIZED', Boolean, 'the upload finalized');
       expect(await itemBlobsWithoutAcceptance(service)).to.deep.equal([]);
     });
   });
