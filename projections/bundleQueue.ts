@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { ReadStore } from '../src/ports/readStore.js';
-import { collectionOf, type ProjectionDefinition } from './definition.js';
+import { collectionOf, type HandledEvent, type ProjectionDefinition } from './definition.js';
 import { itemIdsOf } from './itemIds.js';
 
 /** Accepted items and the live bundle plan holding each (none: waiting to be bundled). */
@@ -15,34 +15,22 @@ export interface QueuedItem {
   damaged?: true;
 }
 
-type QueueEvent = Extract<
-  DomainEvent,
-  {
-    type:
-      | 'DataItemAccepted'
-      | 'DataItemFailed'
-      | 'DataItemDamaged'
-      | 'DataItemRepaired'
-      | 'DataItemRequeued'
-      | 'BundlePlanned'
-      | 'BundlePermanent'
-      | 'BundleDropped';
-  }
->;
+const handles = [
+  'DataItemAccepted',
+  'DataItemFailed',
+  'DataItemDamaged',
+  'DataItemRepaired',
+  'DataItemRequeued',
+  'BundlePlanned',
+  'BundlePermanent',
+  'BundleDropped',
+] as const;
+type QueueEvent = HandledEvent<typeof handles>;
 
 export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent> = {
   name: 'bundle-queue',
   version: 1,
-  handles: [
-    'DataItemAccepted',
-    'DataItemFailed',
-    'DataItemDamaged',
-    'DataItemRepaired',
-    'DataItemRequeued',
-    'BundlePlanned',
-    'BundlePermanent',
-    'BundleDropped',
-  ],
+  handles,
   documentIds: itemIdsOf,
 
   reduce: (doc, event) => {

@@ -14,6 +14,12 @@ export interface ProjectionDefinition<D = unknown, E extends DomainEvent = Domai
   reduce(doc: D | undefined, event: E, context: { id: string; recorded: RecordedEvent }): D | undefined;
 }
 
+/**
+ * The events of the types a projection lists, its event union inferred from the list, so the types are
+ * spelled once: `const handles = ['A', 'B'] as const`, then `ProjectionDefinition<D, HandledEvent<typeof handles>>`.
+ */
+export type HandledEvent<Types extends readonly DomainEvent['type'][]> = Extract<DomainEvent, { type: Types[number] }>;
+
 /** Any projection, whatever its document and event types (for lists of projections). */
 export type AnyProjection = ProjectionDefinition<any, any>;
 

@@ -2,7 +2,7 @@ import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 import { damageOf, factsOf } from '../src/domain/facts.js';
 import type { ProjectionDefinition } from './definition.js';
-import { itemIdsOf, type ItemEvent } from './itemIds.js';
+import { ITEM_EVENT_TYPES, itemIdsOf, type ItemEvent } from './itemIds.js';
 
 /** One line of a timeline: when, what, and a sentence about it from the subject's point of view. */
 export interface HistoryEntry {
@@ -122,23 +122,8 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
 export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, ItemHistoryEvent> = {
   name: 'item-history',
   version: 1,
-  handles: [
-    'DataItemAccepted',
-    'NestedItemsIndexed',
-    'DataItemFailed',
-    'DataItemDamaged',
-    'DataItemRepaired',
-    'DataItemRequeued',
-    'ReservationSettled',
-    'ReservationReleased',
-    'UploadValidated',
-    'UploadFinalized',
-    'UploadUnderfunded',
-    'BundlePlanned',
-    'BundlePrepared',
-    'BundlePermanent',
-    'BundleDropped',
-  ],
+  // every event that concerns an item
+  handles: ITEM_EVENT_TYPES,
   documentIds: itemIdsOf,
   reduce: (doc, event, { id, recorded }) => {
     if (!doc && (event.type === 'ReservationSettled' || event.type === 'ReservationReleased')) return undefined;

@@ -1,27 +1,24 @@
-import type { DomainEvent } from '../src/domain/events.js';
+import type { HandledEvent } from './definition.js';
 
 /** the events that concern data items: theirs, their reservations and uploads, and their bundles' */
-export type ItemEvent = Extract<
-  DomainEvent,
-  {
-    type:
-      | 'DataItemAccepted'
-      | 'NestedItemsIndexed'
-      | 'DataItemFailed'
-      | 'DataItemDamaged'
-      | 'DataItemRepaired'
-      | 'DataItemRequeued'
-      | 'ReservationSettled'
-      | 'ReservationReleased'
-      | 'UploadValidated'
-      | 'UploadFinalized'
-      | 'UploadUnderfunded'
-      | 'BundlePlanned'
-      | 'BundlePrepared'
-      | 'BundlePermanent'
-      | 'BundleDropped';
-  }
->;
+export const ITEM_EVENT_TYPES = [
+  'DataItemAccepted',
+  'NestedItemsIndexed',
+  'DataItemFailed',
+  'DataItemDamaged',
+  'DataItemRepaired',
+  'DataItemRequeued',
+  'ReservationSettled',
+  'ReservationReleased',
+  'UploadValidated',
+  'UploadFinalized',
+  'UploadUnderfunded',
+  'BundlePlanned',
+  'BundlePrepared',
+  'BundlePermanent',
+  'BundleDropped',
+] as const;
+export type ItemEvent = HandledEvent<typeof ITEM_EVENT_TYPES>;
 
 /**
  * The items an event concerns, or with a bundle event every item of the bundle: the document ids of

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../src/domain/events.js';
 import type { NestedItem } from '../src/domain/dataItem/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 
 /**
  * Where an item nested in an uploaded bundle sits in its root item (the top-level item that was
@@ -19,7 +19,8 @@ export interface NestedOffsetsDocument {
   verified?: true;
 }
 
-type NestedEvent = Extract<DomainEvent, { type: 'NestedItemsIndexed' }>;
+const handles = ['NestedItemsIndexed'] as const;
+type NestedEvent = HandledEvent<typeof handles>;
 
 // Each document looks its item up in the event: an index by id, built once per event, keeps that
 // linear in the event's size. Weak, so it goes with the event.
@@ -38,7 +39,7 @@ function itemOf(data: NestedEvent['data'], id: string): NestedItem | undefined {
 export const nestedOffsetsProjection: ProjectionDefinition<NestedOffsetsDocument, NestedEvent> = {
   name: 'nested-offsets',
   version: 1,
-  handles: ['NestedItemsIndexed'],
+  handles,
   documentIds: (event) => event.data.items.map((item) => item.id),
   reduce: (doc, event, { id }) => {
     // The same signed item nested in two uploads is the same bytes: the first root found keeps it.

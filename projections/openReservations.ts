@@ -1,5 +1,5 @@
 import type { AccountEvent } from '../src/domain/account/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 
 /** Reservations neither settled nor released: what the reconciler looks at. */
 export interface OpenReservation {
@@ -9,12 +9,13 @@ export interface OpenReservation {
   timestamp: number;
 }
 
-type ReservationEvent = Extract<AccountEvent, { type: 'BalanceReserved' | 'ReservationSettled' | 'ReservationReleased' }>;
+const handles = ['BalanceReserved', 'ReservationSettled', 'ReservationReleased'] as const;
+type ReservationEvent = HandledEvent<typeof handles>;
 
 export const openReservationsProjection: ProjectionDefinition<OpenReservation, ReservationEvent> = {
   name: 'open-reservations',
   version: 1,
-  handles: ['BalanceReserved', 'ReservationSettled', 'ReservationReleased'],
+  handles,
   documentIds: (event) => [event.data.reservationId],
   // a switch (exhaustive: the return type and the linter's check), not a ts-pattern match: a rebuild asks it of every reservation
   reduce: (_doc, event): OpenReservation | undefined => {

@@ -1,6 +1,5 @@
 import { match } from 'ts-pattern';
-import type { DataItemAccepted, DataItemFailed, NestedItemsIndexed } from '../src/domain/dataItem/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 
 /**
  * Accepted items whose payload is a bundle and whose nested index is not complete yet (its last
@@ -15,11 +14,13 @@ export interface PendingNestedIndex {
   acceptedAt: number;
 }
 
-export const pendingNestedIndexProjection: ProjectionDefinition<PendingNestedIndex, DataItemAccepted | NestedItemsIndexed | DataItemFailed> = {
+// an item that failed for good is never in a bundle transaction: its nested offsets are moot
+const handles = ['DataItemAccepted', 'NestedItemsIndexed', 'DataItemFailed'] as const;
+
+export const pendingNestedIndexProjection: ProjectionDefinition<PendingNestedIndex, HandledEvent<typeof handles>> = {
   name: 'pending-nested-index',
   version: 1,
-  // an item that failed for good is never in a bundle transaction: its nested offsets are moot
-  handles: ['DataItemAccepted', 'NestedItemsIndexed', 'DataItemFailed'],
+  handles,
   documentIds: (event) => (event.type === 'DataItemAccepted' && !event.data.nestedBundle ? [] : [event.data.id]),
   reduce: (doc, event) =>
     match(event)

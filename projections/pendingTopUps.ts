@@ -1,8 +1,6 @@
 import { match } from 'ts-pattern';
-import type { AccountEvent } from '../src/domain/account/events.js';
-import type { TopUpEvent } from '../src/domain/topUp/events.js';
 import { creditIdOfTransfer } from '../src/domain/topUp/ids.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 
 /**
  * Top-ups claimed and not credited yet, by credit id (`<token>:<txId>`): a transaction still short
@@ -18,13 +16,14 @@ export interface PendingTopUp {
   timestamp: number;
 }
 
-type PendingTopUpEvent = TopUpEvent | Extract<AccountEvent, { type: 'AccountCredited' }>;
+const handles = ['TopUpClaimed', 'TopUpExpired', 'AccountCredited'] as const;
+type PendingTopUpEvent = HandledEvent<typeof handles>;
 
 export const pendingTopUpsProjection: ProjectionDefinition<PendingTopUp, PendingTopUpEvent> = {
   name: 'pending-top-ups',
   // v2: keyed by the canonical transaction id (creditIdOfTransfer), whatever spelling a claim stored before
   version: 2,
-  handles: ['TopUpClaimed', 'TopUpExpired', 'AccountCredited'],
+  handles,
   documentIds: (event) =>
     match(event)
       .returnType<readonly string[]>()

@@ -1,8 +1,9 @@
 import { match } from 'ts-pattern';
 import type { AccountEvent } from '../src/domain/account/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 
-type ApprovalEvent = Extract<AccountEvent, { type: 'PaymentApproved' | 'PaymentApprovalRevoked' }>;
+const handles = ['PaymentApproved', 'PaymentApprovalRevoked'] as const;
+type ApprovalEvent = HandledEvent<typeof handles>;
 
 /** The payers that have approved an address (granted and not revoked since), sorted; empty after the last revocation. */
 export interface ReceivedApprovalsDocument {
@@ -18,7 +19,7 @@ export interface ReceivedApprovalsDocument {
 export const receivedApprovalsProjection: ProjectionDefinition<ReceivedApprovalsDocument, ApprovalEvent> = {
   name: 'received-approvals',
   version: 1,
-  handles: ['PaymentApproved', 'PaymentApprovalRevoked'],
+  handles,
   documentIds: (event) => [event.data.approvedAddress],
   reduce: (doc, event) => {
     const payers = new Set(doc?.payers ?? []);

@@ -1,6 +1,6 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 import { itemIdsOf } from './itemIds.js';
 
 /** Answers `GET /tx/:id/status` and, with the root bundle known, `GET /tx/:id/offsets` (CONTRACT.md section 6). */
@@ -23,21 +23,18 @@ export interface TxStatusDocument {
   damaged?: true;
 }
 
-type TxStatusEvent = Extract<
-  DomainEvent,
-  {
-    type:
-      | 'DataItemAccepted'
-      | 'DataItemFailed'
-      | 'DataItemDamaged'
-      | 'DataItemRepaired'
-      | 'DataItemRequeued'
-      | 'BundlePlanned'
-      | 'BundlePrepared'
-      | 'BundlePermanent'
-      | 'BundleDropped';
-  }
->;
+const handles = [
+  'DataItemAccepted',
+  'DataItemFailed',
+  'DataItemDamaged',
+  'DataItemRepaired',
+  'DataItemRequeued',
+  'BundlePlanned',
+  'BundlePrepared',
+  'BundlePermanent',
+  'BundleDropped',
+] as const;
+type TxStatusEvent = HandledEvent<typeof handles>;
 
 /**
  * Where the item stands given its bundle: waiting, or in a live plan. A damaged item is FAILED/damaged
@@ -53,17 +50,7 @@ const unbundled = ({ planId: _p, bundleId: _b, startOffsetInRootBundle: _s, ...r
 export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatusEvent> = {
   name: 'tx-status',
   version: 1,
-  handles: [
-    'DataItemAccepted',
-    'DataItemFailed',
-    'DataItemDamaged',
-    'DataItemRepaired',
-    'DataItemRequeued',
-    'BundlePlanned',
-    'BundlePrepared',
-    'BundlePermanent',
-    'BundleDropped',
-  ],
+  handles,
   documentIds: itemIdsOf,
 
   reduce: (doc, event, { id }) => {

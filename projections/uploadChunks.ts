@@ -1,6 +1,6 @@
 import type { UploadEvent } from '../src/domain/upload/events.js';
 import type { ReadStore } from '../src/ports/readStore.js';
-import { collectionOf, type ProjectionDefinition } from './definition.js';
+import { collectionOf, type HandledEvent, type ProjectionDefinition } from './definition.js';
 
 /**
  * The chunks of every multi-part upload, one document each, so recording a chunk writes one small
@@ -12,7 +12,8 @@ export interface UploadChunkDocument {
   length: number;
 }
 
-type ChunkReceived = Extract<UploadEvent, { type: 'ChunkReceived' }>;
+const handles = ['ChunkReceived'] as const;
+type ChunkReceived = HandledEvent<typeof handles>;
 
 const OFFSET_DIGITS = 16;
 export const uploadChunkId = (uploadId: string, offset: number) => `${uploadId}/${String(offset).padStart(OFFSET_DIGITS, '0')}`;
@@ -20,7 +21,7 @@ export const uploadChunkId = (uploadId: string, offset: number) => `${uploadId}/
 export const uploadChunksProjection: ProjectionDefinition<UploadChunkDocument, ChunkReceived> = {
   name: 'upload-chunks',
   version: 1,
-  handles: ['ChunkReceived'],
+  handles,
   documentIds: (event) => [uploadChunkId(event.data.uploadId, event.data.offset)],
   // the same offset again replaces the chunk
   reduce: (_doc, event) => ({ offset: event.data.offset, length: event.data.length }),

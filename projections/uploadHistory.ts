@@ -1,6 +1,6 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
-import type { ProjectionDefinition } from './definition.js';
+import type { HandledEvent, ProjectionDefinition } from './definition.js';
 import { countOf, entryOf, type HistoryEntry } from './itemHistory.js';
 
 /**
@@ -14,7 +14,8 @@ export interface UploadHistoryDocument {
   run?: ChunkTally;
 }
 
-type UploadHistoryEvent = Extract<DomainEvent, { type: 'UploadCreated' | 'ChunkReceived' | 'UploadFinalizeRequested' }>;
+const handles = ['UploadCreated', 'ChunkReceived', 'UploadFinalizeRequested'] as const;
+type UploadHistoryEvent = HandledEvent<typeof handles>;
 
 interface ChunkTally {
   count: number;
@@ -26,7 +27,7 @@ const chunkSummary = ({ count, bytes }: ChunkTally) => `${countOf(count, 'chunk'
 export const uploadHistoryProjection: ProjectionDefinition<UploadHistoryDocument, UploadHistoryEvent> = {
   name: 'upload-history',
   version: 1,
-  handles: ['UploadCreated', 'ChunkReceived', 'UploadFinalizeRequested'],
+  handles,
   documentIds: (event) => [event.data.uploadId],
   reduce: (doc, event, { recorded }) => {
     const entries = doc?.entries ?? [];

@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { DomainEvent } from '../src/domain/events.js';
 import type { ReadStore } from '../src/ports/readStore.js';
-import { collectionOf, type ProjectionDefinition } from './definition.js';
+import { collectionOf, type HandledEvent, type ProjectionDefinition } from './definition.js';
 
 /** the one document of the upload-stats read model */
 export const UPLOAD_STATS_ID = 'all';
@@ -45,10 +45,8 @@ export interface UploadStatsDocument {
   bundlesDropped: number;
 }
 
-type UploadStatsEvent = Extract<
-  DomainEvent,
-  { type: 'DataItemAccepted' | 'DataItemFailed' | 'DataItemDamaged' | 'DataItemRepaired' | 'DataItemRequeued' | 'BundlePermanent' | 'BundleDropped' }
->;
+const handles = ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePermanent', 'BundleDropped'] as const;
+type UploadStatsEvent = HandledEvent<typeof handles>;
 
 export const emptyUploadStats = (): UploadStatsDocument => ({
   minutes: [],
@@ -83,7 +81,7 @@ export const uploadStatsProjection: ProjectionDefinition<UploadStatsDocument, Up
   name: 'upload-stats',
   // v2: recentFailures, and failedItems counts the items FAILED now (requeues taken back)
   version: 2,
-  handles: ['DataItemAccepted', 'DataItemFailed', 'DataItemDamaged', 'DataItemRepaired', 'DataItemRequeued', 'BundlePermanent', 'BundleDropped'],
+  handles,
   documentIds: () => [UPLOAD_STATS_ID],
   reduce: (doc, event) => {
     const stats = doc ?? emptyUploadStats();

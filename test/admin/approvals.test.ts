@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { alice, bob, creditedOnly, eth, ethLower, startAdminApp, T0, type AdminApp } from './support.js';
+import { creditedOnly } from '../support/balances.js';
+import { alice, bob, eth, ethLower, startAdminApp, T0, type AdminApp } from './support.js';
 
 describe('admin API: payment approvals', () => {
   let app: AdminApp;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { alice, creditedOnly, eth, ethLower, startAdminApp, type AdminApp } from './support.js';
+import { creditedOnly } from '../support/balances.js';
+import { alice, eth, ethLower, startAdminApp, type AdminApp } from './support.js';
 
 describe('admin API: credits', () => {
   let app: AdminApp;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
-import { ADMIN_TOKEN, alice, creditedOnly, expectPlainError } from './support.js';
+import { creditedOnly } from '../support/balances.js';
+import { ADMIN_TOKEN, alice, expectPlainError } from './support.js';
 
 /** The admin API as the service mounts it (src/service.ts → createApp's `admin` option). */
 describe('admin API in the service', () => {

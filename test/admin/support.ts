@@ -72,16 +72,6 @@ export async function startAdminApp(): Promise<AdminApp> {
   };
 }
 
-/** the balance body of an account with nothing but credits */
-export const creditedOnly = (address: string, winc: string) => ({
-  address,
-  winc,
-  creditedWinc: winc,
-  spentWinc: '0',
-  reservedWinc: '0',
-  givenApprovals: [],
-});
-
 /** the contract's error shape: plain text, the body and the reason phrase exactly the message */
 export async function expectPlainError(res: Response, status: number, message: string) {
   expect(res.status).to.equal(status);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { alice, bob, creditedOnly, expectPlainError, startAdminApp, T0, type AdminApp } from './support.js';
+import { creditedOnly } from '../support/balances.js';
+import { alice, bob, expectPlainError, startAdminApp, T0, type AdminApp } from './support.js';
 
 describe('admin API: malformed requests', () => {
   let app: AdminApp;

@@ -16,7 +16,7 @@ import { runAudit } from '../../src/audit/audit.js';
 import type { Finding } from '../../src/audit/types.js';
 import { kindsAndIds } from '../audit/support.js';
 import { bytesOf, piecesOf } from '../blobStore/support.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunks } from '../support/multipart.js';
@@ -240,7 +240,7 @@ describe('orphan blob sweep', function () {
         });
         const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1024 * 1024 });
         const acceptance = acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'in-flight' } }, { ...service.multipart.accept, eventStore: held });
-        await eventually(() => order.includes('append starts'), 'the acceptance committed its bytes and appends');
+        await eventually(() => order.includes('append starts'), Boolean, 'the acceptance committed its bytes and appends');
 
         // the sweep reads the item's stream before it decides, and again (alone with this process's acceptances of it) before it deletes
         let judged = 0;
@@ -296,10 +296,14 @@ describe('orphan blob sweep', function () {
       running = undefined;
 
       const second = await start({ BLOB_SWEEP_GRACE_MS: '1000', BLOB_SWEEP_INTERVAL_MS: '100' });
-      await eventually(async () => {
-        for (const key of orphanKeys) if (await present(second, key)) return false;
-        return true;
-      }, 'the orphans removed');
+      await eventually(
+        async () => {
+          for (const key of orphanKeys) if (await present(second, key)) return false;
+          return true;
+        },
+        Boolean,
+        'the orphans removed',
+      );
       expect(await auditFindings(second)).to.deep.equal([]);
       await expectIntact(second, accepted);
       const metrics = await (await fetch(`${second.url}/metrics`)).text();

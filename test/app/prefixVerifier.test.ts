@@ -13,6 +13,7 @@ import type { BlobStore } from '../../src/ports/blobStore.js';
 import { heldHashWorkers } from '../support/heldHashWorkers.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
+import { eventually } from '../support/eventually.js';
 
 const KiB = 1024;
 const CHUNK = 64 * KiB;
@@ -38,13 +39,6 @@ async function watchedStore(root: string) {
     },
   };
   return { store, watched, opened, read };
-}
-
-async function until(condition: () => boolean) {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 60_000) throw new Error('condition not met in 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('verifying a multi-part upload as its chunks come in', function () {
@@ -92,7 +86,11 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const chunks = await storeChunks('u1', raw);
     const prefix = verifier();
     for (const i of [2, 0, 5, 1, 4, 3]) prefix.recorded('u1', chunks[i]!);
-    await until(() => opened.length === chunks.length);
+    await eventually(
+      () => opened.length,
+      (n) => n === chunks.length,
+      'every chunk opened',
+    );
     expect(opened).to.deep.equal(chunks.map((c) => c.blobKey));
 
     expect(await prefix.take('u1', chunks)).to.deep.include({ sha256: sha256(raw) });
@@ -163,7 +161,11 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const replacements = await storeChunks('u1', other.getRaw());
     const prefix = verifier();
     for (const chunk of chunks) prefix.recorded('u1', chunk);
-    await until(() => opened.length === chunks.length);
+    await eventually(
+      () => opened.length,
+      (n) => n === chunks.length,
+      'every chunk opened',
+    );
     expect(await prefix.take('u1', replacements)).to.equal(undefined);
   });
 
@@ -172,7 +174,11 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const [replacement] = await storeChunks('u1', randomBytes(CHUNK));
     const prefix = verifier();
     prefix.recorded('u1', chunks[0]!);
-    await until(() => opened.length === 1);
+    await eventually(
+      () => opened.length,
+      (n) => n === 1,
+      'the first chunk opened',
+    );
     prefix.recorded('u1', replacement!);
     for (const chunk of chunks.slice(1)) prefix.recorded('u1', chunk);
     expect(await prefix.take('u1', [replacement!, ...chunks.slice(1)])).to.equal(undefined);
@@ -197,7 +203,11 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const chunks = await storeChunks('u1', bytes);
     const prefix = verifier();
     for (const chunk of chunks) prefix.recorded('u1', chunk);
-    await until(() => opened.length === chunks.length);
+    await eventually(
+      () => opened.length,
+      (n) => n === chunks.length,
+      'every chunk opened',
+    );
     const result = await prefix.take('u1', chunks).catch((error: Error) => error);
     expect(result).to.be.instanceOf(InvalidDataItem);
     expect((result as Error).message).to.equal('signature of type 1 does not verify');
@@ -210,10 +220,18 @@ describe('verifying a multi-part upload as its chunks come in', function () {
     const chunks = await storeChunks('u1', raw);
     const prefix = verifier();
     for (const chunk of chunks) prefix.recorded('u1', chunk);
-    await until(() => opened.length === chunks.length);
+    await eventually(
+      () => opened.length,
+      (n) => n === chunks.length,
+      'every chunk opened',
+    );
     workers.hold(); // the digest's last piece and its answer never reach the worker before it dies
     const taking = prefix.take('u1', chunks);
-    await until(() => workers.held.length > 0);
+    await eventually(
+      () => workers.held.length,
+      (n) => n > 0,
+      'a hash held in a worker',
+    );
     await workers.started[0]!.terminate();
     expect(await taking).to.equal(undefined);
   });

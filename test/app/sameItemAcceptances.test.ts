@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { acceptDataItem, loadDataItem } from '../../src/app/acceptDataItem.js';
 import { receiveDataItem, type ReceivedDataItem } from '../../src/app/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
@@ -10,6 +9,7 @@ import { EventStoreUnavailable } from '../../src/ports/eventStore.js';
 import { bytesOf } from '../blobStore/support.js';
 import { signedItem, signers } from '../support/items.js';
 import { refusingEventStore, type RefusingEventStore } from '../support/refusingEventStore.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { startTestService, type TestService } from '../support/testService.js';
 
 describe('two uploads of the same item whose acceptances meet a store fault', function () {
@@ -19,7 +19,8 @@ describe('two uploads of the same item whose acceptances meet a store fault', fu
   let eventsDb: Database.Database;
   beforeEach(async function () {
     service = await startTestService({}, async (dataDir) => {
-      const eventStore = openSqliteEventStore({ path: join(dataDir, 'events.db'), onOpen: (db) => (eventsDb = db) });
+      const { store: eventStore, db } = openSqliteEventStoreWithConnection({ path: join(dataDir, 'events.db') });
+      eventsDb = db;
       events = refusingEventStore(eventStore, eventsDb);
       return { eventStore: events.store };
     });

@@ -6,7 +6,7 @@ import type { ReadStore } from '../../src/ports/readStore.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../projections/runner.js';
 import { unfinishedUploadsProjection } from '../../projections/index.js';
 import { sqliteStoresEach } from '../projections/readModels.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The upload tally: what each client holds in open multi-part uploads, kept current from the event
@@ -86,13 +86,13 @@ describe('upload tally', function () {
     await chunk(ids[0]!, 2500, 3000, 2);
     await chunk(ids[1]!, 0, 4000, 3, 'owner');
     await chunk(ids[2]!, 2500, 2500, 4);
-    await eventually(() => tally.usage('10.0.0.1').bytes === 7000 && tally.usage('2001:db8:0:0::/64').bytes === 2500, 'the chunks followed');
+    await eventually(() => tally.usage('10.0.0.1').bytes === 7000 && tally.usage('2001:db8:0:0::/64').bytes === 2500, Boolean, 'the chunks followed');
     expect(tally.usage('10.0.0.1')).to.deep.equal({ uploads: 2, bytes: 7000, headerlessExcess: 2000 });
     expect(tally.usage('2001:db8:0:0::/64')).to.deep.equal({ uploads: 1, bytes: 2500, headerlessExcess: 1500 });
     expect(tally.totalBytes()).to.equal(9500);
 
     await expire(ids[0]!);
-    await eventually(() => tally.usage('10.0.0.1').uploads === 1, 'the end followed');
+    await eventually(() => tally.usage('10.0.0.1').uploads === 1, Boolean, 'the end followed');
     expect(tally.usage('10.0.0.1')).to.deep.equal({ uploads: 1, bytes: 4000, headerlessExcess: 0 });
     expect(tally.totalBytes()).to.equal(6500);
   });
@@ -112,7 +112,7 @@ describe('upload tally', function () {
     await expire(ids[5]!);
     const tally = await startTally();
     const scansAtStart = scans;
-    await eventually(() => tally.usage('10.0.0.2').uploads === 5, 'the rest followed from the event store');
+    await eventually(() => tally.usage('10.0.0.2').uploads === 5, Boolean, 'the rest followed from the event store');
     const bytes = [0, 1, 2, 3, 4].reduce((sum, i) => sum + 2000 + i + 3000, 0);
     expect(tally.usage('10.0.0.2')).to.deep.equal({ uploads: 5, bytes, headerlessExcess: 0 });
 
@@ -120,10 +120,10 @@ describe('upload tally', function () {
     await runner.start();
     await runner.waitFor(await stores.events.headPosition(), 5000);
     const second = await startTally(firstHalf);
-    await eventually(() => second.usage('10.0.0.2').uploads === 5 && second.usage('10.0.0.2').bytes === bytes, 'the second tally agrees');
+    await eventually(() => second.usage('10.0.0.2').uploads === 5 && second.usage('10.0.0.2').bytes === bytes, Boolean, 'the second tally agrees');
     const scansAfter = scans;
     for (let i = 0; i < 20; i++) await create(`x${String(i).padStart(23, '0')}`, '10.0.0.3');
-    await eventually(() => tally.usage('10.0.0.3').uploads === 20 && second.usage('10.0.0.3').uploads === 20, 'new uploads followed');
+    await eventually(() => tally.usage('10.0.0.3').uploads === 20 && second.usage('10.0.0.3').uploads === 20, Boolean, 'new uploads followed');
     expect(scans).to.equal(scansAfter);
     expect(scansAtStart).to.be.greaterThan(0);
   });
@@ -137,7 +137,7 @@ describe('upload tally', function () {
     tally.forget('f'.repeat(24));
     expect(tally.usage('10.0.0.4').uploads).to.equal(1);
     await create('e'.repeat(24), '10.0.0.4');
-    await eventually(() => tally.clientOf('e'.repeat(24)) === '10.0.0.4', 'the creation followed');
+    await eventually(() => tally.clientOf('e'.repeat(24)) === '10.0.0.4', Boolean, 'the creation followed');
     expect(tally.usage('10.0.0.4').uploads).to.equal(1);
   });
 });

@@ -5,7 +5,8 @@ import { rawRequest } from '../support/hostileHttp.js';
 import { answerOf, collect, expectContractError, expectOnlyAcceptedBlobs, mismatchOf, MiB } from '../support/hostileService.js';
 import { startTestService, type TestService } from '../support/testService.js';
 import { assembledFor } from '../verify/support/assemble.js';
-import { randomBytes, seededRandom, signedItem } from '../verify/support/items.js';
+import { randomBytes, signedItem } from '../verify/support/items.js';
+import { seededRandom } from '../support/seededRandom.js';
 import { signers, type SignerName } from '../verify/support/signers.js';
 
 /**

@@ -3,7 +3,7 @@ import type { TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { runScript } from '../support/runScript.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { admin, ownerOf, startBlocklistService, upload } from './support.js';
 
 /** the status of a fresh free item of `signer` (ECDSA keys sign a new payload each time) */
@@ -26,7 +26,7 @@ describe('block list: npm run block / unblock / blocklist beside a running servi
 
     const blocked = await runScript('block', [owner.toLowerCase(), '--by', 'ops-carol', '--reason', 'phishing pages'], env);
     expect(blocked).to.deep.equal({ code: 0, stdout: `blocked ${owner}\n`, stderr: '' });
-    await eventually(async () => (await statusOfNewUpload(service, signer)) === 403, 'the service refuses the owner', 30_000);
+    await eventually(async () => (await statusOfNewUpload(service, signer)) === 403, Boolean, 'the service refuses the owner', 30_000);
     // the admin API reads the stream: it lists the CLI's block at once
     const listed = (await (await admin(service, 'GET', '/blocklist')).json()).blocked;
     expect(listed.map((b: { address: string; by: string; reason: string }) => [b.address, b.by, b.reason])).to.deep.equal([
@@ -43,7 +43,7 @@ describe('block list: npm run block / unblock / blocklist beside a running servi
     const unblocked = await runScript('unblock', [owner, '--by', 'ops-dan', '--reason', 'cleaned up', '--json'], env);
     expect(unblocked.code, unblocked.stderr).to.equal(0);
     expect(JSON.parse(unblocked.stdout)).to.deep.equal({ address: owner, blocked: false, changed: true });
-    await eventually(async () => (await statusOfNewUpload(service, signer)) === 200, 'the service takes the owner again', 30_000);
+    await eventually(async () => (await statusOfNewUpload(service, signer)) === 200, Boolean, 'the service takes the owner again', 30_000);
 
     // who, when and why, in the history of the block list
     const history = await runScript('history', ['blocklist'], env);

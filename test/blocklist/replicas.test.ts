@@ -4,7 +4,7 @@ import { startService, type RunningService } from '../../src/service.js';
 import { testServiceConfig, type TestService } from '../support/testService.js';
 import { asBody, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { ADMIN_TOKEN, block, FREE, ownerOf, startBlocklistService, unblock } from './support.js';
 
 /**
@@ -38,8 +38,8 @@ describe('block list: a commands-only replica', function () {
     const owner = ownerOf(await itemOfSize(signer, 900));
     expect(await statusAtReplica(signer)).to.equal(200);
     await block(service, owner);
-    await eventually(async () => (await statusAtReplica(signer)) === 403, 'the replica refuses the owner', 30_000);
+    await eventually(async () => (await statusAtReplica(signer)) === 403, Boolean, 'the replica refuses the owner', 30_000);
     await unblock(service, owner);
-    await eventually(async () => (await statusAtReplica(signer)) === 200, 'the replica takes the owner again', 30_000);
+    await eventually(async () => (await statusAtReplica(signer)) === 200, Boolean, 'the replica takes the owner again', 30_000);
   });
 });

@@ -4,7 +4,8 @@ import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import type { TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { eventually, rawConnection, tempFiles, uploadHead } from '../limits/support.js';
+import { rawConnection, tempFiles, uploadHead } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { available, block, credit, expectText, ownerOf, startBlocklistService, unblock, upload } from './support.js';
 import { storedBlob } from '../support/storedBlob.js';
 
@@ -39,7 +40,7 @@ describe('block list: single uploads (POST /tx)', function () {
     expect(received).to.match(refusal(403, 'Forbidden'));
     expect(received).to.include('\r\nConnection: close\r\n');
 
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'no temporary blob left');
+    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, Boolean, 'no temporary blob left');
     expect(await storedBlob(service.dataDir, `items/${item.id}`)).to.equal(undefined);
     expect(await eventsOf(service, item.id)).to.equal(0);
     expect(await available(service, owner)).to.equal('1000000');

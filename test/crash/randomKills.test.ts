@@ -7,7 +7,7 @@ import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serv
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { runScript } from '../support/runScript.js';
-import { seededRandom } from '../support/crashRandom.js';
+import { seededRandom } from '../support/seededRandom.js';
 import { CrashClients, CrashLedger, crashSigners, type CrashSigner, type Sent } from '../support/crashLoad.js';
 import { integrityOf, openReservations, readEventLog, type EventLogReading } from '../support/crashStores.js';
 import { storedBlob } from '../support/storedBlob.js';

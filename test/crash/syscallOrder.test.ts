@@ -11,6 +11,7 @@ import { SERVICE_WALLET_FILE } from '../support/testService.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { parseTrace, type Syscall } from './syscallTrace.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Durability against power loss: SIGKILL cannot lose the page cache, so the crash suites pass with
@@ -70,10 +71,16 @@ describe('durability: syscall order before a receipt', function () {
     const straceExit = once(strace, 'exit');
     try {
       // attached once the answer to a request is seen in the trace
-      await waitFor(async () => {
-        await fetch(`${service!.url}/info`);
-        return (await readFile(tracePath, 'utf8').catch(() => '')).includes('HTTP/1.1 200');
-      }, `strace attached to the service (${straceErr})`);
+      await eventually(
+        async () => {
+          await fetch(`${service!.url}/info`);
+          return (await readFile(tracePath, 'utf8').catch(() => '')).includes('HTTP/1.1 200');
+        },
+        Boolean,
+        `strace attached to the service (${straceErr})`,
+        60_000,
+        100,
+      );
 
       const singles = await Promise.all([
         signedItem(signers.arweave(), 'first'),
@@ -161,12 +168,4 @@ function fileViolations(before: readonly Syscall[], id: string, dataDir: string,
     if (!before.some((c) => c.name === 'fsync' && c.fdPath === dir && c.started > rename.done)) problems.push(`no fsync of ${dir} after the rename`);
   }
   return problems;
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

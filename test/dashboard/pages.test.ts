@@ -20,6 +20,7 @@ import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { createRequeue } from '../../src/app/requeueItems.js';
 import { damageStoredBlob } from '../support/storedBlob.js';
+import { eventually } from '../support/eventually.js';
 
 /** Debian's chromium (CI installs it): the test fails, not skips, without it */
 const CHROMIUM = '/usr/bin/chromium';
@@ -56,14 +57,11 @@ describe('dashboard pages in a browser', function () {
   const statusOf = async (id: string) => (await env.service.readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))!.doc;
   /** bundler passes, as the periodic bundler would make them, until the bundles by state satisfy `done` (a minute at most) */
   async function bundleUntil(done: (bundles: Record<string, number>) => boolean): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
+    const pass = async () => {
       await env.service.bundler.runOnce();
-      const { bundles } = (await (await fetch(`${env.service.url}/dashboard/api/summary`)).json()) as { bundles: Record<string, number> };
-      if (done(bundles)) return;
-      if (Date.now() > deadline) throw new Error(`bundles by state still ${JSON.stringify(bundles)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+      return ((await (await fetch(`${env.service.url}/dashboard/api/summary`)).json()) as { bundles: Record<string, number> }).bundles;
+    };
+    await eventually(pass, done, 'the bundles by state', 60_000, 250);
   }
 
   before(async () => {

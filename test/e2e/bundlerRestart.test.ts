@@ -16,6 +16,7 @@ import {
   type BundlerNode,
   type NodeOptions,
 } from '../bundler/harness.js';
+import { eventually } from '../support/eventually.js';
 
 interface Case {
   /** the step recorded last when the first process stops */
@@ -114,7 +115,7 @@ describe('bundler restarts (arlocal behind a faulty proxy)', function () {
     const items = await uploadItems(first.service, [300_000, 2_000]);
     suite.gateway.set('chunk', 'slow');
     const pass = first.pass();
-    while (!suite.gateway.seen.some((r) => r.route === 'chunk')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => suite.gateway.seen.some((r) => r.route === 'chunk'), Boolean, 'a chunk posted');
     await first.stop();
     await pass;
 

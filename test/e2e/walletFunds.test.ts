@@ -5,17 +5,7 @@ import type { Finding } from '../../src/audit/types.js';
 import { ARLOCAL_HEIGHT_SETTINGS, startArlocal, type Arlocal } from '../support/arlocal.js';
 import { startTestService, type TestService } from '../support/testService.js';
 import { bundleEvents, ofType, statusesOf, uploadItems } from '../bundler/harness.js';
-
-/** polls `probe` every 100 ms until it answers something truthy; the deadline only stops a hung test */
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 90_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const answer = await probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { eventually } from '../support/eventually.js';
 
 const metric = (text: string, name: string): number | undefined => {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
@@ -61,17 +51,23 @@ describe('an unfunded service wallet (arlocal)', function () {
     // every plan holding the items recorded its wait, and the balance was read three more times
     // since (or, before this change, an item failed)
     const readsSeen = new Set<string>();
-    await until('the bundles waiting through three balance reads, or an item failed', async () => {
-      if (await failed(items)) return true;
-      const events = await bundleEvents(service);
-      const holding = ofType(events, 'BundlePlanned').filter((e) => e.data.items.some((i) => items.some((item) => item.id === i.id)));
-      const waiting = new Set(ofType(events, 'BundleAwaitingFunds').map((e) => e.data.planId));
-      const planned = new Set(holding.flatMap((e) => e.data.items.map((i) => i.id)));
-      if (planned.size < items.length || !holding.every((e) => waiting.has(e.data.planId))) return false;
-      const readAt = (await summary()).funds?.readAt;
-      if (typeof readAt === 'string') readsSeen.add(readAt);
-      return readsSeen.size >= 4;
-    });
+    await eventually(
+      async () => {
+        if (await failed(items)) return true;
+        const events = await bundleEvents(service);
+        const holding = ofType(events, 'BundlePlanned').filter((e) => e.data.items.some((i) => items.some((item) => item.id === i.id)));
+        const waiting = new Set(ofType(events, 'BundleAwaitingFunds').map((e) => e.data.planId));
+        const planned = new Set(holding.flatMap((e) => e.data.items.map((i) => i.id)));
+        if (planned.size < items.length || !holding.every((e) => waiting.has(e.data.planId))) return false;
+        const readAt = (await summary()).funds?.readAt;
+        if (typeof readAt === 'string') readsSeen.add(readAt);
+        return readsSeen.size >= 4;
+      },
+      Boolean,
+      'the bundles waiting through three balance reads, or an item failed',
+      90_000,
+      100,
+    );
     // a pass after those reads, for good measure: the bundler had every chance to drop it
     await service.bundler.runOnce();
 
@@ -97,14 +93,26 @@ describe('an unfunded service wallet (arlocal)', function () {
 
     await arlocal.mint(address, '100000000000000000');
     const all = [...items, later!];
-    await until('every item FINALIZED', async () => {
-      await arlocal.mine(1);
-      return (await statusesOf(service, all)).every((s) => s.status === 'FINALIZED');
-    });
+    await eventually(
+      async () => {
+        await arlocal.mine(1);
+        return (await statusesOf(service, all)).every((s) => s.status === 'FINALIZED');
+      },
+      Boolean,
+      'every item FINALIZED',
+      90_000,
+      100,
+    );
     const after = await bundleEvents(service);
     expect(ofType(after, 'BundleDropped')).to.deep.equal([]);
     expect(ofType(after, 'BundlePermanent').map((e) => e.data.planId)).to.include.members(plans);
-    await until('no bundle waiting for funds', async () => (await summary()).funds?.waitingBundles === 0);
+    await eventually(
+      async () => (await summary()).funds?.waitingBundles,
+      (waiting) => waiting === 0,
+      'no bundle waiting for funds',
+      90_000,
+      100,
+    );
     expect(metric(await (await fetch(`${service.url}/metrics`)).text(), 'bundles_waiting_for_funds')).to.equal(0);
 
     // the audit takes the wait in its stride

@@ -21,7 +21,7 @@ import {
 } from '@eventstore/db-client';
 import { createEsdbEventStore } from '../../src/adapters/esdb/eventStore.js';
 import { EventStoreUnavailable, type RecordedEvent } from '../../src/ports/eventStore.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startEsdbTestDouble, type EsdbTestDouble, type EsdbTestDoubleOptions } from '../support/esdbTestDouble.js';
 import { newEvent, nextEvents, testStreams } from './contractSupport.js';
 
@@ -213,7 +213,7 @@ describe('EventStoreDB test double (real client)', () => {
       slow.pauseWrites();
       const error = await slowClient.appendToStream('gone', event('T', 1), { deadline: 300 }).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(DeadlineExceededError);
-      await eventually(() => slow.calls['append cancelled'] === 1, 'the double sees the call end');
+      await eventually(() => slow.calls['append cancelled'] === 1, Boolean, 'the double sees the call end');
       slow.resumeWrites();
       node.resumeWrites();
       expect([node.log.stream('late')?.length, slow.log.stream('gone')]).to.deep.equal([1, undefined]);
@@ -239,6 +239,7 @@ describe('EventStoreDB test double (real client)', () => {
             () => true,
             () => false,
           ),
+        Boolean,
         'the client reconnects',
       );
       const resumed = store.subscribeToAll({ after: seen!.position });
@@ -270,9 +271,9 @@ describe('EventStoreDB test double (real client)', () => {
       });
       subscription.on('data', () => undefined);
       try {
-        await eventually(() => checkpoints.length === 3, 'the catch-up checkpoints');
+        await eventually(() => checkpoints.length === 3, Boolean, 'the catch-up checkpoints');
         for (let i = 0; i < 2; i++) await client.appendToStream('other', jsonEvent({ type: 'T', data: { i } }));
-        await eventually(() => checkpoints.length === 4, 'a live checkpoint');
+        await eventually(() => checkpoints.length === 4, Boolean, 'a live checkpoint');
         // the log holds $settings, then the six 'other' events: 2 per interval
         const at = node.log.all.map((e) => e.position);
         expect(checkpoints).to.deep.equal([at[1], at[3], at[4], at[6]]);

@@ -8,6 +8,7 @@ import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js'
 import { appendSize, AppendTooLarge, EventStoreUnavailable, MAX_APPEND_BYTES, streamName, WrongExpectedRevision } from '../../src/ports/eventStore.js';
 import { eventStoreContract } from './contract.js';
 import { fillSqlite } from '../support/fullSqlite.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { collect, expectConflict, inStreams, newEvent, nextEvents, summary, testStreams } from './contractSupport.js';
 
 describe('SQLite event store', () => {
@@ -194,7 +195,7 @@ describe('SQLite event store', () => {
     let db: Database.Database;
     let store: SqliteEventStore;
     beforeEach(() => {
-      store = openSqliteEventStore({ path: newPath(), onOpen: (connection) => (db = connection) });
+      ({ store, db } = openSqliteEventStoreWithConnection({ path: newPath() }));
     });
     afterEach(() => store.close());
     const causeOf = (error: unknown) => ((error as Error).cause as { code?: string } | undefined)?.code;

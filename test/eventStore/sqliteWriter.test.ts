@@ -8,14 +8,11 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { DuplicateEventId } from '../../src/adapters/sqlite/eventStoreAppend.js';
-import { CommitGate, CRASH_EXIT_CODE } from '../../src/adapters/sqlite/eventStoreCommitGate.js';
+import { CommitGate, CRASH_EXIT_CODE } from '../support/commitGate.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { AppendOutcomeUnknown, EventStoreUnavailable, WrongExpectedRevision, type NewEvent } from '../../src/ports/eventStore.js';
 import { collect, newEvent, summary, testStreams } from './contractSupport.js';
-
-/** waits, turn after turn of the event loop, until `done()` holds (the mocha timeout bounds it) */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
+import { eventually } from '../support/eventually.js';
 
 /** settles to its outcome without throwing, and tells whether it has settled yet */
 function watch<T>(promise: Promise<T>) {
@@ -58,11 +55,17 @@ describe('SQLite event store: the writer worker', function () {
 
     it('answers an HTTP request and runs timers while an append waits for its commit, and settles the append only after the commit', async () => {
       const gate = new CommitGate();
-      store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer });
+      store = openSqliteEventStore({ path: newPath(), startWriter: gate.startWriter });
       const { a } = testStreams('a');
       const append = watch(store.append(a, [newEvent('A1')], 'no_stream'));
       // the worker holds the transaction at the gate, as a slow fsync would
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
       expect(await res.text()).to.equal('pong');
       expect(append.state.settled).to.equal(false);
@@ -76,10 +79,16 @@ describe('SQLite event store: the writer worker', function () {
 
     it('writes the appends that arrive while a group is in the worker as the next group', async () => {
       const gate = new CommitGate();
-      store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer });
+      store = openSqliteEventStore({ path: newPath(), startWriter: gate.startWriter });
       const { a, b, c } = testStreams('a', 'b', 'c');
       const first = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const later = [store.append(b, [newEvent('B1')], 'no_stream'), store.append(c, [newEvent('C1')], 'no_stream')];
       // another turn of the event loop: they still wait for the group in the worker
       await new Promise((resolve) => setImmediate(resolve));
@@ -135,10 +144,16 @@ describe('SQLite event store: the writer worker', function () {
     it('holds the group that forms while another is in the worker, once that one is answered, until the appends on their way come', async () => {
       let coming = 0;
       const gate = new CommitGate();
-      store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
+      store = openSqliteEventStore({ path: newPath(), startWriter: gate.startWriter, groupWait: { ms: 600_000, appendsComing: () => coming } });
       const { a, b, c, d } = testStreams('a', 'b', 'c', 'd');
       const first = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       coming = 2;
       const queued = [watch(store.append(b, [newEvent('B1')], 'no_stream')), watch(store.append(c, [newEvent('C1')], 'no_stream'))];
       gate.open();
@@ -175,10 +190,16 @@ describe('SQLite event store: the writer worker', function () {
       let coming = 0;
       const gate = new CommitGate();
       const path = newPath();
-      const closing = openSqliteEventStore({ path, commitGate: gate.buffer, groupWait: { ms: 600_000, appendsComing: () => coming } });
+      const closing = openSqliteEventStore({ path, startWriter: gate.startWriter, groupWait: { ms: 600_000, appendsComing: () => coming } });
       const { a, b } = testStreams('a', 'b');
       const first = closing.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       coming = 1;
       const queued = closing.append(b, [newEvent('B1')], 'no_stream');
       const closed = closing.close();
@@ -222,10 +243,10 @@ describe('SQLite event store: the writer worker', function () {
     });
 
     it('answers EventStoreUnavailable with the message and a SqliteError cause of the code, for an append and a probe', async () => {
-      let db!: Database.Database;
-      store = openSqliteEventStore({ path: newPath(), onOpen: (connection) => (db = connection) });
+      const opened = openSqliteEventStoreWithConnection({ path: newPath() });
+      store = opened.store;
       const { a } = testStreams('a');
-      db.pragma('query_only = ON');
+      opened.db.pragma('query_only = ON');
       for (const error of [await store.append(a, [newEvent('A1')], 'no_stream').catch((e: unknown) => e), await store.probeWrite().catch((e: unknown) => e)]) {
         expect(EventStoreUnavailable.is(error)).to.equal(true);
         expect(error).to.be.instanceOf(EventStoreUnavailable);
@@ -242,16 +263,28 @@ describe('SQLite event store: the writer worker', function () {
     it('fails the group it held with AppendOutcomeUnknown and the appends queued behind it with EventStoreUnavailable, stores none of them, and writes again with a new worker', async () => {
       const path = newPath();
       const gate = new CommitGate();
-      store = openSqliteEventStore({ path, commitGate: gate.buffer });
+      store = openSqliteEventStore({ path, startWriter: gate.startWriter });
       const { a, b, c } = testStreams('a', 'b', 'c');
       const answered = store.append(a, [newEvent('A1')], 'no_stream');
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       gate.open();
       // answered before the crash: it stays
       await answered;
       gate.shut();
       const inWorker = watch(store.append(b, [newEvent('B1')], 'no_stream'));
-      await until(() => gate.arrivals() === 2);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 2,
+        'a second commit at the gate',
+        60_000,
+        5,
+      );
       const queued = watch(store.append(c, [newEvent('C1')], 'no_stream'));
       await new Promise((resolve) => setImmediate(resolve));
       gate.crash();
@@ -281,10 +314,16 @@ describe('SQLite event store: the writer worker', function () {
 
     it('fails a probe write in flight with EventStoreUnavailable', async () => {
       const gate = new CommitGate();
-      store = openSqliteEventStore({ path: newPath(), commitGate: gate.buffer });
+      store = openSqliteEventStore({ path: newPath(), startWriter: gate.startWriter });
       const { a } = testStreams('a');
       const inWorker = watch(store.append(a, [newEvent('A1')], 'no_stream'));
-      await until(() => gate.arrivals() === 1);
+      await eventually(
+        () => gate.arrivals(),
+        (n) => n === 1,
+        'a commit at the gate',
+        60_000,
+        5,
+      );
       const probe = watch(store.probeWrite());
       gate.crash();
       expect(AppendOutcomeUnknown.is(reasonOf(await inWorker.settled))).to.equal(true);

@@ -11,7 +11,7 @@ import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { runScript } from '../support/runScript.js';
 import { SERVICE_WALLET_FILE, TEST_BLOCK_HEIGHT, testServiceConfig } from '../support/testService.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 /** An older events.db put back under newer read models (a restore from a backup, or a store deleted and begun anew). */
 describe('an event store older than its read models', function () {
@@ -89,7 +89,7 @@ describe('an event store older than its read models', function () {
       expect(await statusOf(service, lost)).to.equal(404);
       const fresh = await signedItem(signers.arweave());
       await upload(service, fresh);
-      await eventually(async () => (await statusOf(service, fresh)) === 200, 'the new upload projected');
+      await eventually(async () => (await statusOf(service, fresh)) === 200, Boolean, 'the new upload projected');
       expect(await service.readStore.get(collectionOf(bundleQueueProjection), fresh.id), 'queued for bundling').to.not.equal(undefined);
       expect((await fetch(`${service.url}/ready`)).status).to.equal(200);
     } finally {

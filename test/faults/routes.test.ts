@@ -3,7 +3,6 @@ import type Database from 'better-sqlite3';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
-import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { loadDataItem } from '../../src/app/acceptDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import { expectContractError } from '../support/hostileService.js';
@@ -11,9 +10,11 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunk, postChunks } from '../support/multipart.js';
 import { fillableBlobStore, type FillableBlobStore } from '../support/fillableBlobStore.js';
 import { refusingEventStore, type RefusingEventStore } from '../support/refusingEventStore.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, type TestService } from '../support/testService.js';
-import { eventually, tempFiles } from '../limits/support.js';
+import { tempFiles } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 const UNAVAILABLE = [503, 'Service unavailable'] as const;
@@ -46,7 +47,8 @@ describe('honest answers when a store cannot take writes', function () {
 
   beforeEach(async function () {
     service = await startTestService({ ADMIN_TOKEN }, async (dataDir) => {
-      const eventStore = openSqliteEventStore({ path: join(dataDir, 'events.db'), onOpen: (db) => (eventsDb = db) });
+      const { store: eventStore, db } = openSqliteEventStoreWithConnection({ path: join(dataDir, 'events.db') });
+      eventsDb = db;
       events = refusingEventStore(eventStore, eventsDb);
       blobs = fillableBlobStore(await openFsBlobStore({ root: join(dataDir, 'blobs') }));
       return { eventStore: events.store, blobStore: blobs.store };
@@ -149,7 +151,7 @@ describe('honest answers when a store cannot take writes', function () {
       blobs.free();
       // what the commands role's maintenance pass does every minute
       await service.finalizer.resume();
-      await eventually(async () => (await statusOf(service, id)) === 'FINALIZED', 'the upload finalized');
+      await eventually(async () => (await statusOf(service, id)) === 'FINALIZED', Boolean, 'the upload finalized');
       expect(await itemBlobsWithoutAcceptance(service)).to.deep.equal([]);
     });
   });

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { createArweaveGateway } from '../../src/adapters/gateway/arweaveGateway.js';
 import { GatewayRequestError } from '../../src/ports/gatewayErrors.js';
 import { startArlocal, type Arlocal } from '../support/arlocal.js';
+import { eventually } from '../support/eventually.js';
 
 /** how a TCP connection to host:port ends: 'connected' or the error code */
 function tryConnect(host: string, port: number): Promise<string> {
@@ -58,7 +59,7 @@ describe('arlocal test harness', () => {
     expect(answer.status).to.equal(404);
     // printed on another pipe than the answer, so it may come after it
     const printed = "error: TypeError: Cannot read properties of undefined (reading 'replace')";
-    while (!arlocal.output().includes(printed)) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => arlocal.output().includes(printed), Boolean, 'the error printed');
   });
 
   it('stops: the port refuses connections and the directory is gone; stopping again changes nothing', async () => {

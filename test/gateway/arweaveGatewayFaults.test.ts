@@ -4,7 +4,7 @@ import { GatewayRejected, GatewayRequestError } from '../../src/ports/gatewayErr
 import type { ArweaveGateway, ChunkUpload, TransactionHeader } from '../../src/ports/gateway.js';
 import { MAX_GATEWAY_ANSWER_BYTES } from '../../src/adapters/gateway/request.js';
 import { createHeightGuard } from '../../src/adapters/gateway/heightGuard.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startScriptedGateway, type ScriptedGateway } from './scriptedGateway.js';
 
 const TX_ID = 'UGtqiCtZTKdDVqv0_vTQKBIt7XlOqHhTF1z7naPuhDo';
@@ -126,7 +126,11 @@ describe('arweave gateway client when the gateway fails', () => {
       );
     }
     // each answer was read no further: the gateway saw every connection closed by the client
-    await eventually(() => gateway.endless.length === 6 && gateway.endless.every((answer) => answer.closed), 'every endless answer closed by the client');
+    await eventually(
+      () => gateway.endless.length === 6 && gateway.endless.every((answer) => answer.closed),
+      Boolean,
+      'every endless answer closed by the client',
+    );
   });
 
   it('refuses an answer declaring more than 1 MiB before reading it', async () => {

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { REORG_TOLERANCE_BLOCKS } from '../../src/adapters/gateway/heightGuard.js';
 import { signedItem, signers, asBody } from '../support/items.js';
 import { startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 describe('receipts while the gateway lies about the block height', function () {
   this.timeout(60_000);
@@ -23,7 +23,7 @@ describe('receipts while the gateway lies about the block height', function () {
   /** the service asked the gateway twice more: the first of those answers has been judged */
   const refreshed = async () => {
     const seen = service.gateway.requests();
-    await eventually(() => service.gateway.requests() >= seen + 2, 'two more block height refreshes');
+    await eventually(() => service.gateway.requests() >= seen + 2, Boolean, 'two more block height refreshes');
   };
 
   const lies: [string, number][] = [

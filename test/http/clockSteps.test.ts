@@ -3,6 +3,7 @@ import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { createUpload, postChunk } from '../support/multipart.js';
 import { startTestService, TEST_BLOCK_HEIGHT, type TestService } from '../support/testService.js';
+import { eventually } from '../support/eventually.js';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -20,18 +21,16 @@ describe('a wall clock that steps (issue 34)', () => {
   let service: TestService;
   let uploadId: string;
 
-  /** waits (on the monotonic clock of the machine, which no stub moves) until `check` holds */
-  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = performance.now() + 30_000;
-    while (!(await check())) {
-      if (performance.now() > deadline) throw new Error(`never happened: ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
   /** two more `GET /info` calls: at least one refresh of the block height ran wholly at the clock as set now */
   async function refreshed(): Promise<void> {
     const seen = service.gateway.requests();
-    await until(async () => service.gateway.requests() >= seen + 2, 'two block height refreshes');
+    // eventually's deadline runs on performance.now(), which no stub moves
+    await eventually(
+      () => service.gateway.requests(),
+      (n) => n >= seen + 2,
+      'two block height refreshes',
+      30_000,
+    );
   }
   const ready = async () => {
     const res = await fetch(`${service.url}/ready`);
@@ -44,7 +43,12 @@ describe('a wall clock that steps (issue 34)', () => {
   before(async () => {
     Date.now = () => systemNow() + step;
     service = await startTestService({ BLOCK_HEIGHT_REFRESH_MS: '1000' }, async () => ({ clocks: { monotonic: () => monotonic } }));
-    await until(async () => (await ready()).status === 200, 'ready');
+    await eventually(
+      async () => (await ready()).status,
+      (status) => status === 200,
+      'ready',
+      30_000,
+    );
     uploadId = await createUpload(service.url);
     const item = await itemOfSize(signers.arweave(), 6_000);
     expect((await postChunk(service.url, uploadId, 0, item.getRaw().subarray(0, 3_000))).status).to.equal(200);

@@ -10,6 +10,7 @@ import type { TxStatusDocument } from '../../projections/txStatus.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { testServiceConfig } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
+import { eventually } from '../support/eventually.js';
 
 interface RawAnswer {
   status: number;
@@ -44,14 +45,12 @@ describe('status queries served ahead of the router', function () {
   let dataDir: string;
   let gateway: Awaited<ReturnType<typeof startGatewayInfo>>;
   const lines: string[] = [];
-  const requestLine = async (requestId: string) => {
-    for (let i = 0; i < 500; i++) {
-      const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.message === 'request' && r.requestId === requestId);
-      if (line) return line;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`no request line for ${requestId}`);
-  };
+  const requestLine = (requestId: string) =>
+    eventually(
+      () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.message === 'request' && r.requestId === requestId),
+      (line) => line !== undefined,
+      `the request line of ${requestId}`,
+    ) as Promise<Record<string, unknown>>;
   let id: string;
 
   before(async () => {
@@ -66,7 +65,11 @@ describe('status queries served ahead of the router', function () {
     id = item.id;
     const res = await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()), headers: { 'content-type': 'application/octet-stream' } });
     expect(res.status).to.equal(200);
-    for (let i = 0; i < 500 && (await fetch(`${service.url}/tx/${id}/status`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(
+      async () => (await fetch(`${service.url}/tx/${id}/status`)).status,
+      (status) => status === 200,
+      'the item projected',
+    );
   });
   after(async () => {
     await service.stop();

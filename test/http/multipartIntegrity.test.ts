@@ -13,7 +13,7 @@ import type { BlobStore } from '../../src/ports/blobStore.js';
 import { runAudit } from '../../src/audit/audit.js';
 import { MemoryBlobBackend } from '../mongo/memoryBlobBackend.js';
 import { bytesOf } from '../blobStore/support.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The attack of issue 17: a chunk request whose headers arrived before the finalize sends its body
@@ -134,7 +134,7 @@ for (const [name, open] of stores) {
         const garbage = Buffer.alloc(raw.length, 0x5a);
 
         const late = lateChunk(service.url, uploadId, raw.length);
-        await eventually(() => blobs.startedUnder(`uploads/${uploadId}`) === 2, 'the late chunk request writing');
+        await eventually(() => blobs.startedUnder(`uploads/${uploadId}`) === 2, Boolean, 'the late chunk request writing');
         if (sentBeforeFinalize > 0) late.req.write(garbage.subarray(0, sentBeforeFinalize));
 
         const finalized = await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
@@ -153,7 +153,7 @@ for (const [name, open] of stores) {
       const first = await createUpload(service.url);
       expect((await postChunk(service.url, first, 0, raw)).status).to.equal(200);
       const late = lateChunk(service.url, first, raw.length);
-      await eventually(() => blobs.startedUnder(`uploads/${first}`) === 2, 'the late chunk request writing');
+      await eventually(() => blobs.startedUnder(`uploads/${first}`) === 2, Boolean, 'the late chunk request writing');
       const receipt = (await (await fetch(`${service.url}/chunks/arweave/${first}/-1`, { method: 'POST' })).json()).data;
       late.req.end(Buffer.alloc(raw.length, 1));
       expect((await late.answer).status).to.equal(409);
@@ -180,7 +180,7 @@ for (const [name, open] of stores) {
       expect((await service.multipart.uploads.read(uploadId))!.chunks.get(0)!.blobKey).to.equal(kept[0]);
 
       const late = lateChunk(service.url, uploadId, raw.length);
-      await eventually(() => blobs.startedUnder(prefix) === 4, 'the late chunk request writing');
+      await eventually(() => blobs.startedUnder(prefix) === 4, Boolean, 'the late chunk request writing');
       expect((await fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' })).status).to.equal(200);
       late.req.end(raw);
       expect((await late.answer).status).to.equal(409);

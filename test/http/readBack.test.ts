@@ -10,6 +10,7 @@ import { bundleBytes, bundleItem } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
 import { TxHeaderBody } from '../../src/http/openapi/bodies.js';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
+import { eventually } from '../support/eventually.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -339,9 +340,11 @@ describe('reading a large item back', function () {
     }
     // every read went through an open blob, and each was closed once its bytes were sent
     expect(opened).to.have.length(5);
-    const deadline = Date.now() + 60_000;
-    while (opened.some((blob) => !blob.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(opened.map((blob) => blob.closed)).to.deep.equal([true, true, true, true, true]);
+    await eventually(
+      () => opened.map((blob) => blob.closed),
+      (closed) => closed.every(Boolean),
+      'every blob closed',
+    );
   });
 
   it('stops reading the blob when the client goes away', async () => {
@@ -362,9 +365,7 @@ describe('reading a large item back', function () {
     });
     expect(opened).to.have.length(1);
     const blob = opened[0]!;
-    const deadline = Date.now() + 60_000;
-    while (!blob.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(blob.closed).to.equal(true);
+    await eventually(() => blob.closed, Boolean, 'the blob closed');
     expect(blob.bytesRead).to.be.below(SIZE);
   });
 });

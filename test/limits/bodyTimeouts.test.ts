@@ -4,7 +4,8 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { nativeAddress } from '../../src/verify/index.js';
-import { eventually, post, rawConnection, tempFiles, trickle, uploadHead } from './support.js';
+import { post, rawConnection, tempFiles, trickle, uploadHead } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 const FREE = 1000;
 const RATE = 10n; // winc per byte
@@ -47,7 +48,7 @@ describe('body timeouts: idle bodies and trickling bodies are cut', function () 
       conn.socket.write(uploadHead('/tx', { 'Content-Length': String(item.getRaw().length) }));
       conn.socket.write(item.getRaw().subarray(0, 200));
       expect(await conn.closed).to.equal('');
-      await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'no temp file left');
+      await eventually(async () => (await tempFiles(service.dataDir)).length === 0, Boolean, 'no temp file left');
       const next = await post(service.url, '/tx', item.getRaw());
       expect(next.status).to.equal(200);
       expect(JSON.parse(next.body).id).to.equal(item.id);
@@ -78,7 +79,7 @@ describe('body timeouts: idle bodies and trickling bodies are cut', function () 
       conn.socket.write(uploadHead('/tx', { 'Content-Length': '3000' }));
       trickle(conn.socket, item.getRaw(), 100);
       expect(await conn.closed).to.equal('');
-      await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'no temp file left');
+      await eventually(async () => (await tempFiles(service.dataDir)).length === 0, Boolean, 'no temp file left');
       expect(await balanceOf(service, owner)).to.include({ winc: '100000', reservedWinc: '0', spentWinc: '0' });
       expect((await fetch(`${service.url}/tx/${item.id}/status`)).status).to.equal(404);
 

@@ -3,7 +3,8 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { watchedBlobStore, type WatchedBlobStore } from '../support/watchedBlobStore.js';
 import { openBlobStoreFromConfig } from '../../src/adapters/storesFromConfig.js';
-import { OTHER_CLIENT, eventually, get, post, rawConnection, trickle, uploadHead, type RawConnection } from './support.js';
+import { OTHER_CLIENT, get, post, rawConnection, trickle, uploadHead, type RawConnection } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 const contractAnswer = (status: number, message: string) =>
   `HTTP/1.1 ${status} ${message}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${message.length}\r\nConnection: close\r\n\r\n${message}`;
@@ -30,7 +31,7 @@ describe('connection limits (slowloris, oversized headers)', function () {
     for (let i = 0; i < 500; i++) slow.push(await rawConnection(service.url));
     let cut = 0;
     for (const conn of slow) void conn.closed.then((data) => (data === '' ? cut++ : undefined));
-    await eventually(() => cut === 200, '200 connections over the cap closed');
+    await eventually(() => cut === 200, Boolean, '200 connections over the cap closed');
     for (const conn of slow) if (!conn.socket.destroyed) trickle(conn.socket, Buffer.from(`POST /tx HTTP/1.1\r\nX-Slow: ${'a'.repeat(1000)}`), 100);
 
     // the 300 left keep their headers coming; another client still uploads
@@ -43,7 +44,7 @@ describe('connection limits (slowloris, oversized headers)', function () {
     expect(answers.filter((a) => a === '')).to.have.length(200);
     expect(answers.filter((a) => a === contractAnswer(408, 'Request Timeout'))).to.have.length(300);
     // every slow connection is gone: the address may connect again
-    await eventually(async () => (await openConnections(service)) === 0, 'the server saw every connection close');
+    await eventually(async () => (await openConnections(service)) === 0, Boolean, 'the server saw every connection close');
     const again = await post(service.url, '/tx', item.getRaw());
     expect(again.status).to.equal(202);
     expect(again.statusText).to.equal('Data Item Exists');
@@ -92,7 +93,7 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
   afterEach(async () => {
     for (const conn of held) conn.socket.destroy();
     held = [];
-    await eventually(async () => (await openConnections(service)) === 0, 'every connection closed');
+    await eventually(async () => (await openConnections(service)) === 0, Boolean, 'every connection closed');
   });
   after(() => service.close());
 
@@ -104,7 +105,7 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
       const conn = await rawConnection(service.url, address);
       opened.push(conn);
       held.push(conn);
-      await eventually(async () => (await openConnections(service)) === before + 1, `connection ${i} from ${address} accepted`);
+      await eventually(async () => (await openConnections(service)) === before + 1, Boolean, `connection ${i} from ${address} accepted`);
     }
     return opened;
   }
@@ -121,7 +122,7 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
     expect(answer.status).to.equal(200);
     expect(JSON.parse(answer.body)).to.have.property('version');
 
-    await eventually(() => largest[0]!.socket.destroyed, 'the oldest idle connection of 127.0.0.0/24 closed');
+    await eventually(() => largest[0]!.socket.destroyed, Boolean, 'the oldest idle connection of 127.0.0.0/24 closed');
     expect(await largest[0]!.closed).to.equal('');
     expect([...largest, ...others].filter((conn) => conn.socket.destroyed)).to.have.length(1);
   });
@@ -145,7 +146,7 @@ describe('connections open at once (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_NETWORK
       }
     }
     // (not /metrics: a request for it would be a 41st connection, and closed)
-    await eventually(() => blobs.receiving() === 40, 'the 40 uploads are being received');
+    await eventually(() => blobs.receiving() === 40, Boolean, 'the 40 uploads are being received');
     const refused = await rawConnection(service.url, '127.0.99.2');
     expect(await refused.closed).to.equal('');
     expect(held.filter((conn) => conn.socket.destroyed)).to.have.length(0);
@@ -171,7 +172,7 @@ describe('the first request of a connection (FIRST_REQUEST_TIMEOUT_MS)', functio
   it('gives the later requests of a kept-alive connection the headers timeout, not the first request deadline', async () => {
     const kept = await rawConnection(service.url);
     kept.socket.write('GET /info HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await eventually(() => kept.received().includes('"version"'), 'the first answer');
+    await eventually(() => kept.received().includes('"version"'), Boolean, 'the first answer');
     // the next request's headers come slowly, one byte every 50 ms
     kept.socket.write('GET /info HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
     const slowly = setInterval(() => kept.socket.write('a'), 50);
@@ -184,7 +185,7 @@ describe('the first request of a connection (FIRST_REQUEST_TIMEOUT_MS)', functio
       clearInterval(slowly);
     }
     kept.socket.write('\r\n\r\n');
-    await eventually(() => kept.received().split('HTTP/1.1 200 OK').length === 3, 'the second answer');
+    await eventually(() => kept.received().split('HTTP/1.1 200 OK').length === 3, Boolean, 'the second answer');
     kept.socket.destroy();
   });
 });

@@ -3,7 +3,8 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { createUpload, postChunk } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { eventually, rawConnection, tempFiles, uploadBytesTaken, uploadHead, type RawConnection } from './support.js';
+import { rawConnection, tempFiles, uploadBytesTaken, uploadHead, type RawConnection } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 
@@ -66,19 +67,19 @@ describe('Expect: 100-continue on the upload routes', function () {
     const inFlight = await rawConnection(service.url, '127.0.0.5');
     inFlight.socket.write(uploadHead('/tx', { 'Content-Length': String(item.length) }));
     inFlight.socket.write(item.subarray(0, 100));
-    await eventually(async () => (await uploadBytesTaken(service.url)).single === before.single + 100, 'the first upload is being received');
+    await eventually(async () => (await uploadBytesTaken(service.url)).single === before.single + 100, Boolean, 'the first upload is being received');
 
     const received = await answerWithoutBody(service, '/tx', { 'Content-Length': String(item.length) }, '127.0.0.5');
     expect(received).to.match(refusal(429, 'Too Many Requests'));
     expect(received).not.to.include('100 Continue');
     inFlight.socket.destroy();
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'the cut upload deleted its temp file');
+    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, Boolean, 'the cut upload deleted its temp file');
   });
 
   /** sends the head, waits for 100 Continue, then the body: the answer once the server answered and closed */
   async function uploadAfterContinue(conn: RawConnection, path: string, body: Uint8Array): Promise<string> {
     conn.socket.write(uploadHead(path, { Expect: '100-continue', 'Content-Length': String(body.length), Connection: 'close' }));
-    await eventually(() => conn.received() === CONTINUE, '100 Continue');
+    await eventually(() => conn.received() === CONTINUE, Boolean, '100 Continue');
     conn.socket.write(body);
     const received = await conn.closed;
     expect(received.startsWith(CONTINUE)).to.equal(true);

@@ -8,7 +8,8 @@ import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { MAX_PIPELINED } from '../../src/http/listen.js';
 import { signedItem, signers } from '../support/items.js';
 import { startTestService, type TestService } from '../support/testService.js';
-import { eventually, get, post } from './support.js';
+import { get, post } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Clients reading items back that do not take the bytes (issue 34): a connection pipelining many
@@ -28,7 +29,7 @@ const openFiles = () => readdirSync('/proc/self/fd').length;
  */
 async function filesAtRest(service: TestService): Promise<number> {
   const connections = () => new Promise<number>((resolve, reject) => service.server!.getConnections((error, n) => (error ? reject(error) : resolve(n))));
-  await eventually(async () => (await connections()) === 0, 'no connection left');
+  await eventually(async () => (await connections()) === 0, Boolean, 'no connection left');
   return openFiles();
 }
 
@@ -124,14 +125,14 @@ describe('clients that do not take what they read back', function () {
       const abortedBefore = await abortedReads(service);
       opened.length = 0;
       const socket = await silentConnection(service.url, getRequest(`/${id}`).repeat(40));
-      await eventually(() => opened.length >= 1, 'the first GET opened its blob');
+      await eventually(() => opened.length >= 1, Boolean, 'the first GET opened its blob');
       socket.destroy();
-      await eventually(() => opened.every((blob) => blob.closed), 'every blob opened was closed');
-      await eventually(() => openFiles() <= filesBefore, `the open files back to ${filesBefore}`);
+      await eventually(() => opened.every((blob) => blob.closed), Boolean, 'every blob opened was closed');
+      await eventually(() => openFiles() <= filesBefore, Boolean, `the open files back to ${filesBefore}`);
       // only the connection's current answer reads its blob; those queued behind it never did
       expect(opened).to.have.length(1);
       // each request taken (the ones past MAX_PIPELINED are refused before the app) has its log line
-      await eventually(async () => (await abortedReads(service)) === abortedBefore + MAX_PIPELINED, `${MAX_PIPELINED} aborted reads counted`);
+      await eventually(async () => (await abortedReads(service)) === abortedBefore + MAX_PIPELINED, Boolean, `${MAX_PIPELINED} aborted reads counted`);
     });
 
     it('cuts a reader that takes nothing once the idle timeout passes, closes its blob and gives back its file', async () => {
@@ -139,12 +140,12 @@ describe('clients that do not take what they read back', function () {
       opened.length = 0;
       // a kept-alive connection: an answer before this one must leave the connection timed
       const socket = await silentConnection(service.url, getRequest('/info') + getRequest(`/${id}`));
-      await eventually(() => opened.length === 1 && opened[0]!.closed, 'the blob closed without the client reading');
+      await eventually(() => opened.length === 1 && opened[0]!.closed, Boolean, 'the blob closed without the client reading');
       // the service cut the connection: what it had sent ends there, short of the payload
       const received = await readUntilClosed(socket);
       expect(statusesOf(received)).to.deep.equal([200, 200]);
       expect(received.length).to.be.below(8 * MiB);
-      await eventually(() => openFiles() <= filesBefore, `the open files back to ${filesBefore}`);
+      await eventually(() => openFiles() <= filesBefore, Boolean, `the open files back to ${filesBefore}`);
     });
 
     it('answers the requests past MAX_PIPELINED on a connection with 429 and Retry-After, in their turn, then closes it', async () => {
@@ -189,7 +190,7 @@ describe('clients that do not take what they read back', function () {
       const parts: Buffer[] = [];
       const trickle = setInterval(() => parts.push((socket.read(Math.min(1024, socket.readableLength)) as Buffer | null) ?? Buffer.alloc(0)), 100);
       try {
-        await eventually(() => opened.length === 1 && opened[0]!.closed, 'its blob closed');
+        await eventually(() => opened.length === 1 && opened[0]!.closed, Boolean, 'its blob closed');
       } finally {
         clearInterval(trickle);
       }
@@ -197,7 +198,7 @@ describe('clients that do not take what they read back', function () {
       const received = Buffer.concat([...parts, await readUntilClosed(socket)]);
       expect(statusesOf(received)).to.deep.equal([200]);
       expect(received.length).to.be.below(payload.length);
-      await eventually(() => openFiles() <= filesBefore, `the open files back to ${filesBefore}`);
+      await eventually(() => openFiles() <= filesBefore, Boolean, `the open files back to ${filesBefore}`);
     });
   });
 

@@ -111,12 +111,3 @@ export async function uploadBytesTaken(url: string): Promise<{ single: number; c
 export async function tempFiles(dataDir: string): Promise<string[]> {
   return readdir(join(dataDir, 'blobs', '.tmp')).catch(() => []);
 }
-
-/** Polls `check` until it holds (a server-side effect that follows an event the test cannot await). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { OTHER_CLIENT, eventually, post, rawConnection, tempFiles, uploadBytesTaken, uploadHead } from './support.js';
+import { OTHER_CLIENT, post, rawConnection, tempFiles, uploadBytesTaken, uploadHead } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
   this.timeout(60_000);
@@ -22,10 +23,14 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
     const chunk = await rawConnection(service.url);
     chunk.socket.write(uploadHead(`/chunks/arweave/${uploadId}/0`, { 'Content-Length': '4000' }));
     chunk.socket.write(held.getRaw().subarray(0, 100));
-    await eventually(async () => {
-      const taken = await uploadBytesTaken(service.url);
-      return taken.single === before.single + 100 && taken.chunk === before.chunk + 100;
-    }, 'the single upload and the chunk are being received');
+    await eventually(
+      async () => {
+        const taken = await uploadBytesTaken(service.url);
+        return taken.single === before.single + 100 && taken.chunk === before.chunk + 100;
+      },
+      Boolean,
+      'the single upload and the chunk are being received',
+    );
 
     const third = await signedItem(signers.ethereum(), 'a third upload');
     expect(await post(service.url, '/v1/tx', third.getRaw())).to.deep.equal({
@@ -41,7 +46,7 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
     // the two given up: their places are free again, and the cut single upload left no temp file
     single.socket.destroy();
     chunk.socket.destroy();
-    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, 'the cut upload deleted its temp file');
+    await eventually(async () => (await tempFiles(service.dataDir)).length === 0, Boolean, 'the cut upload deleted its temp file');
     const fourth = await signedItem(signers.ethereum(), 'a fourth upload');
     const later = await post(service.url, '/tx', fourth.getRaw());
     expect(later.status).to.equal(200);

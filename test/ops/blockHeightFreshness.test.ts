@@ -10,6 +10,7 @@ import { createUpload, expectText } from '../support/multipart.js';
 import type { Receipt } from '../../src/domain/receipt.js';
 import type { ReadinessReport } from '../../src/http/health.js';
 import type { DashboardSummary } from '../../src/queries/dashboard.js';
+import { eventually } from '../support/eventually.js';
 
 /** receipts' deadlineHeight = the height + DEADLINE_HEIGHT_OFFSET (default 200) */
 const OFFSET = 200;
@@ -36,15 +37,6 @@ async function ready(service: TestService): Promise<{ status: number; report: Re
 }
 
 const summary = async (service: TestService) => (await (await fetch(`${service.url}/dashboard/api/summary`)).json()) as DashboardSummary;
-
-/** polls until `done` holds (every 100 ms, up to a generous deadline: no fixed sleep) */
-async function until(what: string, done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`still not ${what} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Sends the headers of an upload declaring 10 MB and 1 KB of its body, never the rest: the answer
@@ -118,7 +110,13 @@ describe('no receipt without a block height read from the gateway', function () 
     const res = await upload(service, 'served on the kept height');
     expect(res.status).to.equal(200);
     expect(((await res.json()) as Receipt).deadlineHeight).to.equal(TEST_BLOCK_HEIGHT + OFFSET);
-    await until('unready', async () => (await ready(service!)).status === 503);
+    await eventually(
+      async () => (await ready(service!)).status,
+      (status) => status === 503,
+      'unready',
+      60_000,
+      100,
+    );
     const { report } = await ready(service);
     expect(report.failed).to.deep.equal(['blockHeight']);
     expect(report.checks.blockHeight).to.deep.include({
@@ -166,7 +164,13 @@ describe('no receipt without a block height read from the gateway', function () 
     await expectText(await upload(service, 'before recovery'), 503, 'Service unavailable');
 
     await gateway.up();
-    await until('ready', async () => (await ready(service!)).status === 200);
+    await eventually(
+      async () => (await ready(service!)).status,
+      (status) => status === 200,
+      'ready',
+      60_000,
+      100,
+    );
     const res = await upload(service, 'after recovery');
     expect(res.status).to.equal(200);
     expect(((await res.json()) as Receipt).deadlineHeight).to.equal(777_000 + OFFSET);

@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fillableBlobStore, type FillableBlobStore } from '../support/fillableBlobStore.js';
 import { fillSqlite, NO_PAGE_LIMIT } from '../support/fullSqlite.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { startTestService, type TestService } from '../support/testService.js';
 
 interface Ready {
@@ -37,8 +38,10 @@ describe('readiness when a store cannot take writes', function () {
   beforeEach(async function () {
     service = await startTestService({}, async (dataDir) => {
       blobs = fillableBlobStore(await openFsBlobStore({ root: join(dataDir, 'blobs') }));
+      const events = openSqliteEventStoreWithConnection({ path: join(dataDir, 'events.db') });
+      eventsDb = events.db;
       return {
-        eventStore: openSqliteEventStore({ path: join(dataDir, 'events.db'), onOpen: (db) => (eventsDb = db) }),
+        eventStore: events.store,
         readStore: openSqliteReadStore({ path: join(dataDir, 'read.db'), onOpen: (db) => (readDb = db) }),
         blobStore: blobs.store,
       };

@@ -11,6 +11,7 @@ import { testServiceConfig } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
+import { eventually } from '../support/eventually.js';
 
 const ADMIN_TOKEN = 'ops-test-admin-token-0123456789';
 
@@ -133,8 +134,7 @@ describe('request log', function () {
     req.on('error', () => {});
     req.write(raw.subarray(0, 20_000));
     // every byte sent has reached the upload handler
-    for (let i = 0; i < 200 && (await uploaded()) < before + 20_000; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await uploaded()).to.equal(before + 20_000);
+    expect(await eventually(uploaded, (n) => n >= before + 20_000, 'the 20000 bytes sent taken')).to.equal(before + 20_000);
     req.destroy();
     const [line] = await loggedFor('gave-up-1');
     expect(line).to.include({ method: 'POST', route: '/tx', status: 'aborted', bytesIn: 20_000 });

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import express from 'express';
 import type { AddressInfo, Socket } from 'node:net';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
-import { eventually, uploadBytesTaken } from '../limits/support.js';
+import { uploadBytesTaken } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { storedKeys } from '../support/hostileService.js';
 import { closeGracefully, trackConnections } from '../../src/http/shutdown.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
@@ -37,14 +38,14 @@ function startUpload(url: string, raw: Uint8Array): { req: ClientRequest; respon
 
 /** resolves once the child has logged that it is stopping: by then it no longer accepts connections */
 async function stopping(service: ServiceProcess): Promise<void> {
-  await eventually(() => /"message":"stopping"/.test(service.stderr()), 'the service logs that it is stopping', 30_000);
+  await eventually(() => /"message":"stopping"/.test(service.stderr()), Boolean, 'the service logs that it is stopping', 30_000);
 }
 
 /**
  * Resolves once a new connection is refused. The listening socket is closed in the turn the service
  * logs "stopping", but the kernel may complete one more handshake until the close reaches it.
  */
-const refusesConnections = (url: string) => eventually(async () => (await tryConnect(url)) === 'refused', 'new connections refused', 30_000);
+const refusesConnections = (url: string) => eventually(async () => (await tryConnect(url)) === 'refused', Boolean, 'new connections refused', 30_000);
 
 /** every file (not directory) under `dir`, relative */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -54,7 +55,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** resolves once the service's handler has taken the upload's first `bytes` (its request is in flight) */
 const receiving = (service: ServiceProcess, bytes: number) =>
-  eventually(async () => (await uploadBytesTaken(service.url)).single === bytes, `${bytes} bytes of the upload taken`);
+  eventually(async () => (await uploadBytesTaken(service.url)).single === bytes, Boolean, `${bytes} bytes of the upload taken`);
 
 /** connects to the service's port: 'refused' or 'accepted' */
 async function tryConnect(url: string): Promise<string> {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { SERVICE_COMMAND } from '../../scripts/lib/serviceProcess.js';
 import { parseConfig } from '../../src/config.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 
@@ -50,7 +50,7 @@ async function startCommand(command: string, args: string[], env: Record<string,
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   let gone = false;
   void exited.then(() => (gone = true));
-  await eventually(() => gone || /listening on http:\/\/\S+/.test(output), `${command} ${args.join(' ')} listens`, 90_000);
+  await eventually(() => gone || /listening on http:\/\/\S+/.test(output), Boolean, `${command} ${args.join(' ')} listens`, 90_000);
   const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
   expect(url, `it listens:\n${output}`).to.be.a('string');
   return { child, url: url!, output: () => output, exited };
@@ -112,7 +112,7 @@ describe('stopping the service as the README and the image start it', function (
   async function expectGracefulStop(service: Started, signal: string): Promise<void> {
     const [code, exitSignal] = await service.exited;
     expect({ code, signal: exitSignal }, service.output()).to.deep.equal({ code: 0, signal: null });
-    await eventually(() => !groupAlive(service.child.pid!), 'no process left in the group', 30_000);
+    await eventually(() => !groupAlive(service.child.pid!), Boolean, 'no process left in the group', 30_000);
     const output = service.output();
     expect(count(output, new RegExp(`"signal":"${signal}","graceMs":\\d+,"message":"stopping"`)), output).to.equal(1);
     expect(count(output, new RegExp(`"signal":"${signal}","message":"stopped"`)), output).to.equal(1);

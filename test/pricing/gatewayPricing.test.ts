@@ -6,7 +6,7 @@ import { MAX_GATEWAY_ANSWER_BYTES } from '../../src/adapters/gateway/request.js'
 import { startScriptedGateway } from '../gateway/scriptedGateway.js';
 import { flat, startFakePriceGateway, type FakePriceGateway } from './fakePriceGateway.js';
 import { rejectionOf } from './support.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 
 const CHUNK = 262_144;
 
@@ -224,7 +224,7 @@ describe('gateway pricing', () => {
         expect(await unavailable(prices.priceOf(1))).to.equal(
           `price unavailable: GET ${endless.url}/price/${CHUNK} answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes: cut`,
         );
-        await eventually(() => endless.endless[0]?.closed === true, 'the endless answer closed by the client');
+        await eventually(() => endless.endless[0]?.closed === true, Boolean, 'the endless answer closed by the client');
       } finally {
         await endless.close();
       }

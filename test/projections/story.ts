@@ -10,7 +10,7 @@ import { dataItemAccepted, itemId } from '../support/events.js';
  * (waiting for funds, prepared, posted, seeded, confirmed, permanent, dropped counting and not
  * counting an attempt, dropped for a damaged item), an item failed and requeued, a damaged item
  * repaired, a bundle still live, an upload in flight, and the block list. Every projection's specs
- * replay it (projections.test.ts), and each checks that it holds every event type the projection
+ * replay it (projections.unit.test.ts), and each checks that it holds every event type the projection
  * handles: a projection handling a new type fails until the story has one.
  */
 const T0 = 1_700_000_000_000;

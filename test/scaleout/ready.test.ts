@@ -4,7 +4,8 @@
  */
 import { expect } from 'chai';
 import { asBody, signedItem, signers } from '../support/items.js';
-import { eventually, startScaleoutService, type ScaleoutService } from './support.js';
+import { startScaleoutService, type ScaleoutService } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 describe('/ready under load on the scale-out profile', function () {
   this.timeout(300_000);

@@ -5,9 +5,6 @@
 import { startEsdbTestDouble, type EsdbTestDouble, type EsdbTestDoubleOptions } from '../support/esdbTestDouble.js';
 import { sizeOnDisk } from '../support/esdbTestDoubleAppend.js';
 import type { ProposedEvent } from '../support/esdbTestDoubleLog.js';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
 import { startTestService, type TestService } from '../support/testService.js';
 import { testDatabases } from '../mongo/server.js';
 
@@ -89,44 +86,4 @@ export async function startScaleoutService(env: Record<string, string> = {}, opt
       await esdb.close();
     },
   };
-}
-
-/** Polls `read` until `done` holds (generous: the machine is busy). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    last = await read();
-  }
-  return last;
-}
-
-/**
- * The pid of the process holding lease `name` in the read store `env` configures (instance ids start
- * with the pid): the `leases` table of `<DATA_DIR>/read.db`, or the `leases` collection in MongoDB.
- */
-export async function leaseHolderPid(env: Record<string, string>, name: string): Promise<number> {
-  let holder: string;
-  if (env.READ_STORE === 'mongo') {
-    const client = await MongoClient.connect(env.MONGO_URL!);
-    try {
-      const lease = await client
-        .db(env.MONGO_DATABASE ?? 'upload_service')
-        .collection<{ _id: string; holder: string }>('leases')
-        .findOne({ _id: name });
-      holder = lease!.holder;
-    } finally {
-      await client.close();
-    }
-  } else {
-    const db = new Database(join(env.DATA_DIR!, 'read.db'), { readonly: true });
-    try {
-      holder = (db.prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string }).holder;
-    } finally {
-      db.close();
-    }
-  }
-  return Number(holder.split('-')[0]);
 }

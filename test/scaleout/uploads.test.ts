@@ -11,7 +11,8 @@ import { arweaveAccepts } from '../support/clientChecks.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
-import { eventually, startScaleoutService, type ScaleoutService } from './support.js';
+import { startScaleoutService, type ScaleoutService } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 const FREE = 1500;
 const RATE = 10n; // winc per byte

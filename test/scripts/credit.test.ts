@@ -3,18 +3,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { creditedOnly } from '../support/balances.js';
 import { createEventStore, runCli, storedBalance } from './support.js';
 
 const alice = 'alice'.padEnd(43, 'A');
 const eth = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
-const creditedOnly = (address: string, winc: string) => ({
-  address,
-  winc,
-  creditedWinc: winc,
-  spentWinc: '0',
-  reservedWinc: '0',
-  givenApprovals: [],
-});
 
 describe('npm run credit', () => {
   let root: string;

@@ -5,7 +5,7 @@ import type { Receipt } from '../../src/domain/receipt.js';
 import { nativeAddress } from '../../src/verify/index.js';
 import { asBody, signedItem, signers } from './items.js';
 import { itemOfSize } from './sizedItem.js';
-import { seededRandom, type SeededRandom } from './crashRandom.js';
+import { seededRandom, type SeededRandom } from './seededRandom.js';
 
 /**
  * The load of the crash tests: a mix of single uploads and multi-part uploads (new ones, re-sends

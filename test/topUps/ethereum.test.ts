@@ -11,6 +11,7 @@ import type { Finding } from '../../src/audit/types.js';
 import { createEthereumTransfers } from '../../src/adapters/ethereum/rpcTransfers.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { topUpStream } from '../../src/domain/topUp/ids.js';
+import { eventually } from '../support/eventually.js';
 
 const FREE = 1000;
 const RATE = 10n; // winc per byte
@@ -274,9 +275,7 @@ describe('top-ups in ETH (ganache as the chain, through ETHEREUM_RPC_URL)', func
       expect(((await answer.json()) as { confirmed: boolean }).confirmed).to.equal(false);
       expect(await read()).to.equal(0n);
       await chain.mine(CONFIRMATIONS);
-      const deadline = Date.now() + 30_000;
-      while ((await read()) === 0n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await read()).to.equal(wincOf(5n * GWEI));
+      expect(await eventually(read, (winc) => winc !== 0n, 'the transfer credited', 30_000, 50)).to.equal(wincOf(5n * GWEI));
     } finally {
       await periodic.close();
     }

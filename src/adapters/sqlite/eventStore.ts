@@ -29,7 +29,7 @@ import type { SerializedEvent } from './eventStoreAppend.js';
 import { eventStoreUnavailable, GroupCommitWriter, type AppendWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
 import { createSchema, prepareStatements, toRecordedEvent, type Statements } from './eventStoreSchema.js';
 import { SqliteSubscription } from './eventStoreSubscription.js';
-import { WorkerGroupCommitWriter } from './eventStoreWorkerWriter.js';
+import { WorkerGroupCommitWriter, type WorkerWriterOptions } from './eventStoreWorkerWriter.js';
 import { guardSqlite } from './unavailable.js';
 
 export interface SqliteEventStoreOptions {
@@ -48,19 +48,20 @@ export interface SqliteEventStoreOptions {
   maxAppendBytes?: number;
   /** clock for `created` (default Date.now) */
   now?: () => number;
-  /**
-   * Called with the connection once it is set up: pragmas of the caller's own. Tests keep it to make
-   * the file full (`max_page_count`) or read-only (`query_only`) while the store is in use. A pragma
-   * assignment made through it (`db.pragma('x = y')`, then or later) applies to the writer's
-   * connection too, before any append made after it.
-   */
+  /** Called with this thread's connection once it is set up (a pragma for every connection: `pragma`). */
   onOpen?: (db: Database.Database) => void;
-  /** test hook: the writer worker waits on this gate before each COMMIT (eventStoreCommitGate.ts) */
-  commitGate?: SharedArrayBuffer;
+  /** starts the writer thread of a file (WorkerWriterOptions.startWriter; default: the writer worker) */
+  startWriter?: WorkerWriterOptions['startWriter'];
 }
 
 export interface SqliteEventStore extends EventStore {
   probeWrite(): Promise<void>;
+  /**
+   * A pragma assignment (`max_page_count = 100`, `query_only = ON`) on every connection of the store:
+   * this thread's, and its writer's (a writer started later too), before any append made after it.
+   * Answers what this thread's connection answers.
+   */
+  pragma(source: string): unknown;
   /** appends taken and not answered yet: queued, held for others (groupWait) or being written */
   pendingAppends(): number;
   stats(): GroupCommitStats;
@@ -74,7 +75,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
     db.pragma('synchronous = FULL');
     createSchema(db);
     const store = new SqliteStore(db, prepareStatements(db), options);
-    options.onOpen?.(mirroringPragmas(db, (source) => store.writerPragma(source)));
+    options.onOpen?.(db);
     return store;
   } catch (error) {
     db.close();
@@ -111,15 +112,17 @@ class SqliteStore implements SqliteEventStore {
       : new WorkerGroupCommitWriter({
           path: options.path,
           busyTimeoutMs: options.busyTimeoutMs ?? 5000,
-          commitGate: options.commitGate,
+          startWriter: options.startWriter,
           groupWait: options.groupWait,
           ...writing,
         });
   }
 
-  /** a pragma assignment made through onOpen's connection, for the writer's connection */
-  writerPragma(source: string): void {
-    if (!this.closed) this.writer.pragma(source);
+  pragma(source: string): unknown {
+    this.assertOpen();
+    const value = this.db.pragma(source);
+    this.writer.pragma(source);
+    return value;
   }
 
   async append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -224,26 +227,6 @@ class SqliteStore implements SqliteEventStore {
 }
 
 const isInMemory = (path: string) => path === ':memory:' || path === '';
-
-/**
- * The connection as onOpen sees it: the same, except that a pragma assignment made through it is also
- * handed to the writer's connection, which would otherwise not see it (pragmas are per connection).
- */
-function mirroringPragmas(db: Database.Database, mirror: (source: string) => void): Database.Database {
-  return new Proxy(db, {
-    get(target, key) {
-      if (key === 'pragma') {
-        return (source: string, options?: Database.PragmaOptions): unknown => {
-          const value = target.pragma(source, options);
-          if (source.includes('=')) mirror(source);
-          return value;
-        };
-      }
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 function serialize(events: NewEvent[]): SerializedEvent[] {
   const ids = new Set<string>();

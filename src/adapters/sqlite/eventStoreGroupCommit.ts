@@ -40,7 +40,7 @@ export interface AppendWriter {
   append(request: AppendRequest): Promise<AppendResult>;
   /** readiness's write (writeProbe.ts), on the connection the appends use */
   probe(): Promise<void>;
-  /** a pragma assignment for the writing connection (tests: `max_page_count`, `query_only`) */
+  /** a pragma assignment for the writing connection (SqliteEventStore.pragma) */
   pragma(source: string): void;
   stats(): GroupCommitStats;
   /** appends taken and not answered yet (queued, held or being written) */
@@ -116,7 +116,7 @@ export class GroupCommitWriter implements AppendWriter {
   }
 
   pragma(): void {
-    // written on the connection onOpen was given: the pragma is set already
+    // written on this thread's connection, which the store has set already
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,7 @@ import type { Worker } from 'node:worker_threads';
 import { AppendOutcomeUnknown, EventStoreUnavailable, type AppendResult } from '../../ports/eventStore.js';
 import type { AppendRequest } from './eventStoreAppend.js';
 import { eventStoreUnavailable, type AppendWriter, type GroupCommitStats } from './eventStoreGroupCommit.js';
-import { fromWire, type FromWriter, type ToWriter } from './eventStoreWriterProtocol.js';
+import { fromWire, type FromWriter, type ToWriter, type WriterData } from './eventStoreWriterProtocol.js';
 import { startWriterThread } from './eventStoreWriterThread.js';
 import { unavailableCode } from './unavailable.js';
 
@@ -39,8 +39,8 @@ export interface WorkerWriterOptions {
   now: () => number;
   /** called after each commit that stored events, to wake live subscriptions */
   onCommit: () => void;
-  /** test hook: see eventStoreCommitGate.ts */
-  commitGate?: SharedArrayBuffer;
+  /** starts the writer thread (default: startWriterThread, the worker of eventStoreWriterWorker.ts) */
+  startWriter?: (data: WriterData) => Worker;
   /**
    * Group commit with a commit delay (as PostgreSQL's commit_delay, which waits only when other
    * transactions are active: commit_siblings): a group is held for others to join it only while
@@ -173,11 +173,10 @@ export class WorkerGroupCommitWriter implements AppendWriter {
   }
 
   private start(): Worker {
-    const worker = startWriterThread({
+    const worker = (this.options.startWriter ?? startWriterThread)({
       path: this.options.path,
       busyTimeoutMs: this.options.busyTimeoutMs,
       pragmas: [...this.pragmas.values()],
-      commitGate: this.options.commitGate,
     });
     this.lastError = undefined;
     this.ready = false;

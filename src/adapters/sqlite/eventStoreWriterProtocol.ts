@@ -20,8 +20,6 @@ export interface WriterData {
   busyTimeoutMs: number;
   /** pragma assignments made so far, applied in order after the store's own (a restarted worker gets them too) */
   pragmas: string[];
-  /** test hook (eventStoreCommitGate.ts): the worker waits on it before each COMMIT */
-  commitGate?: SharedArrayBuffer;
 }
 
 export type ToWriter =

@@ -6,7 +6,7 @@ import { publicKeyCache, PUBLIC_KEYS_KEPT } from './publicKeys.js';
  * (@noble/ed25519 1.7.5, pure JS, 10 to 30 times slower: scripts/bench/ed25519-verify.ts). The two
  * are not the same predicate, so an item is accepted when OpenSSL accepts it, and otherwise exactly
  * when noble does; that is noble's verdict on every input because OpenSSL never accepts what noble
- * refuses (test/verify/ed25519Native.test.ts checks it on the edge cases below). From the code of
+ * refuses (test/verify/ed25519Native.unit.test.ts checks it on the edge cases below). From the code of
  * each (noble `verify` in lib/index.js; OpenSSL 3.0 `ossl_ed25519_verify` in crypto/ec/curve25519.c),
  * for a signature R ‖ S by the key A over M:
  *

@@ -32,7 +32,7 @@ function ecdsaShapeProblem(signature: Buffer): string | undefined {
 /**
  * The uncompressed public key that signed `digest` with r ‖ s ‖ v (v 27 or 28, checked before), by
  * libsecp256k1's recovery: native, the library arbundles verifies type 3 with, about a fifth of the
- * time of ethers' recovery in JavaScript (which gives the same key: test/verify/ethereumRecovery.test.ts).
+ * time of ethers' recovery in JavaScript (which gives the same key: test/verify/ethereumRecovery.unit.test.ts).
  */
 const recoveredKey = (digestHex: string, signature: Buffer): Buffer =>
   Buffer.from(secp256k1.ecdsaRecover(signature.subarray(0, 64), signature[64]! - 27, Buffer.from(digestHex.slice(2), 'hex'), false));

@@ -1,28 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
-import { openFsBlobStore } from '../../../src/adapters/fs/blobStore.js';
 import type { BlobStore, ByteRange } from '../../../src/ports/blobStore.js';
 import type { BlobEntry } from '../../../src/bundling/index.js';
-
-export interface TempBlobStore {
-  store: BlobStore;
-  dispose(): Promise<void>;
-}
-
-/** A real fs blob store in a fresh temp directory. */
-export async function tempBlobStore(): Promise<TempBlobStore> {
-  const root = await mkdtemp(join(tmpdir(), 'bundling-test-'));
-  const store = await openFsBlobStore({ root, staleTempAfterMs: 0 });
-  return {
-    store,
-    async dispose() {
-      await store.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-}
 
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;

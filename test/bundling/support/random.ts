@@ -1,17 +1,5 @@
 import { createHash } from 'node:crypto';
 
-/** A seeded generator (mulberry32): the same pieces every run, so a failure reproduces. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Deterministic bytes (SHA-256 in counter mode): distinct content per seed, no randomness to log. */
 export function bytesOf(size: number, seed = 1): Buffer {
   const out = Buffer.alloc(size);

@@ -1,6 +1,7 @@
 import type { NestedItemsIndexed } from '../../../src/domain/dataItem/events.js';
 import type { RunningService } from '../../../src/service.js';
 import { dataItemStream, type DataItemId } from '../../../src/domain/ids.js';
+import { eventually } from '../../support/eventually.js';
 
 type Parts = NestedItemsIndexed['data'][];
 
@@ -21,16 +22,11 @@ export const isIndexed = (parts: Parts): boolean => parts.some((p) => p.more !==
  * complete and the read models reflect it; answers its parts. Polls, with a generous deadline.
  */
 export async function nestedIndexed(service: Pick<RunningService, 'eventStore' | 'projections'>, rootId: string, limitMs = 60_000): Promise<Parts> {
-  const until = Date.now() + limitMs;
-  for (;;) {
-    const parts = await indexPartsOf(service, rootId);
-    if (isIndexed(parts)) {
-      if (!(await service.projections.waitFor(await service.eventStore.headPosition(), Math.max(0, until - Date.now())))) {
-        throw new Error(`the read models did not catch up with the nested index of ${rootId} within ${limitMs} ms`);
-      }
-      return parts;
-    }
-    if (Date.now() > until) throw new Error(`the nested index of ${rootId} was not complete within ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
+  const started = performance.now();
+  const parts = await eventually(() => indexPartsOf(service, rootId), isIndexed, `the nested index of ${rootId} complete`, limitMs);
+  const left = Math.max(0, limitMs - (performance.now() - started));
+  if (!(await service.projections.waitFor(await service.eventStore.headPosition(), left))) {
+    throw new Error(`the read models did not catch up with the nested index of ${rootId} within ${limitMs} ms`);
   }
+  return parts;
 }

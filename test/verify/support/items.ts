@@ -2,18 +2,6 @@ import { createHash } from 'node:crypto';
 import { createData, type DataItem, type Signer } from 'arbundles';
 import type { Tag, VerifiedDataItem } from '../../../src/verify/index.js';
 
-/** A small seeded generator, so that a failing random case can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 export const randomInt = (random: () => number, min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
 
 export function randomBytes(random: () => number, length: number): Buffer {

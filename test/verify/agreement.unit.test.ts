@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Signer } from 'arbundles';
 import { createDataItemVerifier, verifyDataItemStream, type VerifiedDataItem } from '../../src/verify/index.js';
-import { asArbundlesReadsIt, randomBytes, randomChunks, randomInt, randomItemOptions, seededRandom, signedItem } from './support/items.js';
+import { asArbundlesReadsIt, randomBytes, randomChunks, randomInt, randomItemOptions, signedItem } from './support/items.js';
+import { seededRandom } from '../support/seededRandom.js';
 import { signers, type SignerName } from './support/signers.js';
 
 const ITEMS_PER_TYPE = 24;

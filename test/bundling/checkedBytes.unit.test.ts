@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { BundleItemsDamaged, bundleBytes, bundleLayout, checkedBundleBytes, computeDataRoot, type CheckedEntry } from '../../src/bundling/index.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
-import { collect, once, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
+import { collect, once, storeItems } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { mixedItems } from './support/bundles.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { deepHash as arbundlesDeepHash } from 'arbundles';
 import { deepHash, DeepHashList, StreamingBlobHash, type DeepHashChunk } from '../../src/verify/index.js';
-import { randomBytes, randomInt, seededRandom } from './support/items.js';
+import { randomBytes, randomInt } from './support/items.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 function randomChunk(random: () => number, depth: number): DeepHashChunk {
   if (depth === 0 || random() < 0.5) return randomBytes(random, random() < 0.2 ? 0 : randomInt(random, 1, 300));

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { deserializeTags, serializeTags } from 'arbundles';
 import { InvalidDataItem } from '../../src/domain/errors.js';
 import { decodeTags, encodeTags, type Tag, type TagRules } from '../../src/verify/index.js';
-import { randomTags, seededRandom } from './support/items.js';
+import { randomTags } from './support/items.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 const failure = (raw: Buffer, count: number, rules: TagRules): unknown => {
   try {

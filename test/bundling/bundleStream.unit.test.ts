@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { BundleBlobMismatch, bundleBytes, bundleLayout, bundleRange, type BlobEntry } from '../../src/bundling/index.js';
-import { collect, once, recordingReads, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
+import { collect, once, recordingReads, storeItems } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { arbundlesBundle, mixedItems } from './support/bundles.js';
-import { seededRandom } from './support/random.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 describe('streaming a bundle from the blob store', () => {
   let blobs: TempBlobStore;

@@ -1,10 +1,13 @@
 /**
- * A small seeded generator (mulberry32) for the crash tests: the seed fixes what a run does (which
- * uploads, what sizes, which signers, chunk orders, when each kill falls), so a failure printed with
- * its seed can be run again with the same plan. Not for anything that must be unpredictable.
+ * The tests' one seeded generator (mulberry32): the seed fixes what a run draws (random cases, piece
+ * sizes, the crash tests' uploads, signers, chunk orders and kill times), so a failure printed with its
+ * seed runs again the same. Called as a function it answers a number in [0, 1), so it goes wherever a
+ * `() => number` does. Not for anything that must be unpredictable.
  */
 export interface SeededRandom {
   /** in [0, 1) */
+  (): number;
+  /** in [0, 1): the same draw as calling it */
   next(): number;
   /** an integer in [lo, hi] */
   int(lo: number, hi: number): number;
@@ -25,11 +28,11 @@ export function seededRandom(seed: number): SeededRandom {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  return {
+  return Object.assign(() => next(), {
     next,
     int,
-    pick: (choices) => choices[Math.floor(next() * choices.length)]!,
-    weighted(choices) {
+    pick: <T>(choices: readonly T[]) => choices[Math.floor(next() * choices.length)]!,
+    weighted<T>(choices: readonly (readonly [T, number])[]): T {
       const total = choices.reduce((sum, [, weight]) => sum + weight, 0);
       let r = next() * total;
       for (const [choice, weight] of choices) {
@@ -38,7 +41,7 @@ export function seededRandom(seed: number): SeededRandom {
       }
       return choices[choices.length - 1]![0];
     },
-    shuffled(values) {
+    shuffled<T>(values: readonly T[]): T[] {
       const out = [...values];
       for (let i = out.length - 1; i > 0; i--) {
         const j = int(0, i);
@@ -46,5 +49,5 @@ export function seededRandom(seed: number): SeededRandom {
       }
       return out;
     },
-  };
+  });
 }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { generateTransactionChunks, validatePath } from 'arweave/node/lib/merkle.js';
 import { Chunker, type HashedChunk } from '../../src/bundling/chunker.js';
 import { computeDataRoot, DataTreeBuilder } from '../../src/bundling/index.js';
-import { asAsync, bytesOf, piecesOf, seededRandom } from './support/random.js';
+import { asAsync, bytesOf, piecesOf } from './support/random.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -5,7 +5,8 @@ import { findNestedItems, walkNested } from '../../src/app/nested/findNested.js'
 import { signedItem, signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { bundleBytes, bundleItem, expectedPlaces, twoLevels, type TwoLevels } from './support/nestedBundles.js';
-import { storedRoot, tempBlobStore } from './support/blobs.js';
+import { storedRoot } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { fakeEntry, rawBundle } from './support/fakeEntries.js';
 
 /** 32-byte little-endian, as the bundle header writes numbers */
@@ -17,7 +18,7 @@ const le32 = (n: number) => {
 
 describe('finding the items nested in a bundle payload', function () {
   this.timeout(20_000);
-  let blobs: Awaited<ReturnType<typeof tempBlobStore>>;
+  let blobs: TempBlobStore;
   let store: BlobStore;
   let nested: TwoLevels;
   before(async () => {

@@ -12,7 +12,8 @@ import {
   type DataTree,
 } from '../../src/bundling/index.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
-import { once, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
+import { once, storeItems } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { arbundlesBundle, mixedItems } from './support/bundles.js';
 
 async function all<T>(source: AsyncIterable<T>): Promise<T[]> {

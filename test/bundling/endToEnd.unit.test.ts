@@ -4,7 +4,8 @@ import { generateTransactionChunks, validatePath } from 'arweave/node/lib/merkle
 import { Bundle, type DataItem } from 'arbundles';
 import { bundleBytes, bundleLayout, chunkUploads, prepareBundle, type BlobEntry } from '../../src/bundling/index.js';
 import { loadTestJwk } from '../fixtures/testWallet.js';
-import { collect, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
+import { collect, storeItems } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { arbundlesBundle, mixedItems } from './support/bundles.js';
 
 describe('preparing a bundle end to end', () => {

@@ -14,8 +14,10 @@ import {
   type ChunkUpload,
   type DataTree,
 } from '../../src/bundling/index.js';
-import { once, storeItems, tempBlobStore, type TempBlobStore } from './support/blobs.js';
+import { once, storeItems } from './support/blobs.js';
+import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
 import { mixedItems } from './support/bundles.js';
+import { eventually } from '../support/eventually.js';
 
 /** A promise settled from outside: a post that finishes when the test says so. */
 function deferred() {
@@ -27,14 +29,6 @@ function deferred() {
   });
   return { promise, resolve, reject };
 }
-
-const until = async (condition: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-};
 
 /** the blob store, counting the range reads that started: one per chunk body read */
 function countingReads(store: BlobStore) {
@@ -103,7 +97,13 @@ describe('posting chunks several at a time', () => {
     });
     // answered last first, so the chunks are taken out of order
     while (sent.length < tree.chunkCount || pending.size > 0) {
-      await until(() => pending.size === Math.min(3, tree.chunkCount - finished), `${Math.min(3, tree.chunkCount - finished)} posts in flight`);
+      await eventually(
+        () => pending.size,
+        (n) => n === Math.min(3, tree.chunkCount - finished),
+        `${Math.min(3, tree.chunkCount - finished)} posts in flight`,
+        10_000,
+        0,
+      );
       // memory: no chunk body is read beyond the ones posted (each item a chunk touches is one range read)
       const readsPerChunk = sent.map((c) => readsOf(layout, tree, indexOf(tree, c))).reduce((a, b) => a + b, 0);
       expect(counter.reads, 'range reads').to.equal(readsPerChunk);
@@ -139,9 +139,21 @@ describe('posting chunks several at a time', () => {
       (error: Error) => error.message,
     );
     void outcome.finally(() => (settled = true));
-    await until(() => pending.size === 4, 'four posts in flight');
+    await eventually(
+      () => pending.size,
+      (n) => n === 4,
+      'four posts in flight',
+      10_000,
+      0,
+    );
     pending.get(0)!.resolve();
-    await until(() => pending.size === 5, 'chunk 4 taken after chunk 0');
+    await eventually(
+      () => pending.size,
+      (n) => n === 5,
+      'chunk 4 taken after chunk 0',
+      10_000,
+      0,
+    );
     pending.get(2)!.reject(new Error('HTTP 500 for chunk 2'));
     pending.get(1)!.resolve();
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -13,7 +13,7 @@ import { signers, type SignerName } from '../verify/support/signers.js';
  * arbitrary damage (byte flips, truncations, insertions, deletions, splices with another item,
  * rewritten length and presence fields) is refused with InvalidDataItem and nothing else, never
  * accepted as another item, and arbundles' verdict is followed except where arbundles is known to
- * be too lenient (test/verify/strictness.test.ts).
+ * be too lenient (test/verify/strictness.unit.test.ts).
  *
  * Seeded: a failure prints its seed and path; replay it with FUZZ_SEED=<seed>.
  */
@@ -120,7 +120,7 @@ const STRICTER_THAN_ARBUNDLES = [
   /^signature of type 3 does not verify$/,
   /^multi-aptos signature slot \d+ is unmarked but not empty$/,
   /^0 tags declared in \d+ tag bytes$/,
-  // found by this fuzzer: a zero signature "verifies" for a small-order owner (smallOrderKeys.test.ts)
+  // found by this fuzzer: a zero signature "verifies" for a small-order owner (smallOrderKeys.unit.test.ts)
   /^ed25519 owner is a small-order point$/,
 ];
 
