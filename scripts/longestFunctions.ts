@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/longestFunctions.ts [count]`: the longest functions in src/ and projections/, one line each
- * (lines, file:line, name), longest first; 10 unless a count is given. test/docs/functionLength.test.ts holds
+ * (lines, file:line, name), longest first; 10 unless a count is given. test/docs/functionLength.unit.test.ts holds
  * every one of them to FUNCTION_LINES_MAX.
  */
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,7 @@
 /**
  * docs/configuration.md, written from the zod schema of `src/config.ts`: each variable's default, the
  * values it accepts and its meaning (`.describe()` on the variable) come from the schema alone, so the
- * page cannot say what the code does not do. `npm run docs` writes it; test/docs/configuration.test.ts
+ * page cannot say what the code does not do. `npm run docs` writes it; test/docs/configuration.unit.test.ts
  * fails when the committed page differs from what the schema gives now.
  */
 import { z } from 'zod';

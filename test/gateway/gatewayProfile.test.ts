@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { startGatewayInfo, type GatewayInfo } from '../support/gatewayInfo.js';
 import { testServiceConfig, TEST_BLOCK_HEIGHT } from '../support/testService.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startFakeGateway } from './fakeGateway.js';
 
 /** what arlocal 1.1.66 answers on `GET /info` (node_modules/arlocal/bin/app.js) */
@@ -118,7 +118,7 @@ describe('the service on a gateway it tells from its /info', function () {
   /** the service asked the gateway twice more: the first of those answers has been judged */
   const refreshed = async () => {
     const seen = gateway.requests();
-    await eventually(() => gateway.requests() >= seen + 2, 'two more block height refreshes');
+    await eventually(() => gateway.requests() >= seen + 2, Boolean, 'two more block height refreshes');
   };
 
   async function start(network: string, { downAtStart = false } = {}) {
@@ -143,9 +143,9 @@ describe('the service on a gateway it tells from its /info', function () {
     await start('arlocal.N.1', { downAtStart: true });
     expect(about()).to.deep.equal([]);
     await gateway.up();
-    await eventually(() => about().length > 0, 'the line saying the gateway is arlocal');
+    await eventually(() => about().length > 0, Boolean, 'the line saying the gateway is arlocal');
     gateway.setHeight(TEST_BLOCK_HEIGHT + 50_000);
-    await eventually(async () => (await savedHeight().catch(() => 0)) === TEST_BLOCK_HEIGHT + 50_000, 'a jump of 50,000 blocks believed');
+    await eventually(async () => (await savedHeight().catch(() => 0)) === TEST_BLOCK_HEIGHT + 50_000, Boolean, 'a jump of 50,000 blocks believed');
     await refreshed();
     expect(about()).to.deep.equal([
       `gateway ${gateway.url} is arlocal (network "arlocal.N.1"): overriding ` +

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { createLifecycle, withLifecycle, type Part } from '../../src/lifecycle.js';
 import { createLogger } from '../../src/log.js';
 import { startService } from '../../src/service.js';
-import { eventually } from '../limits/support.js';
+import { eventually } from '../support/eventually.js';
 import { startGatewayInfo } from '../support/gatewayInfo.js';
 import { TEST_BLOCK_HEIGHT, testServiceConfig } from '../support/testService.js';
 
@@ -123,7 +123,7 @@ describe('a service that cannot start', () => {
     expect((failed as NodeJS.ErrnoException).code).to.equal('EADDRINUSE');
     expect(await openFilesUnder(dataDir)).to.deep.equal([]);
     // the receipt signer's workers, the event store's writer and the checkpoint threads have exited (a thread's exit is seen a moment after its worker's)
-    await eventually(async () => (await readdir('/proc/self/task')).length === threadsBefore, `${threadsBefore} threads, as before the start`);
+    await eventually(async () => (await readdir('/proc/self/task')).length === threadsBefore, Boolean, `${threadsBefore} threads, as before the start`);
     const service = await startService(testServiceConfig(dataDir, gateway.url), log);
     try {
       expect(await openFilesUnder(dataDir)).not.to.deep.equal([]);
