@@ -1,10 +1,8 @@
 import { AppendOutcomeUnknown, WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
-import { dataItemStream, itemBlobKey, type DataItemId } from '../domain/ids.js';
-import { evolve, initialState, type AcceptDataItem, type DataItemState } from '../domain/dataItem/decider.js';
-import { isDataItemEvent } from '../domain/dataItem/events.js';
-import { fromRecorded } from '../domain/events.js';
+import { itemBlobKey, type DataItemId } from '../domain/ids.js';
+import type { AcceptDataItem, DataItemState } from '../domain/dataItem/decider.js';
 import type { Receipt } from '../domain/receipt.js';
 import { issueReceipt } from '../receipts/buildReceipt.js';
 import type { ReceiptSigner } from '../receipts/receiptSigner.js';
@@ -19,13 +17,18 @@ import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
 import { findAcceptance } from './unknownAcceptance.js';
-import { DataItemRepository } from './dataItems.js';
+import type { DataItemRepository } from './dataItems.js';
 import { ensureNotBlocked, type BlockCheck } from './blocklist.js';
 import { refuseBlockedNested } from './nested/blockedNested.js';
 import { bestEffort } from '../bestEffort.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
+  /**
+   * the process's one data-item repository (src/wiring/shared.ts): every read of an item and every
+   * command on it in this process goes through it, so that its per-item lock serialises them
+   */
+  items: DataItemRepository;
   pricing: Pricing;
   /** the height receipts' deadlines count from: none fresh, no receipt is signed (503) */
   blockHeight: Pick<BlockHeightSource, 'current'>;
@@ -70,15 +73,6 @@ const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): A
   ...(state.uploadId !== undefined ? { uploadId: state.uploadId } : {}),
 });
 
-export async function loadDataItem(eventStore: EventStore, id: DataItemId): Promise<DataItemState> {
-  let state = initialState;
-  for await (const recorded of eventStore.readStream(dataItemStream(id))) {
-    const event = fromRecorded(recorded);
-    if (event && isDataItemEvent(event)) state = evolve(state, event);
-  }
-  return state;
-}
-
 /**
  * The block height to sign a receipt with; a ServiceUnavailable when none was read from the gateway
  * recently enough (BLOCK_HEIGHT_MAX_AGE_MS): a receipt's deadline is never made up. The routes refuse
@@ -103,7 +97,7 @@ export async function acceptDataItem(
   const { verified } = received;
   const id = verified.id as DataItemId;
   const { now } = deps;
-  const existing = await loadDataItem(deps.eventStore, id);
+  const existing = await deps.items.read(id);
   if (existing.status === 'accepted') {
     await keepIfRepair(received, existing, input, deps);
     return existsOutcome(existing);
@@ -118,7 +112,7 @@ export async function acceptDataItem(
     const price = await deps.pricing.priceOf(verified.rawContentLength);
     if (price > 0n) {
       const reserved = await reserveOrAwaitRacing(
-        { accounts: deps.accounts, loadItem: () => loadDataItem(deps.eventStore, id), now },
+        { accounts: deps.accounts, loadItem: () => deps.items.read(id), now },
         { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
       );
       if (reserved.kind === 'reserved') payment = reserved.payment;
@@ -137,7 +131,7 @@ export async function acceptDataItem(
   let appended: { position: bigint; receipt: Receipt };
   try {
     appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
-      accepted: async () => (await loadDataItem(deps.eventStore, id)).status === 'accepted',
+      accepted: async () => (await deps.items.read(id)).status === 'accepted',
       withdraw: () => received.withdraw(),
       ...(deps.log ? { log: deps.log } : {}),
     });
@@ -149,12 +143,12 @@ export async function acceptDataItem(
         await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
         throw error;
       }
-      const winner = await loadDataItem(deps.eventStore, id);
+      const winner = await deps.items.read(id);
       if (winner.status !== 'accepted') throw error;
       return existsOutcome(winner);
     }
     // The acceptance may be written: never give its reservation back on a guess. The stream says.
-    const found = await findAcceptance(deps.eventStore, id, payment);
+    const found = await findAcceptance(deps.items, id, payment);
     if (found.kind === 'theirs') {
       if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
       return existsOutcome(found.state);
@@ -259,7 +253,7 @@ async function appendAcceptance(
   // The stream was read at the start and found absent: created without a second read. Its event
   // id is random: two racing first acceptances carry different receipts and must conflict, not be
   // deduplicated into one silent success.
-  const { position } = await new DataItemRepository(deps.eventStore).create(command, metadataOf(input.ctx), tooLate);
+  const { position } = await deps.items.create(command, metadataOf(input.ctx), tooLate);
   // a decision on the initial state always appends
   if (position === undefined) throw new Error(`the acceptance of ${id} decided nothing on a new stream`);
   return { position, receipt };

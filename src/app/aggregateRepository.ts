@@ -25,6 +25,8 @@ interface Cached<S> {
   state: S;
   /** revision of the last event folded into `state`; -1n when the stream does not exist */
   revision: bigint;
+  /** the store's position of that event; undefined when the stream does not exist */
+  position?: bigint;
 }
 
 export interface CommandResult<S, E> {
@@ -53,6 +55,14 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
   /** the state as the stream says now */
   read(key: string): Promise<S> {
     return this.lock.run(key, async () => (await this.refresh(key)).state);
+  }
+
+  /** the state as the stream says now, and the position of its last event (undefined: no stream) */
+  readWithPosition(key: string): Promise<{ state: S; position?: bigint }> {
+    return this.lock.run(key, async () => {
+      const { state, position } = await this.refresh(key);
+      return position === undefined ? { state } : { state, position };
+    });
   }
 
   /**
@@ -109,18 +119,19 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
       current.revision < 0n ? 'no_stream' : current.revision,
     );
     const state = events.reduce(this.decider.evolve, current.state);
-    this.remember(key, { state, revision: current.revision + BigInt(events.length) });
+    this.remember(key, { state, revision: current.revision + BigInt(events.length), position });
     return { events, state, position };
   }
 
   private async refresh(key: string): Promise<Cached<S>> {
-    let { state, revision } = this.cache.get(key) ?? { state: this.decider.initialState, revision: -1n };
+    let { state, revision, position }: Cached<S> = this.cache.get(key) ?? { state: this.decider.initialState, revision: -1n };
     for await (const recorded of this.eventStore.readStream(this.decider.stream(key), { fromRevision: revision + 1n })) {
       const event = fromRecorded(recorded);
       if (event && this.decider.isEvent(event)) state = this.decider.evolve(state, event);
       revision = recorded.revision;
+      position = recorded.position;
     }
-    const cached = { state, revision };
+    const cached: Cached<S> = position === undefined ? { state, revision } : { state, revision, position };
     this.remember(key, cached);
     return cached;
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { createBlobSweep, type BlobSweepDeps } from '../../src/app/blobSweep.js';
-import { acceptDataItem, loadDataItem } from '../../src/app/acceptDataItem.js';
+import { acceptDataItem } from '../../src/app/acceptDataItem.js';
 import { receiveDataItem } from '../../src/app/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import { newChunkKey } from '../../src/domain/upload/ids.js';
@@ -262,7 +262,7 @@ describe('orphan blob sweep', function () {
         expect((await acceptance).kind).to.equal('accepted');
 
         expect(order).to.deep.equal(['append starts', 'sweep reads the stream', 'sweep reads the stream', 'append settles', 'sweep reads the stream']);
-        expect((await loadDataItem(service.eventStore, item.id as DataItemId)).status).to.equal('accepted');
+        expect((await service.items.read(item.id)).status).to.equal('accepted');
         expect((await bytesOf(await service.blobStore.read(`items/${item.id}`))).equals(item.getRaw())).to.equal(true);
       });
     });
