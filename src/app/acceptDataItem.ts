@@ -67,7 +67,9 @@ export type AcceptOutcome =
   /** `uploadId`: the multi-part upload that stored it, if one did */
   | { kind: 'exists'; receipt: Receipt; uploadId?: string };
 
-const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
+type Accepted = Extract<DataItemState, { status: 'accepted' }>;
+
+const existsOutcome = (state: Accepted): AcceptOutcome => ({
   kind: 'exists',
   receipt: state.receipt,
   ...(state.uploadId !== undefined ? { uploadId: state.uploadId } : {}),
@@ -87,7 +89,9 @@ export function freshBlockHeight(deps: Pick<AcceptDeps, 'blockHeight'>): number 
 /**
  * Accepts a verified item whose bytes sit in a temporary blob: prices it, reserves the price,
  * records the acceptance, then settles. A duplicate (found before or by the append) answers with
- * the original receipt and costs nothing.
+ * the original receipt and costs nothing. Thrown: a refusal or failure before the append (nothing
+ * accepted, nothing charged), a definite failure of the append (the reservation given back), and
+ * an append of unknown outcome (AppendOutcomeUnknown, a 503: the reservation left to the reconciler).
  */
 export async function acceptDataItem(
   received: ReceivedDataItem,
@@ -104,7 +108,7 @@ export async function acceptDataItem(
   }
 
   let payment: Payment | undefined;
-  let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
+  let acceptedMeanwhile: Accepted | undefined;
   try {
     ensureNotBlocked(deps.blocklist, { owner: verified, paidBy: input.paidBy ?? [] });
     // before a payment is reserved for an item that could not be accepted now
@@ -128,51 +132,82 @@ export async function acceptDataItem(
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
-  let appended: { position: bigint; receipt: Receipt };
-  try {
-    appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
-      accepted: async () => (await deps.items.read(id)).status === 'accepted',
-      withdraw: () => received.withdraw(),
-      ...(deps.log ? { log: deps.log } : {}),
-    });
-  } catch (error) {
-    if (!AppendOutcomeUnknown.is(error)) {
-      // Definite: nothing was accepted, give the reservation back.
-      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
-      if (!WrongExpectedRevision.is(error)) {
-        await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
-        throw error;
-      }
-      const winner = await deps.items.read(id);
-      if (winner.status !== 'accepted') throw error;
-      return existsOutcome(winner);
-    }
-    // The acceptance may be written: never give its reservation back on a guess. The stream says.
-    const found = await findAcceptance(deps.items, id, payment);
-    if (found.kind === 'theirs') {
-      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
-      return existsOutcome(found.state);
-    }
-    if (found.kind === 'unknown') {
-      // left open: the reconciler settles it if the acceptance lands, releases it otherwise
-      deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(error) });
-      throw error;
-    }
-    appended = found;
+  const recorded = await recordAcceptance(received, input, payment, deps, acceptBy);
+  if (recorded.kind === 'lostRace') return existsOutcome(recorded.winner);
+  if (recorded.kind === 'unknown') {
+    // left open: the reconciler settles it if the acceptance lands, releases it otherwise
+    deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(recorded.error) });
+    throw recorded.error;
   }
   // Accepted: from here on the reservation is owed.
   const settled = payment
     ? await bestEffort(settlePayment(deps.accounts, payment, input.ctx, now()), 'the reconciler settles reservations whose item was accepted')
     : undefined;
   if (isBundle(verified.tags)) deps.indexNested?.(id, metadataOf(input.ctx));
-  await deps.awaitProjection?.(settled?.position ?? appended.position);
-  return { kind: 'accepted', receipt: appended.receipt };
+  await deps.awaitProjection?.(settled?.position ?? recorded.position);
+  return { kind: 'accepted', receipt: recorded.receipt };
+}
+
+/** How the append of this upload's acceptance ended, as the item's stream tells it. */
+type Recorded =
+  /** this upload's acceptance is in the stream: its reservation (if any) is owed */
+  | { kind: 'accepted'; position: bigint; receipt: Receipt }
+  /** another upload of the item was accepted first: its receipt answers; this one's reservation was given back */
+  | { kind: 'lostRace'; winner: Accepted }
+  /**
+   * the append ended with AppendOutcomeUnknown and the stream does not (yet) show it: it may still
+   * land, so the reservation stays open for the reconciler; `error` is what the client is answered with
+   */
+  | { kind: 'unknown'; error: unknown };
+
+/**
+ * Appends the acceptance (see appendAcceptance) and tells how it ended. A definite failure (the
+ * store refused, the receipt could not be signed, ...) gives the reservation back, discards the
+ * bytes and is thrown; a lost race and an unknown outcome are answers, read from the item's stream.
+ */
+async function recordAcceptance(
+  received: ReceivedDataItem,
+  input: { token: string; uploadId?: string; ctx: RequestContext },
+  payment: Payment | undefined,
+  deps: AcceptDeps,
+  acceptBy: number | undefined,
+): Promise<Recorded> {
+  const id = received.verified.id as DataItemId;
+  const release = async () => {
+    if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, deps.now()), 'the reconciler releases it');
+  };
+  try {
+    const appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
+      accepted: async () => (await deps.items.read(id)).status === 'accepted',
+      withdraw: () => received.withdraw(),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    return { kind: 'accepted', ...appended };
+  } catch (error) {
+    if (!AppendOutcomeUnknown.is(error)) {
+      // Definite: nothing was accepted, give the reservation back.
+      await release();
+      if (!WrongExpectedRevision.is(error)) {
+        await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
+        throw error;
+      }
+      const winner = await deps.items.read(id);
+      if (winner.status !== 'accepted') throw error;
+      return { kind: 'lostRace', winner };
+    }
+    // The acceptance may be written: never give its reservation back on a guess. The stream says.
+    const found = await findAcceptance(deps.items, id, payment);
+    if (found.kind === 'ours') return { kind: 'accepted', position: found.position, receipt: found.receipt };
+    if (found.kind === 'unknown') return { kind: 'unknown', error };
+    await release();
+    return { kind: 'lostRace', winner: found.state };
+  }
 }
 
 /** A re-sent item's bytes are given up, unless they repair its damaged stored bytes. */
 async function keepIfRepair(
   received: ReceivedDataItem,
-  existing: Extract<DataItemState, { status: 'accepted' }>,
+  existing: Accepted,
   input: { uploadId?: string; ctx: RequestContext },
   deps: AcceptDeps,
 ): Promise<void> {
