@@ -37,10 +37,11 @@ export interface CommandResult<S, E> {
 }
 
 /**
- * Loads, decides and appends. Hot aggregates stay cached with their revision; each command first
- * reads newer events (another process may have written), commands on one key run one at a time in
- * this process, and a conflicting append (another process) re-reads and retries a bounded number
- * of times.
+ * Loads, decides and appends. Hot aggregates stay cached with their revision; each command and
+ * each read first reads the events after it (another process may have written), so no answer or
+ * decision is made on a cached state alone. Commands on one key run one at a time in this process
+ * (one repository per process, built in the composition root), and a conflicting append (another
+ * process) re-reads and retries a bounded number of times. An append that fails caches nothing.
  */
 export class AggregateRepository<S, C, E extends DomainEvent> {
   private readonly cache = new Map<string, Cached<S>>();

@@ -23,6 +23,7 @@ import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 const GRACE_MS = 60_000;
 /** over SMALL_BLOB_MAX_BYTES (64 KiB): a file of the fs tier, not a row */
@@ -239,7 +240,15 @@ describe('orphan blob sweep', function () {
           },
         });
         const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1024 * 1024 });
-        const acceptance = acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'in-flight' } }, { ...service.multipart.accept, eventStore: held });
+        const acceptance = acceptDataItem(
+          received,
+          { token: 'arweave', ctx: { requestId: 'in-flight' } },
+          {
+            ...service.multipart.accept,
+            eventStore: held,
+            items: new DataItemRepository(held),
+          },
+        );
         await eventually(() => order.includes('append starts'), Boolean, 'the acceptance committed its bytes and appends');
 
         // the sweep reads the item's stream before it decides, and again (alone with this process's acceptances of it) before it deletes
