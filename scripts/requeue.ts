@@ -10,6 +10,7 @@ import { ServiceError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/contract/errorMessages.js';
 import { Operator, Reason } from '../src/contract/adminSchemas.js';
 import { createRequeue, failedItemsNow, type RequeueOutcome } from '../src/app/requeueItems.js';
+import { DataItemRepository } from '../src/app/dataItems.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';
@@ -63,7 +64,7 @@ await runCli(USAGE, async () => {
   const by = argOf(Operator, values.by ?? currentUser(), '--by');
 
   return withExistingEventStore(async (eventStore) => {
-    const requeue = createRequeue({ eventStore, now: Date.now });
+    const requeue = createRequeue({ items: new DataItemRepository(eventStore), now: Date.now });
     const metadata = cliMetadata('requeue');
     const lines: string[] = [];
     const refusals: string[] = [];

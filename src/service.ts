@@ -8,6 +8,7 @@ import type { ReadStore } from './ports/readStore.js';
 import type { BlobStore } from './ports/blobStore.js';
 import type { ProjectionRunner } from '../projections/runner.js';
 import type { AccountRepository } from './app/accounts.js';
+import type { DataItemRepository } from './app/dataItems.js';
 import type { MultipartDeps } from './app/multipart/deps.js';
 import type { Finalizer } from './app/multipart/finalizer.js';
 import type { Bundler } from './app/bundler/bundler.js';
@@ -34,6 +35,8 @@ export interface RunningService {
   blobStore: BlobStore;
   walletAddress: string;
   accounts: AccountRepository;
+  /** the process's one data-item repository: items read and commanded */
+  items: DataItemRepository;
   projections: ProjectionRunner;
   reconciler: ReturnType<typeof createReconciler>;
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
@@ -82,6 +85,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       blobStore: stores.blobStore,
       walletAddress: stores.wallet.address,
       accounts: shared.accounts,
+      items: shared.items,
       projections,
       reconciler: background.reconciler,
       topUps: commands.topUps,

@@ -1,10 +1,8 @@
 import { AppendOutcomeUnknown, WrongExpectedRevision, type EventMetadata, type EventStore } from '../ports/eventStore.js';
 import type { Pricing } from '../ports/pricing.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
-import { dataItemStream, itemBlobKey, type DataItemId } from '../domain/ids.js';
-import { evolve, initialState, type AcceptDataItem, type DataItemState } from '../domain/dataItem/decider.js';
-import { isDataItemEvent } from '../domain/dataItem/events.js';
-import { fromRecorded } from '../domain/events.js';
+import { itemBlobKey, type DataItemId } from '../domain/ids.js';
+import type { AcceptDataItem, DataItemState } from '../domain/dataItem/decider.js';
 import type { Receipt } from '../domain/receipt.js';
 import { issueReceipt } from '../receipts/buildReceipt.js';
 import type { ReceiptSigner } from '../receipts/receiptSigner.js';
@@ -19,13 +17,18 @@ import { isBundle } from './nested/bundleTags.js';
 import { ServiceUnavailable } from '../domain/errors.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
 import { findAcceptance } from './unknownAcceptance.js';
-import { DataItemRepository } from './dataItems.js';
+import type { DataItemRepository } from './dataItems.js';
 import { ensureNotBlocked, type BlockCheck } from './blocklist.js';
 import { refuseBlockedNested } from './nested/blockedNested.js';
 import { bestEffort } from '../bestEffort.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
+  /**
+   * the process's one data-item repository (src/wiring/shared.ts): every read of an item and every
+   * command on it in this process goes through it, so that its per-item lock serialises them
+   */
+  items: DataItemRepository;
   pricing: Pricing;
   /** the height receipts' deadlines count from: none fresh, no receipt is signed (503) */
   blockHeight: Pick<BlockHeightSource, 'current'>;
@@ -64,20 +67,13 @@ export type AcceptOutcome =
   /** `uploadId`: the multi-part upload that stored it, if one did */
   | { kind: 'exists'; receipt: Receipt; uploadId?: string };
 
-const existsOutcome = (state: Extract<DataItemState, { status: 'accepted' }>): AcceptOutcome => ({
+type Accepted = Extract<DataItemState, { status: 'accepted' }>;
+
+const existsOutcome = (state: Accepted): AcceptOutcome => ({
   kind: 'exists',
   receipt: state.receipt,
   ...(state.uploadId !== undefined ? { uploadId: state.uploadId } : {}),
 });
-
-export async function loadDataItem(eventStore: EventStore, id: DataItemId): Promise<DataItemState> {
-  let state = initialState;
-  for await (const recorded of eventStore.readStream(dataItemStream(id))) {
-    const event = fromRecorded(recorded);
-    if (event && isDataItemEvent(event)) state = evolve(state, event);
-  }
-  return state;
-}
 
 /**
  * The block height to sign a receipt with; a ServiceUnavailable when none was read from the gateway
@@ -93,7 +89,9 @@ export function freshBlockHeight(deps: Pick<AcceptDeps, 'blockHeight'>): number 
 /**
  * Accepts a verified item whose bytes sit in a temporary blob: prices it, reserves the price,
  * records the acceptance, then settles. A duplicate (found before or by the append) answers with
- * the original receipt and costs nothing.
+ * the original receipt and costs nothing. Thrown: a refusal or failure before the append (nothing
+ * accepted, nothing charged), a definite failure of the append (the reservation given back), and
+ * an append of unknown outcome (AppendOutcomeUnknown, a 503: the reservation left to the reconciler).
  */
 export async function acceptDataItem(
   received: ReceivedDataItem,
@@ -103,14 +101,14 @@ export async function acceptDataItem(
   const { verified } = received;
   const id = verified.id as DataItemId;
   const { now } = deps;
-  const existing = await loadDataItem(deps.eventStore, id);
+  const existing = await deps.items.read(id);
   if (existing.status === 'accepted') {
     await keepIfRepair(received, existing, input, deps);
     return existsOutcome(existing);
   }
 
   let payment: Payment | undefined;
-  let acceptedMeanwhile: Extract<DataItemState, { status: 'accepted' }> | undefined;
+  let acceptedMeanwhile: Accepted | undefined;
   try {
     ensureNotBlocked(deps.blocklist, { owner: verified, paidBy: input.paidBy ?? [] });
     // before a payment is reserved for an item that could not be accepted now
@@ -118,7 +116,7 @@ export async function acceptDataItem(
     const price = await deps.pricing.priceOf(verified.rawContentLength);
     if (price > 0n) {
       const reserved = await reserveOrAwaitRacing(
-        { accounts: deps.accounts, loadItem: () => loadDataItem(deps.eventStore, id), now },
+        { accounts: deps.accounts, loadItem: () => deps.items.read(id), now },
         { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
       );
       if (reserved.kind === 'reserved') payment = reserved.payment;
@@ -134,51 +132,82 @@ export async function acceptDataItem(
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
-  let appended: { position: bigint; receipt: Receipt };
-  try {
-    appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
-      accepted: async () => (await loadDataItem(deps.eventStore, id)).status === 'accepted',
-      withdraw: () => received.withdraw(),
-      ...(deps.log ? { log: deps.log } : {}),
-    });
-  } catch (error) {
-    if (!AppendOutcomeUnknown.is(error)) {
-      // Definite: nothing was accepted, give the reservation back.
-      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
-      if (!WrongExpectedRevision.is(error)) {
-        await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
-        throw error;
-      }
-      const winner = await loadDataItem(deps.eventStore, id);
-      if (winner.status !== 'accepted') throw error;
-      return existsOutcome(winner);
-    }
-    // The acceptance may be written: never give its reservation back on a guess. The stream says.
-    const found = await findAcceptance(deps.eventStore, id, payment);
-    if (found.kind === 'theirs') {
-      if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, now()), 'the reconciler releases it');
-      return existsOutcome(found.state);
-    }
-    if (found.kind === 'unknown') {
-      // left open: the reconciler settles it if the acceptance lands, releases it otherwise
-      deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(error) });
-      throw error;
-    }
-    appended = found;
+  const recorded = await recordAcceptance(received, input, payment, deps, acceptBy);
+  if (recorded.kind === 'lostRace') return existsOutcome(recorded.winner);
+  if (recorded.kind === 'unknown') {
+    // left open: the reconciler settles it if the acceptance lands, releases it otherwise
+    deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(recorded.error) });
+    throw recorded.error;
   }
   // Accepted: from here on the reservation is owed.
   const settled = payment
     ? await bestEffort(settlePayment(deps.accounts, payment, input.ctx, now()), 'the reconciler settles reservations whose item was accepted')
     : undefined;
   if (isBundle(verified.tags)) deps.indexNested?.(id, metadataOf(input.ctx));
-  await deps.awaitProjection?.(settled?.position ?? appended.position);
-  return { kind: 'accepted', receipt: appended.receipt };
+  await deps.awaitProjection?.(settled?.position ?? recorded.position);
+  return { kind: 'accepted', receipt: recorded.receipt };
+}
+
+/** How the append of this upload's acceptance ended, as the item's stream tells it. */
+type Recorded =
+  /** this upload's acceptance is in the stream: its reservation (if any) is owed */
+  | { kind: 'accepted'; position: bigint; receipt: Receipt }
+  /** another upload of the item was accepted first: its receipt answers; this one's reservation was given back */
+  | { kind: 'lostRace'; winner: Accepted }
+  /**
+   * the append ended with AppendOutcomeUnknown and the stream does not (yet) show it: it may still
+   * land, so the reservation stays open for the reconciler; `error` is what the client is answered with
+   */
+  | { kind: 'unknown'; error: unknown };
+
+/**
+ * Appends the acceptance (see appendAcceptance) and tells how it ended. A definite failure (the
+ * store refused, the receipt could not be signed, ...) gives the reservation back, discards the
+ * bytes and is thrown; a lost race and an unknown outcome are answers, read from the item's stream.
+ */
+async function recordAcceptance(
+  received: ReceivedDataItem,
+  input: { token: string; uploadId?: string; ctx: RequestContext },
+  payment: Payment | undefined,
+  deps: AcceptDeps,
+  acceptBy: number | undefined,
+): Promise<Recorded> {
+  const id = received.verified.id as DataItemId;
+  const release = async () => {
+    if (payment) await bestEffort(releasePayment(deps.accounts, payment, 'upload failed', input.ctx, deps.now()), 'the reconciler releases it');
+  };
+  try {
+    const appended = await acceptOrWithdraw(id, () => appendAcceptance(received, input, payment, deps, acceptBy), {
+      accepted: async () => (await deps.items.read(id)).status === 'accepted',
+      withdraw: () => received.withdraw(),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    return { kind: 'accepted', ...appended };
+  } catch (error) {
+    if (!AppendOutcomeUnknown.is(error)) {
+      // Definite: nothing was accepted, give the reservation back.
+      await release();
+      if (!WrongExpectedRevision.is(error)) {
+        await bestEffort(received.discard(), 'the upload failed; the blob sweep removes what is left');
+        throw error;
+      }
+      const winner = await deps.items.read(id);
+      if (winner.status !== 'accepted') throw error;
+      return { kind: 'lostRace', winner };
+    }
+    // The acceptance may be written: never give its reservation back on a guess. The stream says.
+    const found = await findAcceptance(deps.items, id, payment);
+    if (found.kind === 'ours') return { kind: 'accepted', position: found.position, receipt: found.receipt };
+    if (found.kind === 'unknown') return { kind: 'unknown', error };
+    await release();
+    return { kind: 'lostRace', winner: found.state };
+  }
 }
 
 /** A re-sent item's bytes are given up, unless they repair its damaged stored bytes. */
 async function keepIfRepair(
   received: ReceivedDataItem,
-  existing: Extract<DataItemState, { status: 'accepted' }>,
+  existing: Accepted,
   input: { uploadId?: string; ctx: RequestContext },
   deps: AcceptDeps,
 ): Promise<void> {
@@ -259,7 +288,7 @@ async function appendAcceptance(
   // The stream was read at the start and found absent: created without a second read. Its event
   // id is random: two racing first acceptances carry different receipts and must conflict, not be
   // deduplicated into one silent success.
-  const { position } = await new DataItemRepository(deps.eventStore).create(command, metadataOf(input.ctx), tooLate);
+  const { position } = await deps.items.create(command, metadataOf(input.ctx), tooLate);
   // a decision on the initial state always appends
   if (position === undefined) throw new Error(`the acceptance of ${id} decided nothing on a new stream`);
   return { position, receipt };

@@ -25,6 +25,8 @@ interface Cached<S> {
   state: S;
   /** revision of the last event folded into `state`; -1n when the stream does not exist */
   revision: bigint;
+  /** the store's position of that event; undefined when the stream does not exist */
+  position?: bigint;
 }
 
 export interface CommandResult<S, E> {
@@ -35,10 +37,11 @@ export interface CommandResult<S, E> {
 }
 
 /**
- * Loads, decides and appends. Hot aggregates stay cached with their revision; each command first
- * reads newer events (another process may have written), commands on one key run one at a time in
- * this process, and a conflicting append (another process) re-reads and retries a bounded number
- * of times.
+ * Loads, decides and appends. Hot aggregates stay cached with their revision; each command and
+ * each read first reads the events after it (another process may have written), so no answer or
+ * decision is made on a cached state alone. Commands on one key run one at a time in this process
+ * (one repository per process, built in the composition root), and a conflicting append (another
+ * process) re-reads and retries a bounded number of times. An append that fails caches nothing.
  */
 export class AggregateRepository<S, C, E extends DomainEvent> {
   private readonly cache = new Map<string, Cached<S>>();
@@ -53,6 +56,14 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
   /** the state as the stream says now */
   read(key: string): Promise<S> {
     return this.lock.run(key, async () => (await this.refresh(key)).state);
+  }
+
+  /** the state as the stream says now, and the position of its last event (undefined: no stream) */
+  readWithPosition(key: string): Promise<{ state: S; position?: bigint }> {
+    return this.lock.run(key, async () => {
+      const { state, position } = await this.refresh(key);
+      return position === undefined ? { state } : { state, position };
+    });
   }
 
   /**
@@ -109,18 +120,19 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
       current.revision < 0n ? 'no_stream' : current.revision,
     );
     const state = events.reduce(this.decider.evolve, current.state);
-    this.remember(key, { state, revision: current.revision + BigInt(events.length) });
+    this.remember(key, { state, revision: current.revision + BigInt(events.length), position });
     return { events, state, position };
   }
 
   private async refresh(key: string): Promise<Cached<S>> {
-    let { state, revision } = this.cache.get(key) ?? { state: this.decider.initialState, revision: -1n };
+    let { state, revision, position }: Cached<S> = this.cache.get(key) ?? { state: this.decider.initialState, revision: -1n };
     for await (const recorded of this.eventStore.readStream(this.decider.stream(key), { fromRevision: revision + 1n })) {
       const event = fromRecorded(recorded);
       if (event && this.decider.isEvent(event)) state = this.decider.evolve(state, event);
       revision = recorded.revision;
+      position = recorded.position;
     }
-    const cached = { state, revision };
+    const cached: Cached<S> = position === undefined ? { state, revision } : { state, revision, position };
     this.remember(key, cached);
     return cached;
   }

@@ -6,8 +6,12 @@ import { AggregateRepository } from './aggregateRepository.js';
 import { nestedPartId } from './nested/eventIds.js';
 
 /**
- * Data items by id; see AggregateRepository for locking and retries. The acceptance creates the
- * stream without reading it again (`create`: the upload read it and found none).
+ * Data items by id; see AggregateRepository for locking and retries. One per process, built in the
+ * composition root (src/wiring/shared.ts) and handed to every part that reads or commands items:
+ * its per-item lock then runs this process's commands on one item one at a time, and its cache
+ * (always brought up to the stream's end before a read answers or a command decides) serves them
+ * all. The acceptance creates the stream without reading it again (`create`: the upload read it and
+ * found none).
  */
 export class DataItemRepository extends AggregateRepository<DataItemState, DataItemCommand, DataItemEvent> {
   constructor(eventStore: EventStore, options: { maxRetries?: number } = {}) {

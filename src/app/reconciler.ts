@@ -1,13 +1,12 @@
-import type { EventStore } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { DataItemId } from '../domain/ids.js';
 import { collectionOf, openReservationsProjection, type OpenReservation } from '../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
-import { loadDataItem } from './acceptDataItem.js';
+import type { DataItemRepository } from './dataItems.js';
 import { every } from './periodic.js';
 
 export interface ReconcilerOptions {
-  eventStore: EventStore;
+  /** the process's one data-item repository (src/wiring/shared.ts): the item's stream decides */
+  items: DataItemRepository;
   readStore: ReadStore;
   accounts: AccountRepository;
   /** a reservation older than this with no settlement is looked at */
@@ -25,7 +24,7 @@ export interface ReconcilerOptions {
  * open-reservations read model to find candidates and decides from the streams themselves.
  */
 export function createReconciler(options: ReconcilerOptions) {
-  const { eventStore, readStore, accounts, reservationTimeoutMs, intervalMs, now, log = () => {} } = options;
+  const { items, readStore, accounts, reservationTimeoutMs, intervalMs, now, log = () => {} } = options;
   const meta = { correlationId: 'reconciler' };
 
   async function runOnce(): Promise<{ settled: number; released: number }> {
@@ -37,7 +36,7 @@ export function createReconciler(options: ReconcilerOptions) {
       const page = await readStore.scan<OpenReservation>(collection, { ...(afterId ? { afterId } : {}), limit: 500 });
       for (const { id, doc } of page) {
         if (doc.timestamp > cutoff) continue;
-        const item = await loadDataItem(eventStore, doc.dataItemId as DataItemId);
+        const item = await items.read(doc.dataItemId);
         const accepted = item.status === 'accepted' && item.reservationId === id;
         const data = { address: doc.address, reservationId: id, now: now() };
         const { events } = accepted

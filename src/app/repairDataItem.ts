@@ -1,13 +1,12 @@
 import type { DataItemState } from '../domain/dataItem/decider.js';
-import type { EventStore } from '../ports/eventStore.js';
 import { metadataOf, type RequestContext } from './context.js';
-import { DataItemRepository } from './dataItems.js';
+import type { DataItemRepository } from './dataItems.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
 export interface RepairDeps {
-  eventStore: EventStore;
+  items: DataItemRepository;
   awaitProjection?: (position: bigint) => Promise<unknown>;
   now: () => number;
 }
@@ -35,7 +34,7 @@ export async function repairIfDamaged(
     ...(input.uploadId !== undefined ? { uploadId: input.uploadId } : {}),
     now: deps.now(),
   };
-  const { position } = await new DataItemRepository(deps.eventStore).execute({ type: 'RecordRepair', data }, metadataOf(input.ctx));
+  const { position } = await deps.items.execute({ type: 'RecordRepair', data }, metadataOf(input.ctx));
   if (position !== undefined) await deps.awaitProjection?.(position);
   return true;
 }

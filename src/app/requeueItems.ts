@@ -1,6 +1,6 @@
 import type { EventMetadata, EventStore } from '../ports/eventStore.js';
 import { fromRecorded } from '../domain/events.js';
-import { DataItemRepository } from './dataItems.js';
+import type { DataItemRepository } from './dataItems.js';
 
 /**
  * The operator's way back for FAILED items (shared by `POST /admin/items/:id/requeue` and
@@ -8,7 +8,7 @@ import { DataItemRepository } from './dataItems.js';
  * in the bundle queue, accepted and waiting for a bundle, with who asked and why.
  */
 export interface RequeueDeps {
-  eventStore: EventStore;
+  items: DataItemRepository;
   now: () => number;
   /** answer once the read models show the requeue (the status query right after sees it) */
   awaitProjection?: (position: bigint) => Promise<unknown>;
@@ -27,7 +27,7 @@ export type RequeueOutcome =
   | { id: string; requeued: false; already: { by: string; reason: string; at: number } };
 
 export function createRequeue(deps: RequeueDeps) {
-  const items = new DataItemRepository(deps.eventStore);
+  const { items } = deps;
   /** refused (typed errors): unknown (TxNotFound), damaged (ItemDamaged), not FAILED (ItemNotFailed) */
   return async function requeue(input: RequeueInput, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<RequeueOutcome> {
     const { events, state, position } = await items.execute({ type: 'RequeueItem', data: { ...input, now: deps.now() } }, metadata);

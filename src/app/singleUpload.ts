@@ -1,7 +1,6 @@
 import { InsufficientBalance } from '../domain/errors.js';
 import type { VerifiedHeader } from '../verify/index.js';
-import type { DataItemId } from '../domain/ids.js';
-import { acceptDataItem, loadDataItem, type AcceptDeps, type AcceptOutcome } from './acceptDataItem.js';
+import { acceptDataItem, type AcceptDeps, type AcceptOutcome } from './acceptDataItem.js';
 import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
 import { someoneCanPay } from './payments.js';
@@ -42,7 +41,7 @@ export function createSingleUploadHandler(
       const now = deps.now();
       if (winc > 0n && !(await someoneCanPay(deps.accounts, { owner: header.nativeAddress, paidBy, winc, now }))) {
         // a re-sent item, or one whose other upload holds the credits now: answered 202 once accepted
-        const loadItem = () => loadDataItem(deps.eventStore, header.id as DataItemId);
+        const loadItem = () => deps.items.read(header.id);
         const request = { owner: header.nativeAddress, paidBy, dataItemId: header.id };
         if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, request)) return;
         throw new InsufficientBalance(`nobody pays ${winc} winc for ${header.nativeAddress}`);

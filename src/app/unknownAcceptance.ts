@@ -1,8 +1,6 @@
-import type { EventStore } from '../ports/eventStore.js';
-import { dataItemStream, type DataItemId } from '../domain/ids.js';
-import { evolve, initialState, type DataItemState } from '../domain/dataItem/decider.js';
-import { isDataItemEvent } from '../domain/dataItem/events.js';
-import { fromRecorded } from '../domain/events.js';
+import type { DataItemId } from '../domain/ids.js';
+import type { DataItemState } from '../domain/dataItem/decider.js';
+import type { DataItemRepository } from './dataItems.js';
 import type { Receipt } from '../domain/receipt.js';
 import type { Payment } from './payments.js';
 
@@ -10,7 +8,10 @@ type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
 /** What the item's stream says after an append that ended with AppendOutcomeUnknown. */
 export type FoundAcceptance =
-  /** this upload's acceptance was written: its reservation is owed (settle it) */
+  /**
+   * this upload's acceptance was written: its reservation is owed (settle it). `position`: of the
+   * stream's last event, the acceptance or one after it (what the read models are awaited to show)
+   */
   | { kind: 'ours'; receipt: Receipt; position: bigint }
   /** another upload of the item was accepted (with its own payment, or free): this one's reservation is not owed */
   | { kind: 'theirs'; state: Accepted }
@@ -26,19 +27,18 @@ export type FoundAcceptance =
  * reservation that pays for it, so a paid one is told from a racing upload's by its reservation id;
  * a free one cannot be told apart and is answered as the duplicate it may be (the stored receipt).
  */
-export async function findAcceptance(eventStore: EventStore, id: DataItemId, payment: Payment | undefined): Promise<FoundAcceptance> {
-  let state: DataItemState = initialState;
-  let position: bigint | undefined;
+export async function findAcceptance(
+  items: Pick<DataItemRepository, 'readWithPosition'>,
+  id: DataItemId,
+  payment: Payment | undefined,
+): Promise<FoundAcceptance> {
+  let read: { state: DataItemState; position?: bigint };
   try {
-    for await (const recorded of eventStore.readStream(dataItemStream(id))) {
-      const event = fromRecorded(recorded);
-      if (!event || !isDataItemEvent(event)) continue;
-      state = evolve(state, event);
-      if (event.type === 'DataItemAccepted') position = recorded.position;
-    }
+    read = await items.readWithPosition(id);
   } catch {
     return { kind: 'unknown' };
   }
+  const { state, position } = read;
   if (state.status !== 'accepted' || position === undefined) return { kind: 'unknown' };
   if (payment !== undefined && state.reservationId === payment.reservationId) return { kind: 'ours', receipt: state.receipt, position };
   return { kind: 'theirs', state };

@@ -9,6 +9,7 @@ import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type
 import { ApprovalBody, BlockBody, CreditBody, parseOrInvalid, RequeueBody } from '../contract/adminSchemas.js';
 import { blockAnswerBody, blocklistBody } from '../contract/blocklistBody.js';
 import type { Blocklist } from '../app/blocklist.js';
+import type { DataItemRepository } from '../app/dataItems.js';
 import { createRequeue } from '../app/requeueItems.js';
 import { requeueBody } from './requeueBody.js';
 import { balanceBody, creditBody } from '../contract/balanceBody.js';
@@ -31,8 +32,10 @@ import type { EventStore } from '../ports/eventStore.js';
 export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   /** the bearer token; the router is mounted only when one is configured */
   token: string;
-  /** account histories are read from the streams themselves; requeues are appended to the items' */
+  /** account histories are read from the streams themselves */
   eventStore: EventStore;
+  /** the process's one data-item repository: requeues are appended to the items' streams through it */
+  items: DataItemRepository;
   /** the block list this process checks uploads against: a change made here applies at once */
   blocklist: Pick<Blocklist, 'execute' | 'list' | 'refresh'>;
   now: () => number;
@@ -68,7 +71,7 @@ export function adminRouter(deps: AdminDeps): Router {
   const router = Router();
   const operations = createAccountOperations(deps);
   const requeue = createRequeue({
-    eventStore: deps.eventStore,
+    items: deps.items,
     now: deps.now,
     ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
   });

@@ -62,7 +62,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
   const { config, log, roles, now } = w;
   const { eventStore, readStore, leases } = stores;
   const reconciler = createReconciler({
-    eventStore,
+    items: shared.items,
     readStore,
     accounts: shared.accounts,
     reservationTimeoutMs: config.reservationTimeoutMs,
@@ -77,6 +77,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
   const bundler = createBundler({
     eventStore,
+    items: shared.items,
     readStore,
     blobStore: stores.blobStore,
     gateway: shared.gateway,

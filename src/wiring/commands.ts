@@ -49,7 +49,7 @@ export async function startCommandSide(
 ) {
   const { config, log, roles, now } = w;
   const { eventStore, readStore, blobStore, wallet } = stores;
-  const { metrics, accounts, pricing } = shared;
+  const { metrics, accounts, items, pricing } = shared;
   // receipts are signed where commands run; elsewhere no signing thread is started
   const signer = await life.open(
     'receipt signer',
@@ -71,7 +71,7 @@ export async function startCommandSide(
   // items nested in accepted bundle items are indexed here, after the upload has answered
   const nestedIndex = createNestedIndexQueue({
     index: async (rootId, metadata, signal) => {
-      const nestedDeps = { eventStore, blobStore, freeMaxItems: config.nestedFreeMaxItems, ...(blocklist ? { blocklist } : {}), now };
+      const nestedDeps = { items, blobStore, freeMaxItems: config.nestedFreeMaxItems, ...(blocklist ? { blocklist } : {}), now };
       const outcome = await indexNestedItems(nestedDeps, rootId, metadata, signal);
       if (outcome?.unindexed) log.warn('nested items not indexed', { rootId, items: outcome.items, unindexed: outcome.unindexed });
     },
@@ -88,6 +88,7 @@ export async function startCommandSide(
   if (tally) await life.start({ name: 'upload tally', start: () => tally.start(), stop: () => tally.stop() });
   const accept: AcceptDeps = {
     eventStore,
+    items,
     blobStore,
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
     ...(blocklist ? { blocklist } : {}),
@@ -173,7 +174,7 @@ function multipartDepsOf(
 export function commandRoutes(
   { config, now }: Wiring,
   { eventStore }: Stores,
-  { metrics, accounts }: Shared,
+  { metrics, accounts, items }: Shared,
   { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection }: CommandSide,
   inFlight: InFlight,
 ): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands'> {
@@ -192,7 +193,7 @@ export function commandRoutes(
         : {}),
     },
     ...(config.adminToken && blocklist
-      ? { admin: { token: config.adminToken, accounts, eventStore, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
+      ? { admin: { token: config.adminToken, accounts, eventStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
     multipartCommands: {
       create: inFlight.track((input) => createUpload(multipart, input)),

@@ -7,6 +7,7 @@ import { createArweaveGateway } from '../adapters/gateway/arweaveGateway.js';
 import { createGatewayProfile } from '../adapters/gateway/gatewayProfile.js';
 import { createDiskSpace } from '../adapters/fs/diskSpace.js';
 import { AccountRepository } from '../app/accounts.js';
+import { DataItemRepository } from '../app/dataItems.js';
 import { createWalletFunds } from '../app/bundler/funds.js';
 import { createMetrics } from '../metrics/metrics.js';
 import { countingFetch, instrumentGateway } from '../metrics/instrument.js';
@@ -22,7 +23,7 @@ export type Shared = Awaited<ReturnType<typeof startShared>>;
 
 /**
  * What several roles use: the metrics, the gateway's block height (receipts, the bundler, the
- * queries), the gateway and the wallet's funds (the bundler, the queries), prices, accounts and the
+ * queries), the gateway and the wallet's funds (the bundler, the queries), prices, accounts, items and the
  * free disk of DATA_DIR.
  */
 export async function startShared(life: Lifecycle, w: Wiring, { eventStore, readStore, wallet }: Stores) {
@@ -87,5 +88,8 @@ export async function startShared(life: Lifecycle, w: Wiring, { eventStore, read
   // the free-disk floor of DATA_DIR, shared by every upload path of this process
   const disk = createDiskSpace({ dir: config.dataDir, floorBytes: config.abuse.minFreeDiskBytes, log: (message, error) => log.error(message, error) });
   await life.start({ name: 'disk space', start: () => disk.start() });
-  return { metrics, projectorLag: lag, blockHeight, gateway, profile, funds, pricing, accounts: new AccountRepository(eventStore), disk };
+  // one repository each for accounts and items: one lock and one cache per stream in this process
+  const accounts = new AccountRepository(eventStore);
+  const items = new DataItemRepository(eventStore);
+  return { metrics, projectorLag: lag, blockHeight, gateway, profile, funds, pricing, accounts, items, disk };
 }

@@ -11,6 +11,7 @@ import { adminRouter } from '../../src/http/admin.js';
 import { createBlocklist } from '../../src/app/blocklist.js';
 import { errorHandler, sendError } from '../../src/http/errors.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 export const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -42,7 +43,10 @@ export async function startAdminApp(): Promise<AdminApp> {
   const accounts = new AccountRepository(eventStore);
   const app = express();
   const blocklist = createBlocklist({ eventStore });
-  app.use(['/admin', '/v1/admin'], adminRouter({ token: ADMIN_TOKEN, accounts, eventStore, blocklist, now: () => clock.now }));
+  app.use(
+    ['/admin', '/v1/admin'],
+    adminRouter({ token: ADMIN_TOKEN, accounts, eventStore, items: new DataItemRepository(eventStore), blocklist, now: () => clock.now }),
+  );
   app.use((_req, res) => sendError(res, 404, 'Not Found'));
   app.use(errorHandler(() => {}));
   const server = app.listen(0, '127.0.0.1');

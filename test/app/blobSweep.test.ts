@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { createBlobSweep, type BlobSweepDeps } from '../../src/app/blobSweep.js';
-import { acceptDataItem, loadDataItem } from '../../src/app/acceptDataItem.js';
+import { acceptDataItem } from '../../src/app/acceptDataItem.js';
 import { receiveDataItem } from '../../src/app/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import { newChunkKey } from '../../src/domain/upload/ids.js';
@@ -23,6 +23,7 @@ import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 const GRACE_MS = 60_000;
 /** over SMALL_BLOB_MAX_BYTES (64 KiB): a file of the fs tier, not a row */
@@ -239,7 +240,15 @@ describe('orphan blob sweep', function () {
           },
         });
         const received = await receiveDataItem([item.getRaw()], { blobStore: service.blobStore, maxSize: 1024 * 1024 });
-        const acceptance = acceptDataItem(received, { token: 'arweave', ctx: { requestId: 'in-flight' } }, { ...service.multipart.accept, eventStore: held });
+        const acceptance = acceptDataItem(
+          received,
+          { token: 'arweave', ctx: { requestId: 'in-flight' } },
+          {
+            ...service.multipart.accept,
+            eventStore: held,
+            items: new DataItemRepository(held),
+          },
+        );
         await eventually(() => order.includes('append starts'), Boolean, 'the acceptance committed its bytes and appends');
 
         // the sweep reads the item's stream before it decides, and again (alone with this process's acceptances of it) before it deletes
@@ -262,7 +271,7 @@ describe('orphan blob sweep', function () {
         expect((await acceptance).kind).to.equal('accepted');
 
         expect(order).to.deep.equal(['append starts', 'sweep reads the stream', 'sweep reads the stream', 'append settles', 'sweep reads the stream']);
-        expect((await loadDataItem(service.eventStore, item.id as DataItemId)).status).to.equal('accepted');
+        expect((await service.items.read(item.id)).status).to.equal('accepted');
         expect((await bytesOf(await service.blobStore.read(`items/${item.id}`))).equals(item.getRaw())).to.equal(true);
       });
     });

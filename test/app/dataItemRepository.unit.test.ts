@@ -61,4 +61,55 @@ describe('data item repository', () => {
     const parts = (await streamOf()).filter((e) => e.type === 'NestedItemsIndexed');
     expect(parts.map((e) => e.id)).to.deep.equal([nestedPartId(id, 0, 2, true), nestedPartId(id, 2, 1, false)]);
   });
+
+  const fail = (now: number) => ({ type: 'FailItem' as const, data: { id, attempts: 10, reason: 'dropped', now } });
+  const requeue = { type: 'RequeueItem' as const, data: { id, by: 'ops', reason: 'healed', now: 7 } };
+
+  it('answers and decides on what another process appended since it cached the item, reading only the events after the cached ones', async () => {
+    const fromRevisions: (bigint | undefined)[] = [];
+    const tracked = Object.assign(Object.create(store) as EventStore, {
+      readStream: (...args: Parameters<EventStore['readStream']>) => {
+        fromRevisions.push(args[1]?.fromRevision);
+        return store.readStream(...args);
+      },
+    });
+    const ours = new DataItemRepository(tracked);
+    await ours.create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    // another process (its own repository over the same store) fails the item
+    await new DataItemRepository(store).execute(fail(5), ctx);
+    const seen = await ours.read(id);
+    expect(seen.status === 'accepted' && seen.failed?.reason).to.equal('dropped');
+    // decided on the failed state: the requeue appends (on the cached, accepted-only state it would decide nothing)
+    const { events } = await ours.execute(requeue, ctx);
+    expect(events.map((e) => e.type)).to.deep.equal(['DataItemRequeued']);
+    expect((await streamOf()).map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'DataItemFailed', 'DataItemRequeued']);
+    // the read after the creation starts past the acceptance it cached; the requeue's, past the failure
+    expect(fromRevisions).to.deep.equal([1n, 2n]);
+  });
+
+  it("reads an item with the position of its stream's last event, none for an item never accepted", async () => {
+    const items = new DataItemRepository(store);
+    expect(await items.readWithPosition(id)).to.deep.equal({ state: { status: 'absent' } });
+    await items.create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    const { position } = await new DataItemRepository(store).execute(fail(5), ctx);
+    const read = await items.readWithPosition(id);
+    expect(read.position).to.equal(position);
+    expect((await new DataItemRepository(store).readWithPosition(id)).position).to.equal(position);
+  });
+
+  it('runs commands on one item in one process one at a time: the second decides on what the first appended, with no conflicting append', async () => {
+    let appends = 0;
+    const appending = Object.assign(Object.create(store) as EventStore, {
+      append: (...args: Parameters<EventStore['append']>) => {
+        appends++;
+        return store.append(...args);
+      },
+    });
+    const items = new DataItemRepository(appending);
+    await items.create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    const [first, second] = await Promise.all([items.execute(fail(5), ctx), items.execute(fail(6), ctx)]);
+    expect([first.events.length, second.events.length]).to.deep.equal([1, 0]);
+    // the creation and one failure: the second command was never appended to conflict
+    expect(appends).to.equal(2);
+  });
 });

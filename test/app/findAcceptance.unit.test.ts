@@ -5,6 +5,7 @@ import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { EventStoreUnavailable, type EventStore } from '../../src/ports/eventStore.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 const id = itemId(1) as DataItemId;
 const payment = { payer: 'payer', reservationId: 'r-ours', winc: 300n };
@@ -25,7 +26,7 @@ describe('after an append of unknown outcome, the item stream read back', () => 
 
   it("finds this upload's acceptance by its reservation, with the receipt and position it was recorded with", async () => {
     const { position } = await accepted('r-ours');
-    const found = await findAcceptance(store, id, payment);
+    const found = await findAcceptance(new DataItemRepository(store), id, payment);
     expect(found.kind).to.equal('ours');
     expect(found).to.deep.include({ position });
     expect((found as { receipt: { id: string } }).receipt.id).to.equal(id);
@@ -33,18 +34,18 @@ describe('after an append of unknown outcome, the item stream read back', () => 
 
   it("finds another upload's acceptance (another reservation, or free): this one's reservation is not owed", async () => {
     await accepted('r-theirs');
-    expect((await findAcceptance(store, id, payment)).kind).to.equal('theirs');
-    expect((await findAcceptance(store, id, undefined)).kind).to.equal('theirs');
+    expect((await findAcceptance(new DataItemRepository(store), id, payment)).kind).to.equal('theirs');
+    expect((await findAcceptance(new DataItemRepository(store), id, undefined)).kind).to.equal('theirs');
   });
 
   it('knows nothing when the stream has no acceptance, or cannot be read', async () => {
-    expect(await findAcceptance(store, id, payment)).to.deep.equal({ kind: 'unknown' });
+    expect(await findAcceptance(new DataItemRepository(store), id, payment)).to.deep.equal({ kind: 'unknown' });
     const down = {
       ...store,
       readStream: async function* () {
         throw new EventStoreUnavailable('down');
       },
     } as EventStore;
-    expect(await findAcceptance(down, id, payment)).to.deep.equal({ kind: 'unknown' });
+    expect(await findAcceptance(new DataItemRepository(down), id, payment)).to.deep.equal({ kind: 'unknown' });
   });
 });

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
-import { loadDataItem } from '../../src/app/acceptDataItem.js';
 import { acceptanceUnderWay, reserveOrAwaitRacing, type ReserveRequest } from '../../src/app/racingAcceptance.js';
 import { availableOf } from '../../src/domain/account/state.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
@@ -22,7 +21,7 @@ describe('a reservation racing another upload of the same item', function () {
   const request: ReserveRequest = { owner, paidBy: [], winc: 300n, dataItemId: id, ctx: { requestId: 'second' } };
   const deps = (waitMs?: number) => ({
     accounts: service.accounts,
-    loadItem: () => loadDataItem(service.eventStore, id),
+    loadItem: () => service.items.read(id),
     now: Date.now,
     ...(waitMs !== undefined ? { waitMs } : {}),
   });
@@ -70,7 +69,7 @@ describe('a reservation racing another upload of the same item', function () {
     await reserveFirst();
     const error = await reserveOrAwaitRacing(deps(300), request).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(InsufficientBalance);
-    expect((await loadDataItem(service.eventStore, id)).status).to.equal('absent');
+    expect((await service.items.read(id)).status).to.equal('absent');
   });
 
   it('counts the other upload as under way whichever of its reads the other upload accepts and settles before', async () => {
@@ -92,7 +91,7 @@ describe('a reservation racing another upload of the same item', function () {
         if (reads++ === before) await winner();
       };
       const accounts = { read: async (key: string) => (await readNumber(), service.accounts.read(key)) } as unknown as typeof service.accounts;
-      const loadItem = async () => (await readNumber(), loadDataItem(service.eventStore, id));
+      const loadItem = async () => (await readNumber(), service.items.read(id));
       seen.push(await acceptanceUnderWay({ accounts, loadItem }, request));
     }
     expect(seen).to.deep.equal([true, true, true, true]);

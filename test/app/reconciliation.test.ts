@@ -90,6 +90,7 @@ describe('reservations that outlive a crash', function () {
         { token: 'arweave', ctx: { requestId: 'r' } },
         {
           eventStore: service.eventStore,
+          items: service.items,
           blobStore: service.blobStore,
           accounts: service.accounts,
           pricing: createFixedPricing({ wincPerByte: 1n }),

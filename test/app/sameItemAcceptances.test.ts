@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { acceptDataItem, loadDataItem } from '../../src/app/acceptDataItem.js';
+import { acceptDataItem } from '../../src/app/acceptDataItem.js';
 import { receiveDataItem, type ReceivedDataItem } from '../../src/app/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
@@ -11,6 +11,7 @@ import { signedItem, signers } from '../support/items.js';
 import { refusingEventStore, type RefusingEventStore } from '../support/refusingEventStore.js';
 import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { startTestService, type TestService } from '../support/testService.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 describe('two uploads of the same item whose acceptances meet a store fault', function () {
   this.timeout(60_000);
@@ -43,9 +44,8 @@ describe('two uploads of the same item whose acceptances meet a store fault', fu
   }
 
   /** the acceptance deps of the running service, over `eventStore`, recording the item's appends in `log` */
-  const depsWith = (eventStore: EventStore, log: string[]) => ({
-    ...service.multipart.accept,
-    eventStore: {
+  const depsWith = (eventStore: EventStore, log: string[]) => {
+    const logged = {
       ...eventStore,
       append: async (...args: Parameters<EventStore['append']>) => {
         const [stream] = args;
@@ -57,8 +57,9 @@ describe('two uploads of the same item whose acceptances meet a store fault', fu
           log.push('append settles');
         }
       },
-    } as EventStore,
-  });
+    } as EventStore;
+    return { ...service.multipart.accept, eventStore: logged, items: new DataItemRepository(logged) };
+  };
 
   it("keeps the winner's bytes when the other acceptance fails for another reason than the conflict (a read-only store)", async function () {
     const item = await signedItem(signers.arweave());
@@ -74,7 +75,7 @@ describe('two uploads of the same item whose acceptances meet a store fault', fu
     ]);
     expect(outcomes[0]).to.deep.include({ status: 'fulfilled' });
     expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(EventStoreUnavailable);
-    expect((await loadDataItem(service.eventStore, item.id as DataItemId)).status).to.equal('accepted');
+    expect((await service.items.read(item.id)).status).to.equal('accepted');
     expect((await bytesOf(await service.blobStore.read(`items/${item.id}`))).equals(item.getRaw())).to.equal(true);
     // one acceptance of the item at a time: the second commits only once the first's append settled
     expect(log).to.deep.equal(['first commits', 'append starts', 'append settles', 'second commits', 'append starts', 'append settles']);

@@ -86,7 +86,7 @@ describe('an acceptance whose append ends without saying whether it was written'
 
     await caughtUp();
     const later = createReconciler({
-      eventStore: service.eventStore,
+      items: service.items,
       readStore: service.readStore,
       accounts: service.accounts,
       reservationTimeoutMs: 600_000,

@@ -86,7 +86,7 @@ describe('block list: items nested in bundle items', function () {
     expect(outcome.kind).to.equal('accepted');
     await block(service, bs58.encode(later.publicKey));
 
-    const deps = { eventStore: service.eventStore, blobStore: service.blobStore, blocklist: service.multipart.accept.blocklist!, now: Date.now };
+    const deps = { items: service.items, blobStore: service.blobStore, blocklist: service.multipart.accept.blocklist!, now: Date.now };
     await indexNestedItems(deps, root.id, { correlationId: 'blocked-meanwhile' });
     const [part] = await nestedIndexed(service, root.id);
     expect(part!.items.map((item) => item.id)).to.deep.equal([sibling.id]);

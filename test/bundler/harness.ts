@@ -110,6 +110,7 @@ export async function startBundlerNode(options: NodeOptions): Promise<BundlerNod
   const logs: string[] = [];
   const deps: BundlerDeps = {
     eventStore: service.eventStore,
+    items: service.items,
     readStore: service.readStore,
     blobStore: service.blobStore,
     gateway: createArweaveGateway({

@@ -267,7 +267,7 @@ describe('dashboard pages in a browser', function () {
 
     // requeued, it leaves the list and waits for a bundle again: the page follows without a reload
     const outcome = await createRequeue({
-      eventStore: env.service.eventStore,
+      items: env.service.items,
       now: Date.now,
       awaitProjection: (p) => env.service.projections.waitFor(p, 10_000),
     })({ id: failing.id, by: 'ops', reason: 'gateway healed' }, { correlationId: 'dashboard-test' });

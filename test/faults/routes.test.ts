@@ -3,7 +3,6 @@ import type Database from 'better-sqlite3';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
-import { loadDataItem } from '../../src/app/acceptDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import { expectContractError } from '../support/hostileService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
@@ -23,7 +22,7 @@ const UNAVAILABLE = [503, 'Service unavailable'] as const;
 async function itemBlobsWithoutAcceptance(service: TestService): Promise<string[]> {
   const ids = await readdir(join(service.dataDir, 'blobs', 'items')).catch(() => []);
   const orphans: string[] = [];
-  for (const id of ids) if ((await loadDataItem(service.eventStore, id as DataItemId)).status !== 'accepted') orphans.push(id);
+  for (const id of ids) if ((await service.items.read(id)).status !== 'accepted') orphans.push(id);
   return orphans;
 }
 

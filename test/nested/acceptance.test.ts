@@ -68,7 +68,7 @@ describe('accepting an item whose payload is a bundle', function () {
       ...service.multipart.accept,
       blobStore: held,
       indexNested: (rootId, metadata) => {
-        const run = indexNestedItems({ eventStore: service.eventStore, blobStore: held, now: Date.now }, rootId, metadata);
+        const run = indexNestedItems({ items: service.items, blobStore: held, now: Date.now }, rootId, metadata);
         indexing.push(run);
         return run;
       },

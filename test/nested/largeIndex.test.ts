@@ -15,6 +15,7 @@ import { asBody, signers } from '../support/items.js';
 import { bundleItem } from './support/nestedBundles.js';
 import { ed25519Key, genuineEntry, rawBundle } from './support/fakeEntries.js';
 import { nestedIndexed } from './support/indexed.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 const ENTRIES = 10_000;
 /** a content type of 1,000 bytes: legal (tags fit 4096 bytes), and 1,000 such items make a 1.3 MB event */
@@ -109,7 +110,7 @@ describe('the nested index of a bundle of 10,000 items', function () {
     };
     await service.eventStore.append(stream, [toNewEvent(earlier, uuidFromName(`NestedItemsIndexed/${root.id}/0`), { correlationId: 'earlier' })], 0n);
 
-    const outcome = await indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+    const outcome = await indexNestedItems({ items: service.items, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
       correlationId: 'recovery',
     });
     expect(outcome).to.deep.include({ appended: 4, items: SOME, unindexed: 0 });
@@ -123,7 +124,9 @@ describe('the nested index of a bundle of 10,000 items', function () {
     const root = await bundleItem(signers.ethereum(), rawBundle(entries.slice(0, SOME)));
     await acceptWithoutIndex(root.getRaw());
     const index = (eventStore = service.eventStore) =>
-      indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, { correlationId: 'recovery' });
+      indexNestedItems({ items: new DataItemRepository(eventStore), blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+        correlationId: 'recovery',
+      });
     // the process dies on its third append
     let appends = 0;
     const dying = Object.assign(Object.create(service.eventStore) as typeof service.eventStore, {
@@ -149,7 +152,7 @@ describe('the nested index of a bundle of 10,000 items', function () {
     const root = await bundleItem(signers.ethereum(), rawBundle(entries.slice(0, SOME)));
     await acceptWithoutIndex(root.getRaw());
     const index = () =>
-      indexNestedItems({ eventStore: service.eventStore, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
+      indexNestedItems({ items: service.items, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
         correlationId: 'recovery',
       });
     const outcomes = await Promise.all([index(), index()]);
@@ -182,9 +185,13 @@ describe('the nested index of a bundle of 10,000 items', function () {
         return service.eventStore.append(...args);
       },
     });
-    const outcome = await indexNestedItems({ eventStore: racing, blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now }, root.id, {
-      correlationId: 'recovery',
-    });
+    const outcome = await indexNestedItems(
+      { items: new DataItemRepository(racing), blobStore: service.blobStore, freeMaxItems: ENTRIES, now: Date.now },
+      root.id,
+      {
+        correlationId: 'recovery',
+      },
+    );
     expect(outcome).to.deep.include({ appended: 5, items: SOME });
     const data = (await partsOf(root.id)).map((e) => e.data as NestedItemsIndexed['data']);
     // its second part (415 items) less the 100 the other run took

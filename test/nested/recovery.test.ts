@@ -12,6 +12,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { bundleItem, twoLevels, type TwoLevels } from './support/nestedBundles.js';
 import { fakeBundle } from './support/fakeEntries.js';
+import { DataItemRepository } from '../../src/app/dataItems.js';
 
 /** A crash (or a stop) before a bundle item's nested index is complete leaves it to the recovery. */
 describe('recovering the nested index of a bundle item left unindexed', function () {
@@ -41,7 +42,7 @@ describe('recovering the nested index of a bundle item left unindexed', function
   const pending = async () => (await service.readStore.scan(collectionOf(pendingNestedIndexProjection), { limit: 100 })).map((d) => d.id);
   const caughtUp = async () => expect(await service.projections.waitFor(await service.eventStore.headPosition(), 10_000)).to.equal(true);
   const index = (eventStore: EventStore) => async (id: string) =>
-    (await indexNestedItems({ eventStore, blobStore: service.blobStore, freeMaxItems: 10_000, now: Date.now }, id, {
+    (await indexNestedItems({ items: new DataItemRepository(eventStore), blobStore: service.blobStore, freeMaxItems: 10_000, now: Date.now }, id, {
       correlationId: 'nested-index-recovery',
     })) !== undefined;
   const recover = (now: number, eventStore = service.eventStore) =>

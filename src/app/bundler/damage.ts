@@ -1,7 +1,6 @@
 import type { ItemDamage } from '../../bundling/index.js';
 import type { BundleCommand } from '../../domain/bundle/decider.js';
 import type { Bundle } from '../../domain/bundle/state.js';
-import { DataItemRepository } from '../dataItems.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { fenceCheck } from './fence.js';
 
@@ -21,10 +20,9 @@ export async function dropForDamage(
   record: (command: BundleCommand) => Promise<void>,
 ): Promise<void> {
   const now = deps.now();
-  const items = new DataItemRepository(deps.eventStore);
   for (const { id, found, size, sha256 } of damaged) {
     const data = { id, found, ...(size !== undefined ? { size } : {}), ...(sha256 !== undefined ? { sha256 } : {}), planId: bundle.planId, now };
-    await items.execute({ type: 'RecordDamage', data }, BUNDLER, fenceCheck(deps));
+    await deps.items.execute({ type: 'RecordDamage', data }, BUNDLER, fenceCheck(deps));
   }
   const named = damaged.slice(0, NAMED).map((d) => `${d.id} (${d.found})`);
   const more = damaged.length > NAMED ? ` and ${damaged.length - NAMED} more` : '';

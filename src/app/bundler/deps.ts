@@ -6,6 +6,7 @@ import type { PackingLimits } from '../../domain/bundle/packing.js';
 import type { RsaPrivateJwk } from '../../wallet/rsaJwk.js';
 import type { WalletFunds } from './funds.js';
 import type { Bundles, LeaseFence } from './fence.js';
+import type { DataItemRepository } from '../dataItems.js';
 
 export interface BundlerSettings {
   limits: PackingLimits;
@@ -21,6 +22,8 @@ export interface BundlerSettings {
 
 export interface BundlerDeps {
   eventStore: EventStore;
+  /** the process's one data-item repository (src/wiring/shared.ts): failed and damaged items are recorded through it */
+  items: DataItemRepository;
   readStore: ReadStore;
   blobStore: BlobStore;
   gateway: ArweaveGateway;

@@ -1,5 +1,4 @@
 import { bundleQueueProjection, collectionOf, type QueuedItem } from '../../../projections/index.js';
-import { DataItemRepository } from '../dataItems.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { fenceCheck } from './fence.js';
 
@@ -10,12 +9,15 @@ import { fenceCheck } from './fence.js';
  */
 export async function failExhaustedItems(deps: BundlerDeps, itemIds: readonly string[]): Promise<number> {
   const queued = await deps.readStore.getMany<QueuedItem>(collectionOf(bundleQueueProjection), itemIds);
-  const items = new DataItemRepository(deps.eventStore);
   let failed = 0;
   for (const [id, { doc }] of queued) {
     if (doc.planId || doc.damaged || doc.attempts < deps.settings.maxAttempts) continue;
     const reason = `${doc.attempts} bundles dropped`;
-    const { position } = await items.execute({ type: 'FailItem', data: { id, attempts: doc.attempts, reason, now: deps.now() } }, BUNDLER, fenceCheck(deps));
+    const { position } = await deps.items.execute(
+      { type: 'FailItem', data: { id, attempts: doc.attempts, reason, now: deps.now() } },
+      BUNDLER,
+      fenceCheck(deps),
+    );
     if (position === undefined) continue;
     await deps.awaitProjection?.(position);
     failed++;

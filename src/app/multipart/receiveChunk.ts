@@ -4,9 +4,7 @@ import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload
 import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { someoneCanPay } from '../payments.js';
-import { loadDataItem } from '../acceptDataItem.js';
 import { acceptanceUnderWay } from '../racingAcceptance.js';
-import type { DataItemId } from '../../domain/ids.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOfChunk } from './uploadOwner.js';
 import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
@@ -132,7 +130,7 @@ async function ensurePayable(deps: MultipartDeps, upload: Upload, owner: string,
   if (await someoneCanPay(deps.accounts, { owner, paidBy, winc, now })) return;
   const dataItemId = await itemId();
   if (dataItemId !== undefined) {
-    const loadItem = () => loadDataItem(deps.accept.eventStore, dataItemId as DataItemId);
+    const loadItem = () => deps.accept.items.read(dataItemId);
     if (await acceptanceUnderWay({ accounts: deps.accounts, loadItem }, { owner, paidBy, dataItemId })) return;
   }
   throw new InsufficientBalance(`nobody pays ${winc} winc for ${owner} (upload ${upload.uploadId})`);

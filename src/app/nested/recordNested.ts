@@ -2,7 +2,7 @@ import { appendSize, MAX_APPEND_BYTES, type EventMetadata, type EventStore } fro
 import type { BlobStore } from '../../ports/blobStore.js';
 import { nestedPartEvent, type NestedIndexProgress } from '../../domain/dataItem/nestedIndex.js';
 import { toNewEvent } from '../../domain/events.js';
-import { DataItemRepository } from '../dataItems.js';
+import type { DataItemRepository } from '../dataItems.js';
 import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedLimits } from './findNested.js';
 import { uuidFromName } from './eventIds.js';
 import { blockedOf, type BlockCheck } from '../blocklist.js';
@@ -19,7 +19,8 @@ export const PART_MAX_BYTES = MAX_APPEND_BYTES / 2;
 export const DEFAULT_FREE_MAX_ITEMS = 1000;
 
 export interface RecordNestedDeps {
-  eventStore: EventStore;
+  /** the process's one data-item repository (src/wiring/shared.ts) */
+  items: DataItemRepository;
   blobStore: BlobStore;
   /** for paid items */
   limits?: NestedLimits;
@@ -76,7 +77,7 @@ export async function indexNestedItems(
   metadata: Omit<EventMetadata, 'schemaVersion'>,
   signal?: AbortSignal,
 ): Promise<IndexOutcome | undefined> {
-  const items = new DataItemRepository(deps.eventStore, { maxRetries: 5 });
+  const { items } = deps;
   const accepted = await items.read(rootId);
   if (accepted.status !== 'accepted' || !accepted.nested || done(accepted.nested)) return undefined;
   let progress = accepted.nested;
