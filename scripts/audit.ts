@@ -7,7 +7,7 @@
 import { runAudit } from '../src/audit/audit.js';
 import { findingLine, jsonClosing, jsonFinding, jsonOpening, summaryText } from '../src/audit/report.js';
 import { readServicePublicModulus } from '../src/audit/serviceKey.js';
-import { transferSourcesOf } from '../src/app/topUpChains.js';
+import { transferSourcesOf } from '../src/app/accounts/topUpChains.js';
 import { withAuditorStores } from './lib/auditorStores.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';

@@ -10,7 +10,7 @@ import { ServiceError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/contract/errorMessages.js';
 import { Operator, Reason } from '../src/contract/adminSchemas.js';
 import { createRequeue, failedItemsNow, type RequeueOutcome } from '../src/app/requeueItems.js';
-import { DataItemRepository } from '../src/app/dataItems.js';
+import { DataItemRepository } from '../src/app/acceptance/dataItems.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';

@@ -279,7 +279,7 @@ export const ConfigSchema = z.object({
     .describe(
       'a multi-part upload whose header chunk (offset 0, naming the owner) has not arrived expires this long after its last chunk or its creation: nobody is known to pay for its bytes',
     ),
-  /** top-ups with the users' own tokens (src/app/topUps.ts) */
+  /** top-ups with the users' own tokens (src/app/accounts/topUps.ts) */
   TOPUP_WINC_PER_AR: z
     .string()
     .regex(/^\d+$/, 'a non-negative integer')

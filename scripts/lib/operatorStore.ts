@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openEventStoreFromConfig } from '../../src/adapters/eventStoreFromConfig.js';
-import { AccountRepository } from '../../src/app/accounts.js';
-import { createAccountOperations, type AccountOperations, type OperatorMetadata } from '../../src/app/accountOperations.js';
+import { AccountRepository } from '../../src/app/accounts/accounts.js';
+import { createAccountOperations, type AccountOperations, type OperatorMetadata } from '../../src/app/accounts/accountOperations.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { refuseMissingEventStore } from './storeNotFound.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { BlobStore, ListedBlob } from '../ports/blobStore.js';
 import { orphanBlobs, whyOrphan, type OrphanBlob, type OwnerReads } from './orphanBlobs.js';
-import { apartFromAcceptances } from './unacceptedBytes.js';
+import { apartFromAcceptances } from './acceptance/unacceptedBytes.js';
 
 export interface BlobSweepDeps {
   eventStore: OwnerReads;

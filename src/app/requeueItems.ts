@@ -1,6 +1,6 @@
 import type { EventMetadata, EventStore } from '../ports/eventStore.js';
 import { fromRecorded } from '../domain/events.js';
-import type { DataItemRepository } from './dataItems.js';
+import type { DataItemRepository } from './acceptance/dataItems.js';
 
 /**
  * The operator's way back for FAILED items (shared by `POST /admin/items/:id/requeue` and

@@ -1,4 +1,4 @@
-import type { TopUpOutcome } from '../app/topUps.js';
+import type { TopUpOutcome } from '../app/accounts/topUps.js';
 
 /**
  * The answer to a top-up claim: the contract's `{ confirmed, winc }` for the Irys/Bundlr clients

@@ -11,7 +11,7 @@ import { createBlobSweep } from '../app/blobSweep.js';
 import { createBundler } from '../app/bundler/bundler.js';
 import { BundleRepository } from '../app/bundles.js';
 import { LeaseFence } from '../app/bundler/fence.js';
-import { createReconciler } from '../app/reconciler.js';
+import { createReconciler } from '../app/accounts/reconciler.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { AccountRepository } from '../../src/app/accounts.js';
+import { AccountRepository } from '../../src/app/accounts/accounts.js';
 import { adminRouter } from '../../src/http/admin.js';
 import { createBlocklist } from '../../src/app/blocklist.js';
 import { errorHandler, sendError } from '../../src/http/errors.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 export const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { createBlobSweep, type BlobSweepDeps } from '../../src/app/blobSweep.js';
-import { acceptDataItem } from '../../src/app/acceptDataItem.js';
-import { receiveDataItem } from '../../src/app/receiveDataItem.js';
+import { acceptDataItem } from '../../src/app/acceptance/acceptDataItem.js';
+import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import { newChunkKey } from '../../src/domain/upload/ids.js';
 import { createLogger } from '../../src/log.js';
@@ -23,7 +23,7 @@ import { createUpload, postChunks } from '../support/multipart.js';
 import { itemOfSize } from '../support/sizedItem.js';
 import { startTestService, testServiceConfig, type TestService } from '../support/testService.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 const GRACE_MS = 60_000;
 /** over SMALL_BLOB_MAX_BYTES (64 KiB): a file of the fs tier, not a row */

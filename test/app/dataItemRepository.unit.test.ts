@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 import { nestedPartId } from '../../src/app/nested/eventIds.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import { WrongExpectedRevision, type EventStore, type RecordedEvent } from '../../src/ports/eventStore.js';

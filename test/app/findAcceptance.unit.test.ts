@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { findAcceptance } from '../../src/app/unknownAcceptance.js';
+import { findAcceptance } from '../../src/app/acceptance/unknownAcceptance.js';
 import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { EventStoreUnavailable, type EventStore } from '../../src/ports/eventStore.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 const id = itemId(1) as DataItemId;
 const payment = { payer: 'payer', reservationId: 'r-ours', winc: 300n };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
-import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptDataItem.js';
-import { receiveDataItem } from '../../src/app/receiveDataItem.js';
+import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptance/acceptDataItem.js';
+import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
 import { createFixedPricing } from '../../src/adapters/pricing/fixedPricing.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
-import { acceptanceUnderWay, reserveOrAwaitRacing, type ReserveRequest } from '../../src/app/racingAcceptance.js';
+import { acceptanceUnderWay, reserveOrAwaitRacing, type ReserveRequest } from '../../src/app/acceptance/racingAcceptance.js';
 import { availableOf } from '../../src/domain/account/state.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
 import { toNewEvent } from '../../src/domain/events.js';

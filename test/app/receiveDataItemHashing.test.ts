@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
-import { receiveDataItem } from '../../src/app/receiveDataItem.js';
+import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
 import { BlobHashingError, createBlobHasher, type BlobHasher } from '../../src/crypto/blobHasher.js';
 import type { BlobStore } from '../../src/ports/blobStore.js';
 import { heldHashWorkers } from '../support/heldHashWorkers.js';

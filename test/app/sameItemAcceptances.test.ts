@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { acceptDataItem } from '../../src/app/acceptDataItem.js';
-import { receiveDataItem, type ReceivedDataItem } from '../../src/app/receiveDataItem.js';
+import { acceptDataItem } from '../../src/app/acceptance/acceptDataItem.js';
+import { receiveDataItem, type ReceivedDataItem } from '../../src/app/acceptance/receiveDataItem.js';
 import type { DataItemId } from '../../src/domain/ids.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { EventStoreUnavailable } from '../../src/ports/eventStore.js';
@@ -11,7 +11,7 @@ import { signedItem, signers } from '../support/items.js';
 import { refusingEventStore, type RefusingEventStore } from '../support/refusingEventStore.js';
 import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
 import { startTestService, type TestService } from '../support/testService.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 describe('two uploads of the same item whose acceptances meet a store fault', function () {
   this.timeout(60_000);

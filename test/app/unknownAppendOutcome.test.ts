@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import type { DataItem } from 'arbundles';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { createReconciler } from '../../src/app/reconciler.js';
+import { createReconciler } from '../../src/app/accounts/reconciler.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { availableOf } from '../../src/domain/account/state.js';
 import { nativeAddress } from '../../src/verify/index.js';

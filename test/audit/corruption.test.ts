@@ -6,7 +6,7 @@ import { summaryText } from '../../src/audit/report.js';
 import { BundleRepository } from '../../src/app/bundles.js';
 import { bundleLayout } from '../../src/bundling/layout.js';
 import type { SerializedAccount } from '../../src/domain/account/serialized.js';
-import type { AccountRepository } from '../../src/app/accounts.js';
+import type { AccountRepository } from '../../src/app/accounts/accounts.js';
 import { accountBalanceProjection, collectionOf } from '../../projections/index.js';
 import type { TestService } from '../support/testService.js';
 import { signers } from '../support/items.js';

@@ -3,8 +3,8 @@ import type { DataItem } from 'arbundles';
 import { appendSize, MAX_APPEND_BYTES, type RecordedEvent } from '../../src/ports/eventStore.js';
 import type { NestedItem, NestedItemsIndexed } from '../../src/domain/dataItem/events.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
-import { receiveDataItem } from '../../src/app/receiveDataItem.js';
-import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptDataItem.js';
+import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
+import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptance/acceptDataItem.js';
 import { indexNestedItems, PART_MAX_BYTES } from '../../src/app/nested/recordNested.js';
 import { toNewEvent } from '../../src/domain/events.js';
 import { uuidFromName } from '../../src/app/nested/eventIds.js';
@@ -15,7 +15,7 @@ import { asBody, signers } from '../support/items.js';
 import { bundleItem } from './support/nestedBundles.js';
 import { ed25519Key, genuineEntry, rawBundle } from './support/fakeEntries.js';
 import { nestedIndexed } from './support/indexed.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 const ENTRIES = 10_000;
 /** a content type of 1,000 bytes: legal (tags fit 4096 bytes), and 1,000 such items make a 1.3 MB event */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { EventStore, RecordedEvent } from '../../src/ports/eventStore.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
-import { receiveDataItem } from '../../src/app/receiveDataItem.js';
-import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptDataItem.js';
+import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
+import { acceptDataItem, type AcceptDeps } from '../../src/app/acceptance/acceptDataItem.js';
 import { recoverNestedIndexes } from '../../src/app/nested/recoverNested.js';
 import { indexNestedItems, PART_MAX_BYTES } from '../../src/app/nested/recordNested.js';
 import { appendSize } from '../../src/ports/eventStore.js';
@@ -12,7 +12,7 @@ import { startTestService, type TestService } from '../support/testService.js';
 import { signedItem, signers } from '../support/items.js';
 import { bundleItem, twoLevels, type TwoLevels } from './support/nestedBundles.js';
 import { fakeBundle } from './support/fakeEntries.js';
-import { DataItemRepository } from '../../src/app/dataItems.js';
+import { DataItemRepository } from '../../src/app/acceptance/dataItems.js';
 
 /** A crash (or a stop) before a bundle item's nested index is complete leaves it to the recovery. */
 describe('recovering the nested index of a bundle item left unindexed', function () {

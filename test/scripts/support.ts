@@ -1,6 +1,6 @@
 import { runScript } from '../support/runScript.js';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
-import { AccountRepository } from '../../src/app/accounts.js';
+import { AccountRepository } from '../../src/app/accounts/accounts.js';
 import { balanceBody, type BalanceBody } from '../../src/contract/balanceBody.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createTopUps, wincOf, type TopUpChain } from '../../src/app/topUps.js';
+import { createTopUps, wincOf, type TopUpChain } from '../../src/app/accounts/topUps.js';
 import { InvalidTransaction, ServiceUnavailable } from '../../src/domain/errors.js';
 import type { Transfer } from '../../src/ports/transfers.js';
 import type { PendingTopUp } from '../../projections/index.js';

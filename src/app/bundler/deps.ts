@@ -6,7 +6,7 @@ import type { PackingLimits } from '../../domain/bundle/packing.js';
 import type { RsaPrivateJwk } from '../../wallet/rsaJwk.js';
 import type { WalletFunds } from './funds.js';
 import type { Bundles, LeaseFence } from './fence.js';
-import type { DataItemRepository } from '../dataItems.js';
+import type { DataItemRepository } from '../acceptance/dataItems.js';
 
 export interface BundlerSettings {
   limits: PackingLimits;

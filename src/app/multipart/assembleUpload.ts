@@ -12,7 +12,7 @@ import {
   verifyStoredDataItem,
   type ReceivedDataItem,
   type VerifiedBytes,
-} from '../receiveDataItem.js';
+} from '../acceptance/receiveDataItem.js';
 import type { PrefixVerifier } from './prefixVerifier.js';
 
 export interface AssembleDeps {

@@ -1,8 +1,8 @@
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { Pricing } from '../../ports/pricing.js';
-import type { AccountRepository } from '../accounts.js';
+import type { AccountRepository } from '../accounts/accounts.js';
 import type { UploadRepository } from '../uploads.js';
-import type { AcceptDeps } from '../acceptDataItem.js';
+import type { AcceptDeps } from '../acceptance/acceptDataItem.js';
 import type { OwnerLookup } from './uploadOwner.js';
 import type { UploadTally } from './uploadTally.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';

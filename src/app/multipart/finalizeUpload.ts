@@ -2,9 +2,9 @@ import { DataItemTooLarge, Forbidden, InsufficientBalance, InvalidDataItem } fro
 import { itemBlobKey } from '../../domain/ids.js';
 import { uploadPrefix } from '../../domain/upload/ids.js';
 import { tileChunks, type Upload, type UploadState } from '../../domain/upload/state.js';
-import { acceptDataItem, type AcceptOutcome } from '../acceptDataItem.js';
+import { acceptDataItem, type AcceptOutcome } from '../acceptance/acceptDataItem.js';
 import { metadataOf, type RequestContext } from '../context.js';
-import { verifyStoredDataItem, type ReceivedDataItem } from '../receiveDataItem.js';
+import { verifyStoredDataItem, type ReceivedDataItem } from '../acceptance/receiveDataItem.js';
 import { assembleUpload, itemRules } from './assembleUpload.js';
 import type { MultipartDeps } from './deps.js';
 

@@ -4,7 +4,7 @@ import { legacyUploadDataKey } from '../../domain/upload/ids.js';
 import type { Chunk } from '../../domain/upload/state.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { createDataItemVerifier, type DataItemVerifier, type VerifierOptions } from '../../verify/index.js';
-import type { ItemVerification, VerifiedBytes } from '../receiveDataItem.js';
+import type { ItemVerification, VerifiedBytes } from '../acceptance/receiveDataItem.js';
 
 /**
  * Verifies a multi-part upload's chunks while the upload is still coming in, so that its finalize

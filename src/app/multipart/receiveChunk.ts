@@ -3,8 +3,8 @@ import { InsufficientBalance, InvalidChunk, UploadAlreadyFinalized, UploadNotFou
 import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload/ids.js';
 import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
 import { metadataOf, type RequestContext } from '../context.js';
-import { someoneCanPay } from '../payments.js';
-import { acceptanceUnderWay } from '../racingAcceptance.js';
+import { someoneCanPay } from '../accounts/payments.js';
+import { acceptanceUnderWay } from '../acceptance/racingAcceptance.js';
 import type { MultipartDeps } from './deps.js';
 import { headerOfChunk } from './uploadOwner.js';
 import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';

@@ -2,7 +2,7 @@ import { appendSize, MAX_APPEND_BYTES, type EventMetadata, type EventStore } fro
 import type { BlobStore } from '../../ports/blobStore.js';
 import { nestedPartEvent, type NestedIndexProgress } from '../../domain/dataItem/nestedIndex.js';
 import { toNewEvent } from '../../domain/events.js';
-import type { DataItemRepository } from '../dataItems.js';
+import type { DataItemRepository } from '../acceptance/dataItems.js';
 import { DEFAULT_NESTED_LIMITS, walkNested, type Found, type NestedLimits } from './findNested.js';
 import { uuidFromName } from './eventIds.js';
 import { blockedOf, type BlockCheck } from '../blocklist.js';

@@ -1,16 +1,16 @@
-import type { EventMetadata, EventStore } from '../ports/eventStore.js';
-import type { ReadStore } from '../ports/readStore.js';
-import type { Transfer, TransferSource } from '../ports/transfers.js';
-import { GatewayRequestError } from '../ports/gatewayErrors.js';
-import { InvalidToken, InvalidTransaction, ServiceUnavailable } from '../domain/errors.js';
-import type { OnChainTransfer } from '../domain/account/events.js';
-import { decideTopUp, evolveTopUp, initialTopUpState, keyOfTopUp, type TopUpCommand, type TopUpState } from '../domain/topUp/decider.js';
-import { isTopUpEvent, type TopUpClaimed, type TopUpEvent } from '../domain/topUp/events.js';
-import { canonicalTransferId, creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
-import { createLru } from '../lru.js';
-import { collectionOf, pendingTopUpsProjection, type PendingTopUp } from '../../projections/index.js';
+import type { EventMetadata, EventStore } from '../../ports/eventStore.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import type { Transfer, TransferSource } from '../../ports/transfers.js';
+import { GatewayRequestError } from '../../ports/gatewayErrors.js';
+import { InvalidToken, InvalidTransaction, ServiceUnavailable } from '../../domain/errors.js';
+import type { OnChainTransfer } from '../../domain/account/events.js';
+import { decideTopUp, evolveTopUp, initialTopUpState, keyOfTopUp, type TopUpCommand, type TopUpState } from '../../domain/topUp/decider.js';
+import { isTopUpEvent, type TopUpClaimed, type TopUpEvent } from '../../domain/topUp/events.js';
+import { canonicalTransferId, creditIdOfTransfer, topUpStream } from '../../domain/topUp/ids.js';
+import { createLru } from '../../lru.js';
+import { collectionOf, pendingTopUpsProjection, type PendingTopUp } from '../../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
-import { AggregateRepository } from './aggregateRepository.js';
+import { AggregateRepository } from '../aggregateRepository.js';
 
 /** Claimed transfers by chain and transaction id; see AggregateRepository. */
 export class TopUpRepository extends AggregateRepository<TopUpState, TopUpCommand, TopUpEvent> {

@@ -1,5 +1,5 @@
-import { AppendOutcomeUnknown, WrongExpectedRevision } from '../ports/eventStore.js';
-import { KeyedLock } from './keyedLock.js';
+import { AppendOutcomeUnknown, WrongExpectedRevision } from '../../ports/eventStore.js';
+import { KeyedLock } from '../keyedLock.js';
 
 /** this process's acceptances, one at a time per item id */
 const acceptances = new KeyedLock();

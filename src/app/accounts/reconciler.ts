@@ -1,8 +1,8 @@
-import type { ReadStore } from '../ports/readStore.js';
-import { collectionOf, openReservationsProjection, type OpenReservation } from '../../projections/index.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import { collectionOf, openReservationsProjection, type OpenReservation } from '../../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
-import type { DataItemRepository } from './dataItems.js';
-import { every } from './periodic.js';
+import type { DataItemRepository } from '../acceptance/dataItems.js';
+import { every } from '../periodic.js';
 
 export interface ReconcilerOptions {
   /** the process's one data-item repository (src/wiring/shared.ts): the item's stream decides */

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InsufficientBalance } from '../domain/errors.js';
-import { holdsReservationFor } from '../domain/account/state.js';
-import type { DataItemState } from '../domain/dataItem/decider.js';
-import type { AccountRepository } from './accounts.js';
-import { reservePayment, type Payment } from './payments.js';
+import { InsufficientBalance } from '../../domain/errors.js';
+import { holdsReservationFor } from '../../domain/account/state.js';
+import type { DataItemState } from '../../domain/dataItem/decider.js';
+import type { AccountRepository } from '../accounts/accounts.js';
+import { reservePayment, type Payment } from '../accounts/payments.js';
 
 /**
  * The same paid item sent twice at once (a client retrying a slow request, two tabs) by a payer who

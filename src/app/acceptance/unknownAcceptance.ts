@@ -1,8 +1,8 @@
-import type { DataItemId } from '../domain/ids.js';
-import type { DataItemState } from '../domain/dataItem/decider.js';
+import type { DataItemId } from '../../domain/ids.js';
+import type { DataItemState } from '../../domain/dataItem/decider.js';
 import type { DataItemRepository } from './dataItems.js';
-import type { Receipt } from '../domain/receipt.js';
-import type { Payment } from './payments.js';
+import type { Receipt } from '../../domain/receipt.js';
+import type { Payment } from '../accounts/payments.js';
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 

@@ -1,9 +1,9 @@
-import type { EventStore } from '../ports/eventStore.js';
-import { decide, evolve, initialState, type DataItemCommand, type DataItemState } from '../domain/dataItem/decider.js';
-import { isDataItemEvent, type DataItemEvent } from '../domain/dataItem/events.js';
-import { dataItemStream, type DataItemId } from '../domain/ids.js';
-import { AggregateRepository } from './aggregateRepository.js';
-import { nestedPartId } from './nested/eventIds.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import { decide, evolve, initialState, type DataItemCommand, type DataItemState } from '../../domain/dataItem/decider.js';
+import { isDataItemEvent, type DataItemEvent } from '../../domain/dataItem/events.js';
+import { dataItemStream, type DataItemId } from '../../domain/ids.js';
+import { AggregateRepository } from '../aggregateRepository.js';
+import { nestedPartId } from '../nested/eventIds.js';
 
 /**
  * Data items by id; see AggregateRepository for locking and retries. One per process, built in the

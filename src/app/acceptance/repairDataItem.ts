@@ -1,5 +1,5 @@
-import type { DataItemState } from '../domain/dataItem/decider.js';
-import { metadataOf, type RequestContext } from './context.js';
+import type { DataItemState } from '../../domain/dataItem/decider.js';
+import { metadataOf, type RequestContext } from '../context.js';
 import type { DataItemRepository } from './dataItems.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
 

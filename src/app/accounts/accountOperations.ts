@@ -1,7 +1,7 @@
 import type { AccountRepository } from './accounts.js';
-import type { AccountState } from '../domain/account/state.js';
-import { InvalidRequest } from '../domain/errors.js';
-import type { EventMetadata } from '../ports/eventStore.js';
+import type { AccountState } from '../../domain/account/state.js';
+import { InvalidRequest } from '../../domain/errors.js';
+import type { EventMetadata } from '../../ports/eventStore.js';
 
 /**
  * The operator's account commands, shared by the admin API and the CLIs (nothing here is HTTP).

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { InsufficientBalance } from '../domain/errors.js';
-import { approvalAvailable, availableOf } from '../domain/account/state.js';
+import { InsufficientBalance } from '../../domain/errors.js';
+import { approvalAvailable, availableOf } from '../../domain/account/state.js';
 import type { AccountRepository } from './accounts.js';
-import { metadataOf, type RequestContext } from './context.js';
+import { metadataOf, type RequestContext } from '../context.js';
 
 export interface Payment {
   payer: string;

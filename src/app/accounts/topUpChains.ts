@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
-import { createArweaveTransfers } from '../adapters/gateway/arweaveTransfers.js';
-import { createEthereumTransfers } from '../adapters/ethereum/rpcTransfers.js';
-import { toChecksumAddress } from '../verify/index.js';
+import type { Config } from '../../config.js';
+import { createArweaveTransfers } from '../../adapters/gateway/arweaveTransfers.js';
+import { createEthereumTransfers } from '../../adapters/ethereum/rpcTransfers.js';
+import { toChecksumAddress } from '../../verify/index.js';
 import type { TopUpChain } from './topUps.js';
 
 const WINSTON_PER_AR = 10n ** 12n;

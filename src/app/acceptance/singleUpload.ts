@@ -1,12 +1,12 @@
-import { InsufficientBalance } from '../domain/errors.js';
-import type { VerifiedHeader } from '../verify/index.js';
+import { InsufficientBalance } from '../../domain/errors.js';
+import type { VerifiedHeader } from '../../verify/index.js';
 import { acceptDataItem, type AcceptDeps, type AcceptOutcome } from './acceptDataItem.js';
 import { acceptanceUnderWay } from './racingAcceptance.js';
 import { receiveDataItem } from './receiveDataItem.js';
-import { someoneCanPay } from './payments.js';
-import { ensureNotBlocked } from './blocklist.js';
-import type { BlobHasher } from '../crypto/blobHasher.js';
-import type { RequestContext } from './context.js';
+import { someoneCanPay } from '../accounts/payments.js';
+import { ensureNotBlocked } from '../blocklist.js';
+import type { BlobHasher } from '../../crypto/blobHasher.js';
+import type { RequestContext } from '../context.js';
 
 /** `POST /tx` as the command side takes it: the body as it streams in, the payers in order, the declared length. */
 export type UploadDataItem = (input: {

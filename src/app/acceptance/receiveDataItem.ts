@@ -1,7 +1,7 @@
-import { inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
-import { BlobNotFound, type BlobStore } from '../ports/blobStore.js';
-import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../verify/index.js';
-import { bestEffort } from '../bestEffort.js';
+import { inlineHasher, type BlobHasher } from '../../crypto/blobHasher.js';
+import { BlobNotFound, type BlobStore } from '../../ports/blobStore.js';
+import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../../verify/index.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /** a verified item and its blob digest */
 export interface VerifiedBytes {
