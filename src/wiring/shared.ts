@@ -86,7 +86,12 @@ export async function startShared(life: Lifecycle, w: Wiring, { eventStore, read
     log: warningsTo(log),
   });
   // the free-disk floor of DATA_DIR, shared by every upload path of this process
-  const disk = createDiskSpace({ dir: config.dataDir, floorBytes: config.abuse.minFreeDiskBytes, log: (message, error) => log.error(message, error) });
+  const disk = createDiskSpace({
+    dir: config.dataDir,
+    floorBytes: config.abuse.minFreeDiskBytes,
+    monotonic: w.clocks.monotonic,
+    log: (message, error) => log.error(message, error),
+  });
   await life.start({ name: 'disk space', start: () => disk.start() });
   // one repository each for accounts and items: one lock and one cache per stream in this process
   const accounts = new AccountRepository(eventStore);

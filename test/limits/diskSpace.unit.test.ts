@@ -38,7 +38,8 @@ describe('free-disk floor (MIN_FREE_DISK_BYTES)', () => {
 
   it('takes a new sample as the base once it is answered, counting what was written while it was taken', async () => {
     const disk = fakeDisk(10_000);
-    const space = createDiskSpace({ dir: '.', floorBytes: 1_000, sampleEveryMs: 0, freeBytesOf: disk.freeBytesOf });
+    let now = 0;
+    const space = createDiskSpace({ dir: '.', floorBytes: 1_000, sampleEveryMs: 0, freeBytesOf: disk.freeBytesOf, monotonic: () => now });
     const started = space.start();
     await disk.answer();
     await started;
@@ -46,7 +47,7 @@ describe('free-disk floor (MIN_FREE_DISK_BYTES)', () => {
     space.give(4_000);
     // the disk shows those 4000 bytes, and 1000 written by someone else
     disk.set(5_000);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    now = 1; // the sample in use is older than sampleEveryMs now
     expect(space.free()).to.equal(6_000);
     expect(disk.asked()).to.equal(1);
     // written while the new sample is taken: not in it

@@ -34,6 +34,8 @@ export interface DiskSpaceOptions {
   sampleEveryMs?: number;
   /** free bytes of the file system holding `dir` (tests give their own) */
   freeBytesOf?: (dir: string) => Promise<number>;
+  /** the monotonic clock a sample's age is measured on (a wall-clock step back would keep a stale sample) */
+  monotonic?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -43,9 +45,9 @@ const statfsFree = async (dir: string) => {
 };
 
 export function createDiskSpace(options: DiskSpaceOptions): DiskSpace {
-  const { dir, floorBytes, sampleEveryMs = 1_000, freeBytesOf = statfsFree, log = () => {} } = options;
+  const { dir, floorBytes, sampleEveryMs = 1_000, freeBytesOf = statfsFree, monotonic = () => performance.now(), log = () => {} } = options;
   let sampled = Number.POSITIVE_INFINITY;
-  let sampledAt = 0;
+  let sampledAt = Number.NEGATIVE_INFINITY;
   let sampling: Promise<void> | undefined;
   /** taken and not given back: maybe not written yet */
   let taken = 0;
@@ -60,7 +62,7 @@ export function createDiskSpace(options: DiskSpaceOptions): DiskSpace {
       try {
         const free = await freeBytesOf(dir);
         sampled = free;
-        sampledAt = Date.now();
+        sampledAt = monotonic();
         writtenSinceSample = writtenSinceNextSample;
       } catch (error) {
         log('free disk space unknown', error);
@@ -73,7 +75,7 @@ export function createDiskSpace(options: DiskSpaceOptions): DiskSpace {
 
   function free(): number {
     if (floorBytes === 0) return Number.POSITIVE_INFINITY;
-    if (Date.now() - sampledAt > sampleEveryMs) void sample();
+    if (monotonic() - sampledAt > sampleEveryMs) void sample();
     return sampled - taken - writtenSinceSample;
   }
 
