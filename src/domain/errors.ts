@@ -62,8 +62,16 @@ export class TxNotFound extends ServiceError {
 export class InvalidToken extends ServiceError {
   readonly code = 'INVALID_TOKEN';
 }
+/** retryable: the answer's Retry-After is `retryAfterSeconds` when the cause knows it, else a default (src/http/errors.ts) */
 export class ServiceUnavailable extends ServiceError {
   readonly code = 'SERVICE_UNAVAILABLE';
+  constructor(
+    detail?: string,
+    /** when known, the seconds until the service may take the request: the answer's Retry-After */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(detail);
+  }
 }
 export class InvalidAddress extends ServiceError {
   readonly code = 'INVALID_ADDRESS';

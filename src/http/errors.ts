@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { requestIdOf } from './requestContext.js';
 import { routeOf } from './requestLog.js';
-import { ServiceError, TooManyRequests } from '../domain/errors.js';
+import { ServiceError, ServiceUnavailable, TooManyRequests } from '../domain/errors.js';
 import { httpErrorOf } from '../contract/errorMessages.js';
 import { BlobStoreUnavailable } from '../ports/blobStore.js';
 import { EventStoreUnavailable } from '../ports/eventStore.js';
@@ -35,6 +35,20 @@ const clientLeft = (req: Request, error: unknown): boolean => {
   return req.socket.destroyed || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error | null)?.message === 'aborted';
 };
 
+/**
+ * Every 429 and 503 says when to try again (CONTRACT.md section 10), so that clients do not retry
+ * blindly: the error's own figure where its cause knows one (a claim window, a price look-up budget,
+ * the gateway's failure pause), else these: a client's own share comes back as its requests end; a
+ * store or budget of the service's, after an operator's or the disk's moment.
+ */
+export const DEFAULT_RETRY_AFTER_SECONDS = { 429: 1, 503: 5 } as const;
+
+function retryAfterOf(error: unknown, status: number): number | undefined {
+  if (status !== 429 && status !== 503) return undefined;
+  const known = error instanceof TooManyRequests || error instanceof ServiceUnavailable ? error.retryAfterSeconds : undefined;
+  return known ?? DEFAULT_RETRY_AFTER_SECONDS[status];
+}
+
 export function errorHandler(log: (message: string, error: unknown, fields: Record<string, unknown>) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const [status, message] = statusOf(error);
@@ -50,7 +64,8 @@ export function errorHandler(log: (message: string, error: unknown, fields: Reco
     }
     // The body may be unread (an early rejection of a large upload): do not keep this connection.
     if (!req.complete) res.set('Connection', 'close');
-    if (error instanceof TooManyRequests && error.retryAfterSeconds !== undefined) res.set('Retry-After', String(error.retryAfterSeconds));
+    const retryAfter = retryAfterOf(error, status);
+    if (retryAfter !== undefined) res.set('Retry-After', String(retryAfter));
     sendError(res, status, message);
   };
 }

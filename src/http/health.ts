@@ -7,6 +7,7 @@ import type { ReadStore } from '../ports/readStore.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { BlockHeightSource } from '../ports/gateway.js';
 import { serve } from './openapi/serve.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from './errors.js';
 import { healthRoute, metricsRoute, readyRoute } from './openapi/routes/ops.js';
 
 /**
@@ -188,9 +189,12 @@ export function opsRouter({ readiness, metrics }: OpsDeps): Router {
   });
   serve(router, readyRoute, async (_req, res) => {
     const report = await readiness.check();
+    const ready = report.failed.length === 0;
+    // a 503 says when to ask again, as every 503 does (CONTRACT.md section 10)
+    if (!ready) res.set('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS[503]));
     res
       .set(noStore)
-      .status(report.failed.length === 0 ? 200 : 503)
+      .status(ready ? 200 : 503)
       .json(report);
   });
   serve(router, metricsRoute, async (_req, res) => {

@@ -1,3 +1,4 @@
+import { expectRetryAfter } from '../support/hostileService.js';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { nativeAddress } from '../../src/verify/index.js';
@@ -47,6 +48,7 @@ export const upload = (service: TestService, item: DataItem, headers: Record<str
 export async function expectText(res: Response, status: number, message: string): Promise<void> {
   expect(res.status).to.equal(status);
   expect(res.statusText).to.equal(message);
+  if (status === 429 || status === 503) expectRetryAfter(res.headers.get('retry-after'));
   expect(res.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
   expect(await res.text()).to.equal(message);
 }

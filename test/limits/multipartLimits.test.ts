@@ -221,7 +221,13 @@ describe('multi-part upload limits', function () {
       // 7500 bytes at rest: 3000 more do not fit this client's 10000
       const item = await itemOfSize(signers.arweave(), 3_000);
       const refused = await post(service.url, '/tx', item.getRaw());
-      expect(refused).to.deep.equal({ status: 429, statusText: 'Too Many Requests', contentType: 'text/plain; charset=utf-8', body: 'Too Many Requests' });
+      expect(refused).to.deep.equal({
+        status: 429,
+        statusText: 'Too Many Requests',
+        contentType: 'text/plain; charset=utf-8',
+        body: 'Too Many Requests',
+        retryAfter: '1',
+      });
       const other = await post(service.url, '/tx', item.getRaw(), { localAddress: OTHER_CLIENT });
       expect(other.status).to.equal(200);
       // the upload ends: its bytes are no longer held

@@ -12,6 +12,8 @@ export interface Answer {
   statusText: string;
   contentType: string | undefined;
   body: string;
+  /** present only when the answer has one (every 429 and 503 does) */
+  retryAfter?: string;
 }
 
 /** A POST from a chosen local address (fetch cannot choose one); the body sent whole. */
@@ -53,7 +55,14 @@ async function answerOf(req: ReturnType<typeof request>): Promise<Answer> {
   let body = '';
   res.setEncoding('utf8');
   for await (const chunk of res) body += chunk;
-  return { status: res.statusCode!, statusText: res.statusMessage!, contentType: res.headers['content-type'], body };
+  const retryAfter = res.headers['retry-after'];
+  return {
+    status: res.statusCode!,
+    statusText: res.statusMessage!,
+    contentType: res.headers['content-type'],
+    body,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
 }
 
 /** A raw connection and everything the server sends on it until it closes. */

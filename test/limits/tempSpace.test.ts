@@ -12,7 +12,13 @@ import { signedItem, signers } from '../support/items.js';
 import { post, postHeadersOnly, tempFiles, type Answer } from './support.js';
 
 const BUDGET = 10_000;
-const unavailable: Answer = { status: 503, statusText: 'Service unavailable', contentType: 'text/plain; charset=utf-8', body: 'Service unavailable' };
+const unavailable: Answer = {
+  status: 503,
+  statusText: 'Service unavailable',
+  contentType: 'text/plain; charset=utf-8',
+  body: 'Service unavailable',
+  retryAfter: '5',
+};
 
 /** POSTs without a content-length (chunked), the body in 1000-byte pieces. */
 async function postChunked(url: string, path: string, body: Uint8Array): Promise<Answer> {
@@ -24,7 +30,14 @@ async function postChunked(url: string, path: string, body: Uint8Array): Promise
   let text = '';
   res.setEncoding('utf8');
   for await (const chunk of res) text += chunk;
-  return { status: res.statusCode!, statusText: res.statusMessage!, contentType: res.headers['content-type'], body: text };
+  const retryAfter = res.headers['retry-after'];
+  return {
+    status: res.statusCode!,
+    statusText: res.statusMessage!,
+    contentType: res.headers['content-type'],
+    body: text,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
 }
 
 describe('temporary-space budget (TEMP_SPACE_BYTES, MIN_FREE_DISK_BYTES)', function () {

@@ -38,6 +38,7 @@ describe('uploads in flight per client (MAX_UPLOADS_PER_CLIENT)', function () {
       statusText: 'Too Many Requests',
       contentType: 'text/plain; charset=utf-8',
       body: 'Too Many Requests',
+      retryAfter: '1',
     });
     const fromOther = await post(service.url, '/tx', third.getRaw(), { localAddress: OTHER_CLIENT });
     expect(fromOther.status).to.equal(200);

@@ -24,6 +24,8 @@ interface Ready {
 
 const readyOf = async (service: TestService): Promise<Ready> => {
   const res = await fetch(`${service.url}/ready`);
+  // a 503 says when to ask again (CONTRACT.md section 10); a 200 does not
+  expect(res.headers.get('retry-after')).to.equal(res.status === 503 ? '5' : null);
   const body = (await res.json()) as Omit<Ready, 'status'>;
   return { status: res.status, failed: body.failed, checks: body.checks };
 };

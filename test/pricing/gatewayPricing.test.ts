@@ -208,6 +208,18 @@ describe('gateway pricing', () => {
       expect(logged).to.deep.equal([]);
     });
 
+    it('says when to ask again: the seconds left of the pause after a gateway failure, at least 1', async () => {
+      gateway = await startFakePriceGateway({ answer: 'error', status: 500 });
+      const prices = pricing({ retryAfterFailureMs: 10_000 });
+      const retryAfterOf = async (price: Promise<bigint>) => ((await rejectionOf(price)) as ServiceUnavailable).retryAfterSeconds;
+
+      expect(await retryAfterOf(prices.priceOf(1))).to.equal(10);
+      clock = 2_500;
+      expect(await retryAfterOf(prices.priceOf(1))).to.equal(8);
+      clock = 9_999;
+      expect(await retryAfterOf(prices.priceOf(1))).to.equal(1);
+    });
+
     it('gives up on a gateway that does not answer after fetchTimeoutMs', async () => {
       gateway = await startFakePriceGateway({ answer: 'never' });
 

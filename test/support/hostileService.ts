@@ -35,6 +35,14 @@ export function mismatchOf(answer: Answer, status: number, message: string): str
 
 export async function expectContractError(res: Response | RawResponse, status: number, message: string): Promise<void> {
   expect(mismatchOf(await answerOf(res), status, message)).to.equal(undefined);
+  if (status === 429 || status === 503) expectRetryAfter(res instanceof Response ? res.headers.get('retry-after') : res.headers['retry-after']);
+}
+
+/** Every 429 and 503 says when to try again (CONTRACT.md section 10): a whole number of seconds, at least 1. */
+export function expectRetryAfter(value: string | string[] | null | undefined): void {
+  expect(value, 'Retry-After')
+    .to.be.a('string')
+    .and.match(/^[1-9]\d*$/);
 }
 
 /** Runs `tasks` at most `concurrency` at a time; returns every non-undefined result, in task order. */

@@ -1,3 +1,4 @@
+import { expectRetryAfter } from './hostileService.js';
 import { expect } from 'chai';
 
 /** Helpers speaking the multi-part protocol over real HTTP, as the clients do. */
@@ -28,5 +29,6 @@ export async function postChunks(base: string, uploadId: string, raw: Uint8Array
 export async function expectText(res: Response, status: number, message: string) {
   expect(res.status).to.equal(status);
   expect(res.statusText).to.equal(message);
+  if (status === 429 || status === 503) expectRetryAfter(res.headers.get('retry-after'));
   expect(await res.text()).to.equal(message);
 }

@@ -96,7 +96,9 @@ export function createGatewayPricing({
       if (report) log(`price not fetched, extrapolated from the price of ${latest.chunks * CHUNK_SIZE} bytes: ${reason}`);
       return winston;
     }
-    throw new ServiceUnavailable(`price unavailable: ${reason}`);
+    // the next request to the gateway is made once the failure's pause ends
+    const retryAfter = failure ? Math.max(1, Math.ceil((failure.until - now()) / 1000)) : undefined;
+    throw new ServiceUnavailable(`price unavailable: ${reason}`, retryAfter);
   }
 
   /** concurrent misses for one size share one request; a new request is taken from `budget` */
