@@ -119,7 +119,7 @@ export function createLiveFeed(deps: {
     async stop() {
       endAll('stopped');
       await closeIfIdle();
-      await starting?.catch(() => undefined);
+      if (starting) await bestEffort(starting, 'a start that failed opened nothing to close');
       await closeIfIdle();
     },
   };

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/testService.js';
 import { asBody, signedItem, signers } from '../support/items.js';
@@ -10,6 +11,8 @@ import { openSse, type SseMessage, type SseStream } from '../support/sse.js';
 import { toNewEvent, type DomainEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { bundleStream } from '../../src/domain/bundle/ids.js';
+import { openSqliteEventStoreWithConnection } from '../support/sqliteEventStoreConnection.js';
+import { withAppend } from '../support/appendWrapped.js';
 
 /** CONTRACT.md section 10: `GET /tx/:id/events` and the upload's, over real HTTP with a real SSE read. */
 describe('live status streams (server-sent events)', function () {
@@ -204,6 +207,56 @@ describe('live status streams (server-sent events)', function () {
 
     const unknown = await open(`/v1/chunks/arweave/${randomBytes(16).toString('base64url')}/events`);
     expect([unknown.status, await unknown.text()]).to.deep.equal([404, 'Multi-part upload not found']);
+  });
+});
+
+describe('live status streams of one process', function () {
+  this.timeout(60_000);
+  let service: TestService;
+  /** subscriptions to `$all` open now (the projector's, and the streams' feed) */
+  let open = 0;
+  before(async () => {
+    service = await startTestService({}, async (dataDir) => {
+      const { store } = openSqliteEventStoreWithConnection({ path: join(dataDir, 'events.db') });
+      return {
+        eventStore: {
+          ...withAppend(store, (stream, events, expected) => store.append(stream, events, expected)),
+          subscribeToAll(options) {
+            const inner = store.subscribeToAll(options);
+            open += 1;
+            let closed = false;
+            return {
+              [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
+              async close() {
+                if (!closed) open -= 1;
+                closed = true;
+                await inner.close();
+              },
+            };
+          },
+        },
+      };
+    });
+  });
+  after(() => service?.close());
+
+  it('share one subscription to the event store, closed once the last stream ends', async () => {
+    const before = open;
+    const streams: SseStream[] = [];
+    for (let n = 0; n < 6; n++) {
+      const item = await signedItem(signers.arweave(), randomBytes(50));
+      expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+      const s = await openSse(`${service.url}/tx/${item.id}/events`);
+      expect((await s.next())!.event).to.equal('accepted');
+      streams.push(s);
+    }
+    expect(open - before).to.equal(1);
+    for (const s of streams) await s.close();
+    await eventually(
+      () => open,
+      (n) => n === before,
+      'the feed closed with its last stream',
+    );
   });
 });
 
