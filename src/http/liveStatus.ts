@@ -151,8 +151,14 @@ function createSseWriter(res: Response, limits: LiveStatusLimits) {
     start(first: string, last: boolean) {
       res.status(200);
       res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-      res.flushHeaders();
       started = true;
+      // HEAD (which Express routes as GET): the headers, and no stream to hold open
+      if (res.req.method === 'HEAD') {
+        ended = true;
+        res.end();
+        return;
+      }
+      res.flushHeaders();
       write(first, last);
       for (const h of held) write(h.text, h.last);
       if (ended) return;

@@ -81,7 +81,8 @@ export async function openStatusWatch<D>(deps: WatchDeps, spec: WatchSpec<D>, id
     ended: (reason) => sink.end(reason),
   });
   try {
-    const caughtUp = await createCheckpointWaiter(deps.readStore, [spec.projection], 50).waitFor(after, deps.catchUpMs);
+    // an empty store (head 0): no checkpoint is written until there is an event to project
+    const caughtUp = after === 0n || (await createCheckpointWaiter(deps.readStore, [spec.projection], 50).waitFor(after, deps.catchUpMs));
     if (!caughtUp) return close({ state: 'behind' });
     const stored = await deps.readStore.get<D>(collectionOf(spec.projection), id);
     if (overflowed) return close({ state: 'behind' });

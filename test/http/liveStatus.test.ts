@@ -186,6 +186,9 @@ describe('live status streams (server-sent events)', function () {
     const id = await upload();
     const spelled = await open(`/tx/${otherSpellings(id)[1]!}/events`);
     expect(dataOf(await spelled.next())).to.include({ id });
+    // HEAD: the stream's headers, and an end at once
+    const head = await fetch(`${service.url}/tx/${id}/events`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).to.deep.equal([200, 'text/event-stream; charset=utf-8', '']);
   });
 
   it("streams a multi-part upload's status from assembling to finalized, and ends", async () => {
