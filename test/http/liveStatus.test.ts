@@ -281,6 +281,22 @@ describe('live status streams in time', function () {
   });
 });
 
+describe('live status streams at shutdown', function () {
+  this.timeout(30_000);
+
+  it('are ended first, so an open stream holds no grace period', async () => {
+    // a grace period longer than this test may take: a stream still open at shutdown would hold it
+    const service = await startTestService({ SHUTDOWN_GRACE_MS: '600000' });
+    const item = await signedItem(signers.arweave(), randomBytes(100));
+    expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    const events = await openSse(`${service.url}/tx/${item.id}/events`);
+    expect((await events.next())!.event).to.equal('accepted');
+    const ended = events.rest();
+    await service.close();
+    expect(await ended).to.deep.equal([]);
+  });
+});
+
 /** A client that sends its request and reads nothing until told to: its socket buffers fill, then the service's. */
 async function rawStream(base: URL, path: string) {
   const socket: Socket = connect(Number(base.port), base.hostname);
