@@ -39,7 +39,7 @@ const changeOf = (c: StatusChange<unknown>) => ({
 });
 
 /**
- * `GET /tx/:id/events` and `GET /chunks/:token/:uploadId/events` (CONTRACT.md section 10): server-sent
+ * `GET /tx/:id/events` and `GET /chunks/:token/:uploadId/events` (CONTRACT.md section 6): server-sent
  * events of a status, from the process's one live feed (src/queries/liveFeed.ts). Each stream is
  * bounded per client (count), in time (lifetime) and in memory (bytes waiting for its reader).
  */
@@ -71,10 +71,8 @@ export function liveStatusRouter(streams: StatusStreams, limits: LiveStatusLimit
   ) {
     admit(req, res);
     const out = createSseWriter(res, limits);
-    const opening = await open(
-      { send: (c) => out.send(messageOf(c.position, c.event, { ...bodyOf(c.doc), change: changeOf(c) }), c.terminal), end: () => out.end() },
-      sinceOf(req),
-    );
+    const encode = (c: StatusChange<D>) => messageOf(c.position, c.event, { ...bodyOf(c.doc), change: changeOf(c) });
+    const opening = await open({ send: (c) => out.send(encode(c), c.terminal), end: () => out.end() }, sinceOf(req));
     if (opening.state === 'unknown') throw notFound();
     if (opening.state === 'behind') {
       res.set('Retry-After', '1');
@@ -84,7 +82,7 @@ export function liveStatusRouter(streams: StatusStreams, limits: LiveStatusLimit
     // the client left while the stream was opened: no 'close' is to come
     if (res.destroyed) opening.close();
     const { first } = opening;
-    out.start(first ? messageOf(first.position, first.event, { ...bodyOf(first.doc), change: changeOf(first) }) : '', opening.ended);
+    out.start(first ? encode(first) : '', opening.ended);
   }
 
   serve(router, txEventsRoute, async (req, res) => {

@@ -5,7 +5,7 @@ import type { LiveEvent } from './liveFeed.js';
 import { openStatusWatch, type StatusSink, type WatchDeps, type WatchOpening, type WatchSpec } from './statusWatch.js';
 
 /**
- * The two status streams (CONTRACT.md section 10): an item's, following the tx-status read model and
+ * The two status streams (CONTRACT.md section 6): an item's, following the tx-status read model and
  * its bundle's steps, and a multi-part upload's, following the uploads read model.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
 import { dataItemIdParam, tokenParam, uploadIdParam } from '../params.js';
 
-/** Live status (CONTRACT.md section 10): server-sent events of an item's or an upload's status changes. */
+/** Live status (CONTRACT.md section 6): server-sent events of an item's or an upload's status changes. */
 
 const stream = {
   contentType: 'text/event-stream',
