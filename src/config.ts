@@ -260,6 +260,21 @@ export const ConfigSchema = z.object({
     .describe(
       'an upload, or the copy that assembles a multi-part item on a store that cannot compose it of its chunks (GridFS; the file store writes none), that would leave less free space on the disk of `DATA_DIR`: 503 `Service unavailable`, as is a new multi-part upload while below it, and `/ready` fails `diskSpace` (0: off). The free space is sampled at most once a second; bytes taken or written since the sample count against it, so a burst between two samples cannot go below the floor',
     ),
+  /** live status streams (src/http/liveStatus.ts) */
+  LIVE_STATUS_STREAMS_PER_CLIENT: int(0, 1_000_000)
+    .default(16)
+    .describe(
+      'status streams (`GET /tx/:id/events`, `GET /chunks/:token/:uploadId/events`) open at once from one client (as for `MAX_UPLOADS_PER_CLIENT`); past it 429 `Too Many Requests` with `Retry-After` (0: no limit)',
+    ),
+  LIVE_STATUS_HEARTBEAT_MS: int(10, 3_600_000)
+    .default(15_000)
+    .describe("a status stream sends a heartbeat comment this often: keep it under `BODY_IDLE_TIMEOUT_MS` and any proxy's idle timeout"),
+  LIVE_STATUS_MAX_LIFETIME_MS: int(10, 86_400_000).default(1_800_000).describe('a status stream ends after this long; its client resumes with `Last-Event-ID`'),
+  LIVE_STATUS_BUFFER_BYTES: int(0, 1_000_000_000)
+    .default(262_144)
+    .describe(
+      "bytes of a status stream waiting for a client that does not take them (beyond the kernel's socket buffers); past it the connection is cut, and the client resumes with `Last-Event-ID`",
+    ),
   /** multi-part uploads (src/app/multipart/deps.ts) */
   MAX_CHUNKS_PER_UPLOAD: int(1, 1_000_000)
     .default(10_000)
@@ -440,6 +455,12 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       tempSpaceBytes: c.TEMP_SPACE_BYTES,
       tempSpacePerClientBytes: c.TEMP_SPACE_PER_CLIENT_BYTES ?? Math.max(1, Math.floor(c.TEMP_SPACE_BYTES / 8)),
       minFreeDiskBytes: c.MIN_FREE_DISK_BYTES,
+    },
+    liveStatus: {
+      perClient: c.LIVE_STATUS_STREAMS_PER_CLIENT,
+      heartbeatMs: c.LIVE_STATUS_HEARTBEAT_MS,
+      maxLifetimeMs: c.LIVE_STATUS_MAX_LIFETIME_MS,
+      maxBufferedBytes: c.LIVE_STATUS_BUFFER_BYTES,
     },
   };
 }

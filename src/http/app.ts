@@ -15,6 +15,8 @@ import { blockHeightGate } from './blockHeightGate.js';
 import type { DashboardQueries } from '../queries/dashboard.js';
 import { ApiCatalog, openApiRouter, servedRoutes } from './openapi/index.js';
 import { createPaceWatch, DEFAULT_BODY_RATE, type BodyRateLimits } from './bodyRate.js';
+import { liveStatusRouter, type LiveStatusLimits } from './liveStatus.js';
+import type { StatusStreams } from '../queries/statusStreams.js';
 
 const PUBLIC = ['/v1', '/'];
 import { serviceVersion } from '../version.js';
@@ -41,6 +43,8 @@ export interface AppOptions {
   observe?: { log: Logger; metrics: Pick<Metrics, 'http'> };
   /** /health, /ready and /metrics, at the root only (health.ts) */
   ops?: OpsDeps;
+  /** the status streams (served where queries are: liveStatus.ts) */
+  liveStatus?: { streams: StatusStreams; limits: LiveStatusLimits };
 }
 
 /** Commands and queries are separate routers; every route is served at the root and under /v1. */
@@ -61,8 +65,9 @@ export function createApp(options: AppOptions): Express {
   const readPace = createPaceWatch(options.readPace ?? DEFAULT_BODY_RATE);
   const queries = options.queries ? queriesRouter(options.queries, readPace) : undefined;
   const multipartQueries = options.multipartQueries ? multipartQueriesRouter(options.multipartQueries) : undefined;
+  const live = options.liveStatus ? liveStatusRouter(options.liveStatus.streams, options.liveStatus.limits) : undefined;
   const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;
-  const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries].filter((r) => r !== undefined);
+  const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries, live].filter((r) => r !== undefined);
   for (const prefix of PUBLIC) for (const router of publicRouters) app.use(prefix, router);
   // pages for a browser, at the root only
   const dashboard = options.dashboard ? dashboardRouter(options.dashboard) : undefined;
@@ -71,7 +76,7 @@ export function createApp(options: AppOptions): Express {
   // What this app serves, as /openapi.json and /api-docs describe it: each router's routes as it
   // registered them (src/http/openapi/serve.ts), with the prefixes it is mounted at.
   const api = new ApiCatalog();
-  for (const router of [queries, commands, multipartCommands, multipartQueries]) if (router) api.add(PUBLIC, servedRoutes(router));
+  for (const router of [queries, commands, multipartCommands, multipartQueries, live]) if (router) api.add(PUBLIC, servedRoutes(router));
   if (admin) api.add(['/v1/admin', '/admin'], servedRoutes(admin));
   if (ops) api.add(['/'], servedRoutes(ops));
   if (dashboard) api.add(['/'], servedRoutes(dashboard));

@@ -4,6 +4,7 @@ import { CHUNK_MAX, CHUNK_MIN, DEFAULT_VIEW_CHUNK_SIZE } from '../domain/upload/
 import type { RequestContext } from '../app/context.js';
 import type { FinalizeOutcome } from '../app/multipart/commands.js';
 import type { MultipartQueryHandlers } from '../queries/types.js';
+import type { UploadDocument } from '../../projections/uploads.js';
 import { paidByOf } from './commands.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';
@@ -87,6 +88,13 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
   return router;
 }
 
+/** the upload status answer's body (also each message of the upload's status stream: liveStatus.ts) */
+export const uploadStatusBody = (doc: UploadDocument) => ({
+  status: doc.status,
+  timestamp: doc.statusChangedAt,
+  ...(doc.receipt ? { receipt: doc.receipt } : {}),
+});
+
 /** Endpoints 6 and 9, from the uploads read model. */
 export function multipartQueriesRouter(handlers: MultipartQueryHandlers): Router {
   const router = Router();
@@ -105,7 +113,7 @@ export function multipartQueriesRouter(handlers: MultipartQueryHandlers): Router
   });
   serve(router, uploadStatusRoute, async (req, res) => {
     const { doc } = await live(req, uploadStatusRoute);
-    res.json({ status: doc.status, timestamp: doc.statusChangedAt, ...(doc.receipt ? { receipt: doc.receipt } : {}) });
+    res.json(uploadStatusBody(doc));
   });
   return router;
 }

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { clientKeyOf } from '../domain/clientKey.js';
 import { InvalidAddress, TxNotFound } from '../domain/errors.js';
+import { Receipt } from '../domain/receipt.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
@@ -20,6 +21,7 @@ import {
   txDataRoute,
   txHeaderRoute,
   txOffsetsRoute,
+  txReceiptRoute,
   txStatusRoute,
   uploadCostRoute,
 } from './openapi/routes/public.js';
@@ -57,6 +59,14 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     if (!doc) throw new TxNotFound(id);
     res.set('Cache-Control', statusCacheControl(doc));
     res.json(statusBody(doc));
+  });
+  serve(router, txReceiptRoute, async (req, res) => {
+    const { id } = parseParams(txReceiptRoute, req);
+    const receipt = await handlers.receipt(id);
+    if (!receipt) throw new TxNotFound(id);
+    // the fields in wire order, as the upload answered them, whatever order the read store kept
+    res.set('Cache-Control', 'public, max-age=31536000, immutable');
+    res.json(Receipt.parse(receipt));
   });
   // Balances are public, like on-chain balances: no token needed.
   serve(router, txOffsetsRoute, async (req, res) => {

@@ -6,11 +6,13 @@ import type { LookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { InvalidRequest } from '../domain/errors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { SerializedAccount } from '../domain/account/serialized.js';
+import type { Receipt } from '../domain/receipt.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
 import {
   accountBalanceProjection,
   chunksOfUpload,
   collectionOf,
+  receiptsProjection,
   txStatusProjection,
   uploadsProjection,
   type TxStatusDocument,
@@ -60,6 +62,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
     queries: {
       info: deps.info,
       txStatus: (id) => doc<TxStatusDocument>(txStatusProjection, id),
+      receipt: (id) => doc<Receipt>(receiptsProjection, id),
       txOffsets,
       accountBalance: (address) => doc<SerializedAccount>(accountBalanceProjection, address),
       async price(bytes, client) {

@@ -1,6 +1,7 @@
 import type { SerializedAccount } from '../domain/account/serialized.js';
 import type { DataItemId } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
+import type { Receipt } from '../domain/receipt.js';
 import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
@@ -17,6 +18,8 @@ export interface ServiceInfo {
 export interface QueryHandlers {
   info(): ServiceInfo;
   txStatus(id: DataItemId): Promise<TxStatusDocument | undefined>;
+  /** the receipt as it was issued; none for an item nested in an uploaded bundle (it was never uploaded itself) */
+  receipt(id: DataItemId): Promise<Receipt | undefined>;
   accountBalance(address: string): Promise<SerializedAccount | undefined>;
   /** undefined until the item's bundle is known, and for items older than the retention */
   txOffsets(id: DataItemId): Promise<TxOffsets | undefined>;

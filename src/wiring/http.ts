@@ -73,6 +73,8 @@ export async function startHttp(life: Lifecycle, w: Wiring, stores: Stores, shar
   const stop = async () => {
     // not ready from now on; no new connection; requests in flight get the grace period, then are cut
     readiness.stopping();
+    // status streams never end by themselves: ended first, so they hold no grace period (clients resume)
+    await queryParts?.liveStatus.streams.stop();
     if (http) {
       const { cut } = await closeGracefully(http.server, config.shutdownGraceMs, connections);
       if (cut) log.warn('shutdown grace period over: open connections cut', { graceMs: config.shutdownGraceMs });

@@ -1,5 +1,7 @@
 import type { AppOptions } from '../http/app.js';
 import { createQueries } from '../queries/index.js';
+import { createLiveFeed } from '../queries/liveFeed.js';
+import { createStatusStreams } from '../queries/statusStreams.js';
 import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { serviceVersion } from '../version.js';
 import type { Wiring } from './context.js';
@@ -11,12 +13,16 @@ export function queryRoutes(
   w: Wiring,
   { eventStore, readStore, blobStore, wallet }: Stores,
   shared: Shared,
-): Pick<AppOptions, 'queries' | 'multipartQueries' | 'dashboard'> {
+): Pick<AppOptions, 'queries' | 'multipartQueries' | 'dashboard'> & { liveStatus: NonNullable<AppOptions['liveStatus']> } {
   const { config } = w;
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
-  return createQueries({
+  // the status streams' one subscription in this process, whatever its role (the queries role has no projector)
+  const feed = createLiveFeed({ eventStore, log: (message, error) => w.log.error(message, error) });
+  const streams = createStatusStreams({ feed, readStore, catchUpMs: 10_000, maxPending: 10_000 });
+  const liveStatus = { streams, limits: config.liveStatus };
+  const queries = createQueries({
     eventStore,
     readStore,
     blobStore,
@@ -29,4 +35,5 @@ export function queryRoutes(
     ...(w.bundlerRuns ? { funds: shared.funds.snapshot } : {}),
     now: w.now,
   });
+  return { ...queries, liveStatus };
 }

@@ -34,6 +34,7 @@ describe('a data item id in another spelling (the spare bits of its last charact
       (i: string) => `/tx/${i}/status`,
       (i: string) => `/v1/tx/${i}/status`,
       (i: string) => `/tx/${i}/offsets`,
+      (i: string) => `/tx/${i}/receipt`,
       (i: string) => `/${i}`,
       (i: string) => `/tx/${i}/data`,
       (i: string) => `/v1/tx/${i}`,

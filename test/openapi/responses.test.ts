@@ -14,7 +14,10 @@ import {
   uploadRoute,
   uploadWithTokenRoute,
   txOffsetsRoute,
+  txReceiptRoute,
 } from '../../src/http/openapi/routes/public.js';
+import { txEventsRoute } from '../../src/http/openapi/routes/liveStatus.js';
+import { eventually } from '../support/eventually.js';
 import { rootDataRoute, txDataRoute, txHeaderRoute } from '../../src/http/openapi/routes/public.js';
 import {
   createUploadWithTokenRoute,
@@ -131,6 +134,24 @@ describe('real answers match the OpenAPI document', function () {
     ] as const) {
       expect(await documented(await fetch(`${service.url}/v1${path}`), route)).to.equal("TX doesn't exist");
     }
+  });
+
+  it("the receipt 200 and 404; a final state's stream 200 as text/event-stream, an unknown id's 404", async () => {
+    const item = await signedItem(signers.arweave(), 'streamed');
+    const accepted = await fetch(`${service.url}/v1/tx`, { method: 'POST', body: asBody(item.getRaw()) });
+    expect(accepted.status).to.equal(200);
+    expect(await documented(await fetch(`${service.url}/v1/tx/${item.id}/receipt`), txReceiptRoute)).to.deep.equal(await accepted.json());
+    const unknown = 'x'.repeat(43);
+    expect(await documented(await fetch(`${service.url}/v1/tx/${unknown}/receipt`), txReceiptRoute)).to.equal("TX doesn't exist");
+    const failed = { type: 'DataItemFailed' as const, data: { id: item.id, attempts: 10, reason: '10 bundles dropped', timestamp: Date.now() } };
+    await service.eventStore.append(dataItemStream(item.id as DataItemId), [toNewEvent(failed, newEventId(), { correlationId: 'spec' })], 0n);
+    const stream = await eventually(
+      async () => (await fetch(`${service.url}/v1/tx/${item.id}/status`)).json(),
+      (s: { status: string }) => s.status === 'FAILED',
+      'the item FAILED',
+    ).then(() => fetch(`${service.url}/v1/tx/${item.id}/events`));
+    expect(await documented(stream, txEventsRoute)).to.match(/^id: \d+\nevent: failed\ndata: \{.*\}\n\n$/);
+    expect(await documented(await fetch(`${service.url}/v1/tx/${unknown}/events`), txEventsRoute)).to.equal("TX doesn't exist");
   });
 
   it('upload errors: Invalid token, Invalid Content Type, Invalid Data Item', async () => {

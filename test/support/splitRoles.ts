@@ -21,6 +21,7 @@ import { asBody, signedItem, signers } from './items.js';
 import { createUpload, postChunk } from './multipart.js';
 import { runScript } from './runScript.js';
 import { itemOfSize } from './sizedItem.js';
+import { openSse } from './sse.js';
 import { SERVICE_WALLET_FILE } from './testService.js';
 
 /** What differs between the store profiles: everything else is the scenario's. */
@@ -115,6 +116,9 @@ export function splitRolesScenario(profile: string, startStores: () => Promise<S
         answers.map((a) => a.status),
         diagnostics(),
       ).to.deep.equal([200, 200, 200, 200, 200, 200]);
+      // followed live through the query process, whose status streams read through its own subscription
+      const followed = await openSse(`${queries.url}/tx/${singles[0]!.id}/events`);
+      expect(followed.status, diagnostics()).to.equal(200);
 
       // one multi-part upload, its chunks over both command processes, finalized on one of them
       const big = await itemOfSize(signers.ethereum(), 40_000);
@@ -198,6 +202,9 @@ export function splitRolesScenario(profile: string, startStores: () => Promise<S
         }
       }
       expect((await (await fetch(`${queries.url}/chunks/arweave/${uploadId}/status`)).json()).status).to.equal('FINALIZED');
+      const steps = (await followed.rest()).map((m) => m.event);
+      expect(steps[0], steps.join()).to.be.oneOf(['accepted', 'bundled', 'signed']);
+      expect(steps.at(-1), steps.join()).to.equal('permanent');
       // the query process serves no commands, the command processes no queries
       expect((await fetch(`${queries.url}/tx`, { method: 'POST', body: asBody(singles[0]!.getRaw()) })).status).to.equal(404);
       expect((await fetch(`${commandsA.url}/tx/${big.id}/status`)).status).to.equal(404);

@@ -85,6 +85,19 @@ export const txStatusRoute = defineRoute({
   errors: ['TX_NOT_FOUND'],
 });
 
+export const txReceiptRoute = defineRoute({
+  operationId: 'getTxReceipt',
+  method: 'get',
+  path: '/tx/:id/receipt',
+  tag: 'items',
+  summary: 'Receipt of a data item',
+  description:
+    "The signed receipt as the upload answered it, byte for byte (its fields in wire order). An item nested in an uploaded bundle has none: `TX doesn't exist`.",
+  params: { id: dataItemIdParam },
+  responses: { 200: { description: 'the receipt', content: json(ReceiptBody) } },
+  errors: ['TX_NOT_FOUND'],
+});
+
 export const txOffsetsRoute = defineRoute({
   operationId: 'getTxOffsets',
   method: 'get',
