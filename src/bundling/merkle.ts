@@ -13,8 +13,8 @@ export class DataTree {
   readonly dataSize: number;
   /** chunks to upload: as arweave-js, not the empty last chunk of a multiple of 256 KiB */
   readonly chunkCount: number;
-  /** every chunk from the chunker, the empty last one included (it has a leaf) */
-  private readonly hashed: HashList;
+  /** every chunk from the chunker, the empty last one included (it has a leaf): all a tree is built from (treeBlob.ts keeps it) */
+  readonly hashed: HashList;
   /** layers[0] are the leaves, the last layer is the root alone */
   private readonly layers: readonly HashList[];
 
@@ -38,6 +38,21 @@ export class DataTree {
       maxByteRange: this.hashed.end(index),
       dataHash: Buffer.from(this.hashed.hash(index)),
     };
+  }
+
+  /** the chunk holding byte `position` of the data (binary search over the chunks' end offsets) */
+  chunkIndexOf(position: number): number {
+    if (!(Number.isSafeInteger(position) && position >= 0 && position < this.dataSize)) {
+      throw new RangeError(`byte ${position} is outside the data's [0, ${this.dataSize})`);
+    }
+    let low = 0;
+    let high = this.chunkCount - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.hashed.end(mid) <= position) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   /** all chunks as objects, for inspection; posting walks `chunk(i)` instead */
