@@ -10,6 +10,8 @@ import { asBody, signedItem, signers } from '../support/items.js';
 import { runScript } from '../support/runScript.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
+import { resolvePointer, validate, type Schema } from '../openapi/jsonSchema.js';
+import { TxProofBody } from '../../src/http/openapi/routes/proof.js';
 
 interface Proof {
   id: string;
@@ -107,6 +109,17 @@ describe('proof of permanence on an Arweave gateway (arlocal)', function () {
       expect(covered).to.be.at.least(proof.itemOffset + proof.itemSize);
       expect(new DataItem(bundle.subarray(proof.itemOffset, proof.itemOffset + proof.itemSize)).id).to.equal(item.id);
     }
+  });
+
+  it('answers as the OpenAPI document says, before and after mining', async () => {
+    const doc = await (await fetch(`${env.service.url}/v1/openapi.json`)).json();
+    const response = doc.paths['/v1/tx/{id}/proof'].get.responses['200'];
+    const schema = (response.$ref ? resolvePointer(doc, response.$ref) : response).content['application/json'].schema as Schema;
+    for (const proof of [...Object.values(pending), ...Object.values(mined)]) {
+      expect(validate(proof, schema, doc), proof.id).to.deep.equal([]);
+      expect(TxProofBody.safeParse(proof).success).to.equal(true);
+    }
+    expect(doc.paths['/tx/{id}/proof'].get.responses['404']).to.not.equal(undefined);
   });
 
   it('a path with one byte changed fails validation', async () => {
