@@ -12,8 +12,8 @@ import { bundleProofsProjection, type BundleProofDocument } from '../../projecti
 /**
  * `GET /tx/:id/proof` (CONTRACT.md section 10): what shows, without trusting this service, that an
  * item's bytes are in a mined Arweave transaction. The item's place comes from the read models; its
- * chunks' Merkle paths from the root transaction's chunk hashes, kept per bundle when it was
- * prepared (src/bundling/treeBlob.ts): no byte of the bundle is read.
+ * chunks' Merkle paths from the root transaction's tree, kept per bundle when it was prepared
+ * (src/bundling/treeBlob.ts): no byte of the bundle is read, no hash of the tree computed again.
  */
 export interface TxProof {
   id: string;
@@ -40,7 +40,7 @@ export interface ProofChunk {
   dataPath: string;
 }
 
-/** trees kept in memory: about 0.7 MB for a 2 GiB bundle, 2.6 MB for the largest (8 GiB) */
+/** trees kept in memory: about 1 MB for a 2 GiB bundle, 4 MB for the largest (8 GiB) */
 export const PROOF_TREE_CACHE = 8;
 
 /** An item and where it is: a top-level item from its own status, a nested one through its root's. */

@@ -26,7 +26,9 @@ describe('tree blob', () => {
       const data = bytesOf(size, size);
       const tree = await computeDataRoot(asAsync([data]));
       await saveTree(blobs.store, PLAN, tree);
-      expect((await blobs.store.stat(treeBlobKey(PLAN)))?.size).to.equal(40 * tree.hashed.length);
+      // the count, the chunks, every layer of the tree, the checksum
+      const nodes = tree.layers.reduce((sum, layer) => sum + layer.length, 0);
+      expect((await blobs.store.stat(treeBlobKey(PLAN)))?.size).to.equal(8 + 40 * (tree.hashed.length + nodes) + 32);
 
       const loaded = await loadTree(blobs.store, PLAN);
       const expected = await generateTransactionChunks(data);
@@ -55,14 +57,23 @@ describe('tree blob', () => {
     for (let i = 0; i < tree.chunkCount; i++) expect(loaded.proofFor(i).equals(tree.proofFor(i)), `proof ${i}`).to.equal(true);
   });
 
-  it('refuses a blob cut in the middle of a record, and says BlobNotFound when there is none', async () => {
+  it('refuses a blob changed or cut since it was written, and says BlobNotFound when there is none', async () => {
     const tree = await computeDataRoot(asAsync([bytesOf(600 * KiB, 1)]));
+    const refused = async (why: string) =>
+      loadTree(blobs.store, PLAN).then(
+        () => expect.fail(`loaded a blob that ${why}`),
+        (error: Error) => expect(error.message, why).to.equal(`tree blob of plan ${PLAN} does not match its checksum`),
+      );
     await saveTree(blobs.store, PLAN, tree);
-    await blobs.store.truncate(treeBlobKey(PLAN), 40 * 3 - 1);
-    await loadTree(blobs.store, PLAN).then(
-      () => expect.fail('loaded a cut blob'),
-      (error: Error) => expect(error.message).to.equal(`tree blob of plan ${PLAN} ends in the middle of a record`),
-    );
+    const { size } = (await blobs.store.stat(treeBlobKey(PLAN)))!;
+    // one bit of an inner node: no path would lead to the root any more
+    const at = 8 + 40 * 5;
+    const [byte] = await (await blobs.store.read(treeBlobKey(PLAN), { start: at, end: at })).toArray();
+    await blobs.store.writeAt(treeBlobKey(PLAN), at, asAsync([Buffer.from([(byte as Buffer)[0]! ^ 1])]));
+    await refused('has a changed node');
+    await saveTree(blobs.store, PLAN, tree);
+    await blobs.store.truncate(treeBlobKey(PLAN), size - 40);
+    await refused('was cut');
     await loadTree(blobs.store, 'nOtKePtAnYwHeRe0123456').then(
       () => expect.fail('loaded a blob never written'),
       (error: unknown) => expect(BlobNotFound.is(error)).to.equal(true),

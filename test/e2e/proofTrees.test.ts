@@ -25,7 +25,7 @@ describe('proof trees kept by the bundler (arlocal behind a faulty proxy)', func
     await first.pass();
     const [planId] = await plansOf(first.service, items[0]!.id);
     expect((await bundleState(first.service, planId!))?.status).to.equal('prepared');
-    expect(await first.service.blobStore.stat(treeBlobKey(planId!))).to.deep.equal({ size: 40 * 2 });
+    expect(await first.service.blobStore.stat(treeBlobKey(planId!))).to.deep.equal({ size: 8 + 40 * (2 + 2 + 1) + 32 });
     expect((await fetch(`${first.service.url}/tx/${items[0]!.id}/proof`)).status).to.equal(200);
     const ids = items.map((i) => i.id);
     await meanwhile(first, planId!, ids);

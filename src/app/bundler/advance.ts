@@ -82,7 +82,7 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
   const forgetTree = async () => {
     trees.delete(planId);
     // a dropped plan's transaction carries no item: nobody asks for its proofs
-    await bestEffort(deps.blobStore.delete(treeBlobKey(planId)), 'a tree left behind is 40 bytes a chunk, never read');
+    await bestEffort(deps.blobStore.delete(treeBlobKey(planId)), 'a tree left behind is about 120 bytes a chunk, never read');
   };
   const drop = async (reason: string, countsAsAttempt = true) => {
     await forgetTree();
