@@ -19,6 +19,9 @@ import { serveTxProof } from '../../src/http/txProof.js';
 import { errorHandler } from '../../src/http/errors.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 import { tempBlobStore, type TempBlobStore } from '../support/tempBlobStore.js';
+import { eventually } from '../support/eventually.js';
+import { createPaceWatch, type PaceWatch } from '../../src/http/bodyRate.js';
+import { request } from 'node:http';
 
 const KiB = 1024;
 const PLAN = 'pLaNiD0123456789abcdef';
@@ -43,11 +46,14 @@ function bundleTree(): DataTree {
   return new DataTree(hashed);
 }
 
+/** the items accepted, the small one's nested index, their bundle planned and signed over `tree` (the large item fills the rest) */
 function story(tree: DataTree): DomainEvent[] {
   const dataRoot = Buffer.from(tree.dataRoot).toString('base64url');
+  const total = tree.dataSize;
+  const large = total - HEADER - sizes[SMALL]!;
   return [
     dataItemAccepted(SMALL, { rawContentLength: sizes[SMALL]!, timestamp: AT }),
-    dataItemAccepted(LARGE, { rawContentLength: sizes[LARGE]!, timestamp: AT }),
+    dataItemAccepted(LARGE, { rawContentLength: large, timestamp: AT }),
     {
       type: 'NestedItemsIndexed',
       data: {
@@ -75,15 +81,15 @@ function story(tree: DataTree): DomainEvent[] {
         timestamp: AT,
         items: [
           { id: SMALL, size: sizes[SMALL]!, offset: HEADER },
-          { id: LARGE, size: sizes[LARGE]!, offset: HEADER + sizes[SMALL]! },
+          { id: LARGE, size: large, offset: HEADER + sizes[SMALL]! },
         ],
         headerSize: HEADER,
-        totalSize: TOTAL,
+        totalSize: total,
       },
     },
     {
       type: 'BundlePrepared',
-      data: { planId: PLAN, timestamp: AT, itemIds: [SMALL, LARGE], txId: TX, reward: '1', anchor: 'a', dataRoot, dataSize: TOTAL, anchorHeight: 1, tx: {} },
+      data: { planId: PLAN, timestamp: AT, itemIds: [SMALL, LARGE], txId: TX, reward: '1', anchor: 'a', dataRoot, dataSize: total, anchorHeight: 1, tx: {} },
     },
   ];
 }
@@ -180,6 +186,58 @@ describe('proof of an item (GET /tx/:id/proof)', () => {
       () => expect.fail('a proof from another tree'),
       (error: Error) => expect(error.message).to.contain(`its transaction was signed with ${root} over ${TOTAL}`),
     );
+  });
+
+  /** the proof route alone on port 0, its readers paced by `pace` */
+  async function proofServer(pace?: PaceWatch): Promise<{ url: string; server: Server }> {
+    const router = Router();
+    serveTxProof(router, query, pace);
+    const app = express()
+      .use(router)
+      .use(errorHandler(() => {}));
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  }
+
+  it('cuts a client that stops reading a long proof, as a slow reader of a payload is cut', async () => {
+    // an 8 GiB item's 32,769 paths (some 71 MB of JSON): more than a loopback connection's buffers
+    // take unread (Linux lets a receive buffer grow to 32 MiB)
+    const hashed = new HashList();
+    const size = 8 * 1024 * 1024 * KiB;
+    for (let i = 0; i * 256 * KiB < size; i++) hashed.push(createHash('sha256').update(`chunk ${i}`).digest(), Math.min(size, (i + 1) * 256 * KiB));
+    tree = new DataTree(hashed);
+    await saveTree(blobs.store, PLAN, tree);
+    await given(story(tree));
+    const pace = createPaceWatch({ minBytesPerSecond: 1024 * 1024, graceMs: 100, windowMs: 200 });
+    const { url, server } = await proofServer(pace);
+    try {
+      let received = 0;
+      const req = request(`${url}/tx/${LARGE}/proof`, (res) => {
+        expect(res.statusCode).to.equal(200);
+        // takes the first bytes, then nothing more
+        res.once('data', (chunk: Buffer) => {
+          received += chunk.length;
+          res.pause();
+        });
+      });
+      req.on('error', () => {});
+      req.end();
+      await eventually(
+        () => received,
+        (n) => n > 0,
+        'the first bytes of the proof',
+      );
+      // the service lets the connection go (what it had sent stays in the kernel's buffers: the
+      // client, reading nothing, does not see the end)
+      const connections = () => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+      await eventually(connections, (n) => n === 0, 'the stalled reader cut', 30_000);
+      req.destroy();
+    } finally {
+      pace.stop();
+      server.close();
+    }
   });
 
   it('sends a proof of many chunks as one JSON document, written as it is made', async () => {
