@@ -14,7 +14,7 @@ const USAGE = `usage: npm run verify-proof -- <dataItemId> --service <url> --gat
   --service    the upload service's origin
   --proof      a proof saved as JSON, instead of asking the service
   --gateway    the Arweave gateway to check it against (https://arweave.net, arlocal, ...)
-  --timeout-ms each request's time limit (default 120000)
+  --timeout-ms each request's time limit (default 120000); the item's chunks are downloaded whole
 exit: 0 every check holds (summary on stdout), 1 a check failed (named on stderr), 2 bad command line`;
 
 await runCli(USAGE, async () => {

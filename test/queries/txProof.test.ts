@@ -256,6 +256,8 @@ describe('proof of an item (GET /tx/:id/proof)', () => {
       const res = await fetch(`${url}/tx/${LARGE}/proof`);
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      // not mined yet: its block is to come
+      expect(res.headers.get('cache-control')).to.equal('public, max-age=15');
       const { chunks: _, ...expected } = (await query(LARGE as DataItemId))!;
       const { chunkCount, ...head } = expected;
       expect(await res.json()).to.deep.equal({ ...head, chunks: allChunks((await query(LARGE as DataItemId))!) });
