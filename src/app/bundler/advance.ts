@@ -78,12 +78,12 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     const { position } = await deps.bundles.execute(command, BUNDLER);
     if (position !== undefined) await deps.awaitProjection?.(position);
   };
-  /** `countsAsAttempt` false: not about this bundle (funds, a header the gateway never took) */
   const forgetTree = async () => {
     trees.delete(planId);
     // a dropped plan's transaction carries no item: nobody asks for its proofs
     await bestEffort(deps.blobStore.delete(treeBlobKey(planId)), 'a tree left behind is about 120 bytes a chunk, never read');
   };
+  /** `countsAsAttempt` false: not about this bundle (funds, a header the gateway never took) */
   const drop = async (reason: string, countsAsAttempt = true) => {
     await forgetTree();
     deps.funds?.settled(planId);
