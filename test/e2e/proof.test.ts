@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataItem } from 'arbundles';
 import { validatePath } from 'arweave/node/lib/merkle.js';
@@ -25,6 +27,21 @@ interface Proof {
 }
 
 const b64 = (text: string) => Buffer.from(text, 'base64url');
+
+/**
+ * A gateway that serves arlocal's answers, but `GET /<id>` (a transaction's data) with one bit of
+ * byte `at` flipped: a gateway whose bytes are not the ones the proof's paths commit to.
+ */
+async function flippingGateway(upstream: string, id: string, at: number): Promise<{ url: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    const answer = await fetch(`${upstream}${req.url}`);
+    const body = Buffer.from(await answer.arrayBuffer());
+    if (req.url === `/${id}`) body[at]! ^= 0x01;
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
 
 /** a path with one byte changed: in its leaf's hash, so it still parses as a path */
 function tampered(dataPath: string): string {
@@ -156,6 +173,19 @@ describe('proof of permanence on an Arweave gateway (arlocal)', function () {
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("npm run verify-proof exits 1 when the gateway's bytes are not the ones the paths commit to", async () => {
+    const proof = mined[(await large).id]!;
+    // a byte of the item's second chunk, past its signature
+    const { url, server } = await flippingGateway(env.arlocal.url, proof.rootTransactionId, 300 * 1024);
+    try {
+      const run = await runScript('verifyProof', [proof.id, '--service', env.service.url, '--gateway', url], {});
+      expect(run.code, run.stdout).to.equal(1);
+      expect(run.stderr).to.contain("bytes: the gateway's bytes [262144, 524288) do not hash to chunk 1's leaf");
+    } finally {
+      server.close();
     }
   });
 });
