@@ -19,6 +19,9 @@ export function createLru<K, V>(maxEntries: number) {
       }
       return value;
     },
+    delete(key: K): void {
+      entries.delete(key);
+    },
     set(key: K, value: V): void {
       entries.delete(key);
       entries.set(key, value);

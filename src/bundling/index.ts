@@ -10,3 +10,4 @@ export { PostedChunks, postChunks, type PostChunksInput } from './postChunks.js'
 export { prepareBundle, type PrepareBundleInput, type PreparedBundle } from './prepare.js';
 export { BundleBlobMismatch, BundleChunkMismatch, BundleDataRootChanged, BundleItemsDamaged, type ItemDamage } from './errors.js';
 export { checkedBundleBytes, type CheckedEntry } from './checkedBytes.js';
+export { loadTree, saveTree, TREE_BLOB_PREFIX, treeBlobKey, treeRecords } from './treeBlob.js';

@@ -13,15 +13,20 @@ export class DataTree {
   readonly dataSize: number;
   /** chunks to upload: as arweave-js, not the empty last chunk of a multiple of 256 KiB */
   readonly chunkCount: number;
-  /** every chunk from the chunker, the empty last one included (it has a leaf) */
-  private readonly hashed: HashList;
+  /** every chunk from the chunker, the empty last one included (it has a leaf): all a tree is built from (treeBlob.ts keeps it) */
+  readonly hashed: HashList;
   /** layers[0] are the leaves, the last layer is the root alone */
-  private readonly layers: readonly HashList[];
+  readonly layers: readonly HashList[];
 
-  constructor(hashed: HashList) {
+  /**
+   * `layers`, when given, are the tree's own, kept from an earlier build (treeBlob.ts): taken as they
+   * are, shape checked, their hashes not computed again.
+   */
+  constructor(hashed: HashList, layers?: readonly HashList[]) {
     if (hashed.length === 0) throw new Error('a data tree needs at least one chunk (empty data has one, empty)');
     this.hashed = hashed;
-    this.layers = buildLayers(leaves(hashed));
+    this.layers = layers ?? buildLayers(leaves(hashed));
+    checkShape(hashed.length, this.layers);
     this.dataRoot = Buffer.from((this.layers.at(-1) as HashList).hash(0));
     const last = hashed.length - 1;
     this.dataSize = hashed.end(last);
@@ -38,6 +43,21 @@ export class DataTree {
       maxByteRange: this.hashed.end(index),
       dataHash: Buffer.from(this.hashed.hash(index)),
     };
+  }
+
+  /** the chunk holding byte `position` of the data (binary search over the chunks' end offsets) */
+  chunkIndexOf(position: number): number {
+    if (!(Number.isSafeInteger(position) && position >= 0 && position < this.dataSize)) {
+      throw new RangeError(`byte ${position} is outside the data's [0, ${this.dataSize})`);
+    }
+    let low = 0;
+    let high = this.chunkCount - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.hashed.end(mid) <= position) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   /** all chunks as objects, for inspection; posting walks `chunk(i)` instead */
@@ -114,6 +134,18 @@ function leaves(hashed: HashList): HashList {
     layer.push(sha256(sha256(hashed.hash(i)), sha256(note(end))), end);
   }
   return layer;
+}
+
+/** one leaf per chunk, then each layer half the one below it (rounded up), up to the root alone */
+function checkShape(leafCount: number, layers: readonly HashList[]): void {
+  if (layers.length === 0) throw new RangeError('a tree has at least its root');
+  let expected = leafCount;
+  for (const [i, layer] of layers.entries()) {
+    if (layer.length !== expected || (i === layers.length - 1) !== (expected === 1)) {
+      throw new RangeError(`layer ${i} of a tree of ${leafCount} leaves has ${layer.length} nodes, not ${expected}`);
+    }
+    expected = Math.ceil(expected / 2);
+  }
 }
 
 function buildLayers(bottom: HashList): HashList[] {

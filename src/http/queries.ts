@@ -10,6 +10,7 @@ import { parseParams } from './openapi/route.js';
 import { inFrontOf, serve } from './openapi/serve.js';
 import { onlyIds, sendPayload } from './itemData.js';
 import { headerBody } from './txHeaderBody.js';
+import { serveTxProof } from './txProof.js';
 import type { PaceWatch } from './bodyRate.js';
 import {
   approvalsRoute,
@@ -75,6 +76,7 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
+  serveTxProof(router, handlers.txProof, readPace);
   /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`) */
   async function tokenBalanceOf(raw: unknown) {
     const text = typeof raw === 'string' ? raw : '';

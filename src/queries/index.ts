@@ -22,10 +22,12 @@ import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
+import { createTxProofQuery } from './txProof.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
 export type { ReceivedApproval } from './receivedApprovals.js';
+export type { ProofChunk, TxProof } from './txProof.js';
 
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
@@ -72,6 +74,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       },
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
+      txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -5,6 +5,7 @@ import type { Receipt } from '../domain/receipt.js';
 import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
+import type { TxProof } from './txProof.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -33,6 +34,8 @@ export interface QueryHandlers {
   receivedApprovals(address: string): Promise<ReceivedApproval[]>;
   /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */
   itemData: ItemDataQueries;
+  /** undefined until the item's root transaction is known (and for bundles prepared before proofs were kept) */
+  txProof(id: DataItemId): Promise<TxProof | undefined>;
 }
 
 export interface TxOffsets {

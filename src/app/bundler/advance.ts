@@ -9,6 +9,8 @@ import {
   PostedChunks,
   postChunks,
   prepareBundle,
+  saveTree,
+  treeBlobKey,
   type DataTree,
 } from '../../bundling/index.js';
 import { itemBlobKey } from '../../domain/ids.js';
@@ -55,6 +57,8 @@ async function uploadOf(deps: BundlerDeps, bundle: SignedBundle, trees: TreeCach
   const tree = await computeDataRoot(checkedBundleBytes(deps.blobStore, (await checkedLayoutOf(deps, bundle)).items));
   const root = Buffer.from(tree.dataRoot).toString('base64url');
   if (root !== bundle.dataRoot) throw new BundleDataRootChanged(bundle.dataRoot, root);
+  // a bundle prepared by a version that kept no trees gets its proofs from here on
+  await saveTree(deps.blobStore, bundle.planId, tree);
   const upload = { tree, posted: new PostedChunks(tree.chunkCount) };
   trees.set(bundle.planId, upload);
   return upload;
@@ -74,16 +78,21 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     const { position } = await deps.bundles.execute(command, BUNDLER);
     if (position !== undefined) await deps.awaitProjection?.(position);
   };
+  const forgetTree = async () => {
+    trees.delete(planId);
+    // a dropped plan's transaction carries no item: nobody asks for its proofs
+    await bestEffort(deps.blobStore.delete(treeBlobKey(planId)), 'a tree left behind is about 120 bytes a chunk, never read');
+  };
   /** `countsAsAttempt` false: not about this bundle (funds, a header the gateway never took) */
   const drop = async (reason: string, countsAsAttempt = true) => {
-    trees.delete(planId);
+    await forgetTree();
     deps.funds?.settled(planId);
     await record({ type: 'Drop', data: { planId, reason, countsAsAttempt, now: now() } });
   };
   /** the bundle cannot be made of the bytes its items' blobs hold now: those items found, the rest re-planned */
   const dropIfDamaged = async (error: unknown): Promise<boolean> => {
     if (error instanceof BundleItemsDamaged) {
-      trees.delete(planId);
+      await forgetTree();
       await dropForDamage(deps, bundle, error.damaged, record);
       return true;
     }
@@ -121,6 +130,8 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         throw error;
       }
       const { tx, tree } = prepared;
+      // kept before the transaction is recorded: every recorded root transaction has its proofs
+      await saveTree(deps.blobStore, planId, tree);
       trees.set(planId, { tree, posted: new PostedChunks(tree.chunkCount) });
       deps.funds?.settled(planId);
       await record({
@@ -189,9 +200,11 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     case 'confirmed': {
       const status = await deps.gateway.transactionStatus(bundle.txId, call);
       if (status.status === 'confirmed') {
-        const { blockHeight, confirmations } = status;
-        if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: { planId, blockHeight, confirmations, now: now() } });
-        else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: { planId, blockHeight, confirmations, now: now() } });
+        const { blockHeight, confirmations, blockHash } = status;
+        // the block's hash goes in the event: a proof names the block without asking the gateway
+        const block = { planId, blockHeight, confirmations, ...(blockHash !== undefined ? { blockHash } : {}), now: now() };
+        if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: block });
+        else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: block });
         return;
       }
       const reason = await unseenPastAnchor(deps, bundle, signal, status);

@@ -5,6 +5,8 @@ import { hasTransaction, isLive, type BundleItem, type BundleState } from './sta
 
 /** the fencing token of the bundler sending the command (lease.ts); absent: a bundler without a lease */
 type Fence = { fence?: number };
+/** the block the gateway says the transaction is in; `blockHash` when the gateway named it */
+type BlockSeen = { planId: string; blockHeight: number; blockHash?: string; confirmations: number; now: number };
 
 /**
  * The bundle aggregate: a plan moves forward one recorded step at a time. Pure: the gateway's
@@ -28,8 +30,8 @@ export type BundleCommand =
     }
   | { type: 'MarkPosted'; data: Fence & { planId: string; now: number } }
   | { type: 'MarkSeeded'; data: Fence & { planId: string; now: number } }
-  | { type: 'MarkConfirmed'; data: Fence & { planId: string; blockHeight: number; confirmations: number; now: number } }
-  | { type: 'MarkPermanent'; data: Fence & { planId: string; blockHeight: number; confirmations: number; now: number } }
+  | { type: 'MarkConfirmed'; data: Fence & BlockSeen }
+  | { type: 'MarkPermanent'; data: Fence & BlockSeen }
   | { type: 'AwaitFunds'; data: Fence & { planId: string; reward: string; balance: string; address: string; now: number } }
   /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
   | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };

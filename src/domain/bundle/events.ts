@@ -45,14 +45,21 @@ export const BundlePrepared = z.object({
 export const BundlePosted = z.object({ type: z.literal('BundlePosted'), data: z.object({ ...base, txId: z.string() }) });
 export const BundleSeeded = z.object({ type: z.literal('BundleSeeded'), data: z.object({ ...base, txId: z.string() }) });
 
+/**
+ * the block holding the transaction, as the gateway's `/tx/{id}/status` names it: `blockHash` is its
+ * `indep_hash` (proofs name the block with it); absent on events recorded before it was kept, or
+ * when the gateway did not name it
+ */
+const block = { blockHeight: z.number().int(), blockHash: z.string().optional(), confirmations: z.number().int() };
+
 export const BundleConfirmed = z.object({
   type: z.literal('BundleConfirmed'),
-  data: z.object({ ...base, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
+  data: z.object({ ...base, txId: z.string(), ...block }),
 });
 
 export const BundlePermanent = z.object({
   type: z.literal('BundlePermanent'),
-  data: z.object({ ...base, itemIds, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
+  data: z.object({ ...base, itemIds, txId: z.string(), ...block }),
 });
 
 export const BundleDropped = z.object({
