@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { clientKeyOf } from '../domain/clientKey.js';
-import { InvalidAddress, TxNotFound } from '../domain/errors.js';
-import { parseAccountAddress } from '../domain/account/ids.js';
+import { InvalidAddress, InvalidToken, TxNotFound } from '../domain/errors.js';
+import { accountKeyOfClientAddress, CLIENT_TOKENS } from '../domain/account/clientAddress.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument, tokenBalanceBody } from '../contract/balanceBody.js';
@@ -65,19 +65,21 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     if (!offsets) throw new TxNotFound(id);
     res.json(offsets);
   });
-  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`) */
-  async function tokenBalanceOf(raw: unknown) {
+  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`), in any of the clients' address forms */
+  async function tokenBalanceOf(raw: unknown, token?: string) {
     const text = typeof raw === 'string' ? raw : '';
-    const address = parseAccountAddress(text);
+    const address = accountKeyOfClientAddress(text, token);
     if (address === undefined) throw new InvalidAddress(text);
     const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
     return tokenBalanceBody(address, account, received);
   }
   serve(router, balanceRoute, async (req, res) => {
     res.set('Cache-Control', 'no-store');
-    // a token name of /info (short) with ?address=, the clients' form; else an address (32+ characters)
-    if (Object.hasOwn(handlers.info().addresses, String(req.params.address))) {
-      res.json(await tokenBalanceOf(req.query.address));
+    // with ?address= (the clients' form) the segment is a token name they send; else it is an address
+    const segment = String(req.params.address);
+    if (req.query.address !== undefined || Object.hasOwn(handlers.info().addresses, segment)) {
+      if (!CLIENT_TOKENS.has(segment) && !Object.hasOwn(handlers.info().addresses, segment)) throw new InvalidToken(segment);
+      res.json(await tokenBalanceOf(req.query.address, segment));
       return;
     }
     const { address } = parseParams(balanceRoute, req);

@@ -1,0 +1,213 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { TurboFactory, type TurboAuthenticatedClient } from '@ardrive/turbo-sdk';
+import { Uploader } from '@irys/upload';
+import { Ethereum } from '@irys/upload-ethereum';
+import { Approval } from '@irys/upload-core';
+import { startTestService, type TestService } from '../support/testService.js';
+import { arweaveJwk, asBody, signedItem, signers } from '../support/items.js';
+import { toChecksumAddress } from '../../src/verify/index.js';
+import { recordRequests, type RequestLog } from './support/observe.js';
+
+/**
+ * Credit sharing by tagged upload, through the unmodified clients: turbo-sdk 1.43 `shareCredits` /
+ * `revokeCredits` (lib/esm/common/upload.js: tags `x-approve-payment`, `x-amount`, `x-expires-seconds`,
+ * `x-delete-payment-approval`; it reads `createdApproval` / `revokedApprovals` from the upload's answer)
+ * and Irys `Approval.createApproval` / `revokeApproval` (@irys/upload-core approval.js; Irys-xyz/arweave-js-sdk
+ * src/common/approval.ts at 985ba09: `x-irys-approve-payment`, `x-expire-seconds`) with its `paidBy` upload
+ * option (header `x-irys-paid-by`, src/common/types.ts there).
+ */
+const FREE = 4096;
+const RATE = 10n;
+const meta = { correlationId: 'test' };
+type Irys = Awaited<ReturnType<ReturnType<typeof Uploader>['build']>>;
+
+const addressOfJwk = (jwk: { n: string }) => createHash('sha256').update(Buffer.from(jwk.n, 'base64url')).digest('base64url');
+
+async function credit(service: TestService, address: string, winc: bigint) {
+  const { position } = await service.accounts.execute(
+    { type: 'Credit', data: { address, winc, creditId: `${address}:${winc}:${Date.now()}`, now: Date.now() } },
+    meta,
+  );
+  await service.projections.waitFor(position!, 5000);
+}
+
+describe('credit sharing by tagged upload through the real clients', function () {
+  this.timeout(60_000);
+  let service: TestService;
+  let requests: RequestLog;
+  let turbo: TurboAuthenticatedClient;
+  const payer = addressOfJwk(arweaveJwk);
+
+  before(async () => {
+    service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(FREE), PRICE_WINC_PER_BYTE: String(RATE) });
+    requests = recordRequests(service.server!);
+    turbo = TurboFactory.authenticated({
+      privateKey: arweaveJwk,
+      token: 'arweave',
+      uploadServiceConfig: { url: service.url },
+      paymentServiceConfig: { url: service.url },
+    });
+  });
+  beforeEach(() => requests.clear());
+  after(async () => {
+    requests.stop();
+    await service.close();
+  });
+
+  it("turbo-sdk shareCredits grants the approval (createdApproval in the reference shape), in the approved balance's receivedApprovals", async () => {
+    const taker = 'taker'.padEnd(43, 'A');
+    const before = Date.now();
+    const created = await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 12_345, expiresBySeconds: 3600 });
+    expect(requests.entries).to.deep.equal(['POST /v1/tx/arweave -> 200']);
+    const { approvalDataItemId, creationDate, expirationDate, ...rest } = created as unknown as Record<string, string>;
+    expect(rest).to.deep.equal({ approvedAddress: taker, payingAddress: payer, approvedWincAmount: '12345', usedWincAmount: '0' });
+    expect(approvalDataItemId).to.match(/^[A-Za-z0-9_-]{43}$/);
+    const created_ = Date.parse(creationDate!);
+    expect(created_).to.be.within(before, Date.now());
+    expect(Date.parse(expirationDate!)).to.equal(created_ + 3600 * 1000);
+    const balance = await turbo.getBalance(taker);
+    expect(balance.receivedApprovals).to.deep.equal([{ payingAddress: payer, approvedAddress: taker, remainingWinc: '12345', expirationDate }]);
+  });
+
+  it('turbo-sdk revokeCredits revokes it (revokedApprovals) and the approval is gone from both accounts', async () => {
+    const taker = 'other'.padEnd(43, 'B');
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 500 });
+    requests.clear();
+    const revoked = await turbo.revokeCredits({ revokedAddress: taker });
+    expect(requests.entries).to.deep.equal(['POST /v1/tx/arweave -> 200']);
+    expect(revoked).to.have.length(1);
+    const { approvalDataItemId, creationDate, ...rest } = revoked[0] as unknown as Record<string, string>;
+    expect(rest).to.deep.equal({ approvedAddress: taker, payingAddress: payer, approvedWincAmount: '500', usedWincAmount: '0' });
+    expect(approvalDataItemId).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(creationDate).to.be.a('string');
+    expect((await turbo.getBalance(taker)).receivedApprovals).to.deep.equal([]);
+    expect((await turbo.getCreditShareApprovals({})).givenApprovals.map((a) => a.approvedAddress)).to.not.include(taker);
+  });
+
+  it('a revocation of no approval is refused before anything is stored: Invalid request, and turbo-sdk surfaces it', async () => {
+    TurboFactory.setLogLevel('none');
+    try {
+      const error = await turbo.revokeCredits({ revokedAddress: 'nobody'.padEnd(43, 'C') }).then(
+        () => undefined,
+        (e: unknown) => e as { status?: number; message: string },
+      );
+      expect(error?.message).to.include('Invalid request');
+    } finally {
+      TurboFactory.setLogLevel('info');
+    }
+  });
+
+  describe('bad tags answer the contract errors and store nothing', () => {
+    for (const [what, amount, status, message] of [
+      ['an amount that is not an integer', '1.5', 400, 'Invalid request'],
+      ['a negative amount', '-5', 400, 'Invalid request'],
+      ['a zero amount', '0', 400, 'Invalid request'],
+      ['a huge amount', '9'.repeat(31), 400, 'Invalid request'],
+    ] as const) {
+      it(`${what} (x-amount: ${amount.slice(0, 12)})`, async () => {
+        const { answer, id } = await uploadTagged([
+          { name: 'x-approve-payment', value: 'taker'.padEnd(43, 'D') },
+          { name: 'x-amount', value: amount },
+        ]);
+        expect([answer.status, await answer.text()]).to.deep.equal([status, message]);
+        expect((await fetch(`${service.url}/tx/${id}/status`)).status).to.equal(404);
+      });
+    }
+    for (const [what, tags, message] of [
+      ['no x-amount', [{ name: 'x-approve-payment', value: 'taker'.padEnd(43, 'E') }], 'Invalid request'],
+      [
+        'an approved address of no account',
+        [
+          { name: 'x-approve-payment', value: 'not-an-address' },
+          { name: 'x-amount', value: '5' },
+        ],
+        'Invalid address',
+      ],
+      [
+        'a malformed 0x address',
+        [
+          { name: 'x-approve-payment', value: '0x123' },
+          { name: 'x-amount', value: '5' },
+        ],
+        'Invalid address',
+      ],
+      [
+        'a self-approval',
+        [
+          { name: 'x-approve-payment', value: payer },
+          { name: 'x-amount', value: '5' },
+        ],
+        'Invalid request',
+      ],
+      [
+        'an expiry that is not a positive integer',
+        [
+          { name: 'x-approve-payment', value: 'taker'.padEnd(43, 'F') },
+          { name: 'x-amount', value: '5' },
+          { name: 'x-expires-seconds', value: '-1' },
+        ],
+        'Invalid request',
+      ],
+    ] as const) {
+      it(what, async () => {
+        const { answer, id } = await uploadTagged(tags);
+        expect([answer.status, await answer.text()]).to.deep.equal([400, message]);
+        expect((await fetch(`${service.url}/tx/${id}/status`)).status).to.equal(404);
+      });
+    }
+  });
+
+  /** a small item signed by the turbo wallet, with these tags, posted as turbo-sdk posts one */
+  async function uploadTagged(tags: readonly { name: string; value: string }[]) {
+    const item = await signedItem(signers.arweave(), randomBytes(16), [...tags]);
+    const answer = await fetch(`${service.url}/v1/tx/arweave`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: asBody(item.getRaw()),
+    });
+    return { answer, id: item.id };
+  }
+
+  describe('Irys (ethereum): createApproval, then the approved wallet uploads with paidBy (x-irys-paid-by)', () => {
+    let owner: Irys;
+    let approved: Irys;
+    before(async () => {
+      owner = await Uploader(Ethereum).withWallet(randomBytes(32).toString('hex')).bundlerUrl(service.url);
+      approved = await Uploader(Ethereum).withWallet(randomBytes(32).toString('hex')).bundlerUrl(service.url);
+    });
+
+    it('the approval is granted by the x-irys-approve-payment item and the approved upload is charged to the payer', async () => {
+      const payerAddress = toChecksumAddress(owner.address!);
+      const approvedAddress = toChecksumAddress(approved.address!);
+      await credit(service, payerAddress, 100_000n);
+      const granted = await new Approval(owner as never).createApproval({ approvedAddress: approved.address!, amount: '60000', expiresInSeconds: 600 });
+      expect((granted as unknown as { createdApproval: object }).createdApproval).to.include({
+        approvedAddress,
+        payingAddress: payerAddress,
+        approvedWincAmount: '60000',
+      });
+      const ownerBalance = (await owner.getBalance()).toString(10);
+      expect(ownerBalance).to.equal('100000');
+      requests.clear();
+      const payload = randomBytes(FREE + 500);
+      const receipt = await approved.upload(payload, { upload: { paidBy: owner.address! } });
+      expect(requests.entries).to.deep.equal(['POST /tx/ethereum -> 200']);
+      const status = await (await fetch(`${service.url}/tx/${receipt.id}/status`)).json();
+      const price = BigInt(status.rawContentLength) * RATE;
+      expect(status.winc).to.equal(price.toString());
+      expect((await owner.getBalance()).toString(10)).to.equal((100_000n - price).toString());
+      expect((await approved.getBalance()).toString(10)).to.equal('0');
+      const body = await (await fetch(`${service.url}/account/balance/ethereum?address=${approvedAddress}`)).json();
+      expect(body.receivedApprovals).to.have.length(1);
+      expect(body.receivedApprovals[0]).to.include({ payingAddress: payerAddress, approvedAddress, remainingWinc: (60_000n - price).toString() });
+
+      await new Approval(owner as never).revokeApproval({ approvedAddress: approved.address! });
+      const refused = await approved.upload(randomBytes(FREE + 500), { upload: { paidBy: owner.address! } }).then(
+        () => 'accepted',
+        (e: Error) => e.message,
+      );
+      expect(refused).to.include('402');
+    });
+  });
+});
