@@ -13,7 +13,6 @@ import type { PaceWatch } from './bodyRate.js';
 import {
   approvalsRoute,
   balanceRoute,
-  priceRoute,
   rootDataRoute,
   serviceIndexRoute,
   serviceInfoRoute,
@@ -90,14 +89,10 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     res.set('Cache-Control', 'no-store');
     res.json({ givenApprovals, receivedApprovals });
   });
-  // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
+  // before /price/:token/:bytes (payment.ts, mounted after this router): `bytes` is turbo-sdk's word here, not a token
   serve(router, uploadCostRoute, async (req, res) => {
     const { bytes } = parseParams(uploadCostRoute, req);
     res.json({ winc: (await handlers.price(bytes, clientOf(req))).toString(), adjustments: [], fees: [] });
-  });
-  serve(router, priceRoute, async (req, res) => {
-    const { bytes } = parseParams(priceRoute, req);
-    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes, clientOf(req))).toString());
   });
   serve(router, txDataRoute, async (req, res) => {
     const { id } = parseParams(txDataRoute, req);

@@ -2,6 +2,7 @@ import type { AppOptions } from '../http/app.js';
 import { createQueries } from '../queries/index.js';
 import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { serviceVersion } from '../version.js';
+import { topUpRatesOf } from '../app/accounts/topUpChains.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
@@ -28,5 +29,6 @@ export function queryRoutes(
     blockHeight: shared.blockHeight.health,
     ...(w.bundlerRuns ? { funds: shared.funds.snapshot } : {}),
     now: w.now,
+    tokenRates: topUpRatesOf(config),
   });
 }

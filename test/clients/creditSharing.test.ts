@@ -71,7 +71,7 @@ describe('credit sharing by tagged upload through the real clients', function ()
   });
 
   it('turbo-sdk revokeCredits revokes it (revokedApprovals) and the approval is gone from both accounts', async () => {
-    const taker = 'other'.padEnd(43, 'B');
+    const taker = 'other'.padEnd(42, 'B') + 'A';
     await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 500 });
     requests.clear();
     const revoked = await turbo.revokeCredits({ revokedAddress: taker });

@@ -90,6 +90,17 @@ describe('balances by token name through the real clients', function () {
     expect(await balanceOf('near', '00'.repeat(32))).to.deep.equal([200, '55']);
   });
 
+  it('an arweave address in any of the 4 spellings of its 32 bytes reads the one account of its canonical spelling', async () => {
+    const canonical = Buffer.alloc(32, 7).toString('base64url');
+    await credit(canonical, 31n);
+    const last = canonical.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (let spare = 0; spare < 4; spare++) {
+      const spelling = canonical.slice(0, -1) + alphabet[alphabet.indexOf(last) + spare];
+      expect(await balanceOf('arweave', spelling), spelling).to.deep.equal([200, '31']);
+    }
+  });
+
   describe('bad input: the contract errors', () => {
     for (const [what, token, address, answer] of [
       ['an unknown token', 'dogecoin', '0x' + '11'.repeat(20), [400, 'Invalid token']],
@@ -101,6 +112,9 @@ describe('balances by token name through the real clients', function () {
       ['a 0x address one digit short', 'ethereum', '0x' + '11'.repeat(19) + '1', [400, 'Invalid address']],
       ['a base58 address with a 0', 'solana', '0'.repeat(44), [400, 'Invalid address']],
       ['an empty address', 'arweave', '', [400, 'Invalid address']],
+      ['a base58 key for ethereum', 'ethereum', '4'.repeat(44), [400, 'Invalid address']],
+      ['an ethereum address for solana', 'solana', '0x' + '11'.repeat(20), [400, 'Invalid address']],
+      ['a base58 string of 33 bytes for solana', 'solana', bs58.encode(Buffer.alloc(33, 9)), [400, 'Invalid address']],
     ] as const) {
       it(`${what}: ${answer[1]}`, async () => {
         expect(await balanceOf(token, address)).to.deep.equal(answer);

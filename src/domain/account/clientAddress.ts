@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { parseAccountAddress } from './ids.js';
+import { canonicalArweaveId } from '../ids.js';
 
 /**
  * The token names and address forms the clients send to `GET /account/balance/:token?address=`, brought
@@ -74,20 +75,62 @@ function algorandKey(text: string): Uint8Array | undefined {
   return checksum.equals(bytes.subarray(32)) ? key : undefined;
 }
 
+/** the tokens whose wallets are secp256k1 keys with 0x addresses (Irys's kyve is an ERC-20: its config in tokens/index.ts) */
+const EVM = new Set([
+  'ethereum',
+  'matic',
+  'pol',
+  'base-eth',
+  'usdc',
+  'base-usdc',
+  'polygon-usdc',
+  'base-ario',
+  'kyve',
+  'bnb',
+  'fantom',
+  'avalanche',
+  'boba-eth',
+  'boba',
+  'usdc-eth',
+  'usdc-polygon',
+  'arbitrum',
+  'chainlink',
+  'bera',
+  'scroll-eth',
+  'linea-eth',
+  'iotex',
+]);
+const ARWEAVE = new Set(['arweave', 'ario']);
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** a base58 ed25519 key: 32 bytes */
+const base58Key = (text: string) => (BASE58.test(text) && bs58.decode(text).length === 32 ? text : undefined);
+
+/** 0x and 40 hex digits, in any case: keyed by the checksum form */
+const evmAddress = (text: string) => (/^0x[0-9a-fA-F]{40}$/.test(text) ? parseAccountAddress(text) : undefined);
+
 /**
- * The account key of an address as a client names it, or undefined when it names none: the forms of
- * `parseAccountAddress` (arweave, 0x, base58), an Algorand address or a NEAR implicit account (both are
- * the ed25519 key, keyed by its base58). For `token` kyve, a bech32 address is one of the forms that name none. Forms that are a hash of the key (a kyve bech32 address, an
- * Aptos `0x` + 64 hex digits, a named NEAR account) cannot be brought to the key the service knows
- * accounts by, so they name no account here.
+ * The account key of an address as a client names it for `token`, or undefined when it names none.
+ * Each token's wallets have one form: 0x addresses for the EVM tokens, arweave addresses (brought to
+ * their canonical spelling: canonicalArweaveId) for arweave and ario, base58 keys for solana, an
+ * Algorand address or a NEAR implicit account (both the ed25519 key itself) for those. Forms that are
+ * a hash of the key cannot be brought to the key accounts are known by: a kyve bech32 address
+ * (turbo-sdk's kyve signer), an Aptos address (`0x` + 64 hex digits, sha3-256 of the key), a named NEAR
+ * account. Without a token (a route naming no token), any form `parseAccountAddress` takes.
  */
 export function accountKeyOfClientAddress(input: string, token?: string): string | undefined {
   const text = input.trim();
+  if (token === undefined) return parseAccountAddress(text);
   if (token === 'kyve' && KYVE_BECH32.test(text)) return undefined;
-  if (ALGORAND.test(text)) {
-    const key = algorandKey(text);
+  if (EVM.has(token)) return evmAddress(text);
+  if (ARWEAVE.has(token)) return canonicalArweaveId(text);
+  if (token === 'solana') return base58Key(text);
+  if (token === 'algorand') {
+    const key = ALGORAND.test(text) ? algorandKey(text) : undefined;
     return key ? bs58.encode(key) : undefined;
   }
-  if (NEAR_IMPLICIT.test(text)) return bs58.encode(Buffer.from(text, 'hex'));
+  if (token === 'near') return NEAR_IMPLICIT.test(text) ? bs58.encode(Buffer.from(text, 'hex')) : undefined;
+  if (token === 'aptos') return undefined;
+  // a token of /info that no client list names: any form
   return parseAccountAddress(text);
 }
