@@ -98,6 +98,27 @@ describe('credit sharing by tagged upload through the real clients', function ()
     }
   });
 
+  it('a re-sent approval item answers 202 with the approval as it stands, and grants nothing again', async () => {
+    const taker = 'again'.padEnd(42, 'R') + 'A';
+    await credit(service, payer, 10_000n);
+    const item = await signedItem(signers.arweave(), randomBytes(16), [
+      { name: 'x-approve-payment', value: taker },
+      { name: 'x-amount', value: '5000' },
+    ]);
+    const post = () => fetch(`${service.url}/v1/tx/arweave`, { method: 'POST', body: asBody(item.getRaw()) });
+    const first = await post();
+    expect(first.status).to.equal(200);
+    const granted = (await first.json()).createdApproval;
+    // the taker spends 1200 winc through it
+    const data = { address: payer, reservationId: 'spend-1', winc: 1200n, dataItemId: 'spent-item', onBehalfOf: taker, now: Date.now() };
+    await service.accounts.execute({ type: 'Reserve', data }, meta);
+    await service.accounts.execute({ type: 'Settle', data: { address: payer, reservationId: 'spend-1', now: Date.now() } }, meta);
+    const again = await post();
+    expect([again.status, again.statusText]).to.deep.equal([202, 'Data Item Exists']);
+    expect((await again.json()).createdApproval).to.deep.equal({ ...granted, usedWincAmount: '1200' });
+    expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(3800n);
+  });
+
   describe('bad tags answer the contract errors and store nothing', () => {
     for (const [what, amount, status, message] of [
       ['an amount that is not an integer', '1.5', 400, 'Invalid request'],
