@@ -1,4 +1,12 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { computePublicKey } from '@ethersproject/signing-key';
+import { addressOfPublicKey } from '../../src/domain/account/ethereumAddress.js';
 import { expect } from 'chai';
 import bs58 from 'bs58';
 import { TurboFactory } from '@ardrive/turbo-sdk';
@@ -15,6 +23,7 @@ import { recordRequests, type RequestLog } from './support/observe.js';
  * (@irys/upload-core utils.js; Irys-xyz/arweave-js-sdk src/common/utils.ts at 985ba09).
  */
 const meta = { correlationId: 'test' };
+const TURBO_CLI = fileURLToPath(new URL('../../node_modules/@ardrive/turbo-sdk/lib/esm/cli/cli.js', import.meta.url));
 /** a kyve bech32 address (43 characters, as turbo-sdk's `isKyveAddress` reads them): the shape of an arweave address too */
 const KYVE = 'kyve1' + 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'.repeat(2).slice(0, 38);
 /** the well-known Algorand address of the all-zero key (its checksum: the last 4 bytes of SHA-512/256 of 32 zero bytes) */
@@ -98,6 +107,26 @@ describe('balances by token name through the real clients', function () {
     for (let spare = 0; spare < 4; spare++) {
       const spelling = canonical.slice(0, -1) + alphabet[alphabet.indexOf(last) + spare];
       expect(await balanceOf('arweave', spelling), spelling).to.deep.equal([200, '31']);
+    }
+  });
+
+  it('the turbo CLI uploads a file with --token base-eth, reading the balance by that token first', async () => {
+    const key = '0x' + randomBytes(32).toString('hex');
+    const dir = await mkdtemp(join(tmpdir(), 'turbo-cli-'));
+    try {
+      const file = join(dir, 'small.bin');
+      await writeFile(file, randomBytes(1000));
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [TURBO_CLI, 'upload-file', '--file-path', file, '--private-key', key, '--token', 'base-eth', '--upload-url', service.url, '--payment-url', service.url],
+        { timeout: 50_000 },
+      );
+      const receipt = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string };
+      const address = addressOfPublicKey(Buffer.from(computePublicKey(key, false).slice(2), 'hex'));
+      expect(requests.entries).to.deep.equal([`GET /v1/account/balance/base-eth?address=${address} -> 200`, 'POST /v1/tx/base-eth -> 200']);
+      expect((await fetch(`${service.url}/tx/${receipt.id}/status`)).status).to.equal(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
