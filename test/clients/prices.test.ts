@@ -121,8 +121,8 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
     });
 
     it('getCreditShareApprovals({ userAddress }) lists the approvals given and received (GET /v1/account/approvals/get)', async () => {
-      const giver = 'giver'.padEnd(42, 'G') + 'A';
-      const taker = 'taker'.padEnd(42, 'T') + 'A';
+      const giver = 'giver'.padEnd(43, 'G');
+      const taker = 'taker'.padEnd(43, 'T');
       const { position } = await service.accounts.execute(
         { type: 'Approve', data: { address: giver, approvedAddress: taker, winc: 700n, now: Date.now() } },
         meta,
@@ -184,7 +184,7 @@ describe('prices and balances through the real clients (@irys/upload, @ardrive/t
 
     it("the turbo CLI pays with a payer that approved the signer, as the balance's receivedApprovals name it", async () => {
       const signer = addressOfJwk(arweaveJwk);
-      const payer = 'payer'.padEnd(42, 'Z') + 'A';
+      const payer = 'payer'.padEnd(43, 'Z');
       await credit(service, payer, 100_000n);
       const { position } = await service.accounts.execute(
         { type: 'Approve', data: { address: payer, approvedAddress: signer, winc: 50_000n, now: Date.now() } },

@@ -99,37 +99,6 @@ describe('balances by token name through the real clients', function () {
     expect(await balanceOf('near', '00'.repeat(32))).to.deep.equal([200, '55']);
   });
 
-  it('an arweave address in any of the 4 spellings of its 32 bytes reads the one account of its canonical spelling', async () => {
-    const canonical = Buffer.alloc(32, 7).toString('base64url');
-    await credit(canonical, 31n);
-    const last = canonical.at(-1)!;
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    for (let spare = 0; spare < 4; spare++) {
-      const spelling = canonical.slice(0, -1) + alphabet[alphabet.indexOf(last) + spare];
-      expect(await balanceOf('arweave', spelling), spelling).to.deep.equal([200, '31']);
-    }
-  });
-
-  it('the turbo CLI uploads a file with --token base-eth, reading the balance by that token first', async () => {
-    const key = '0x' + randomBytes(32).toString('hex');
-    const dir = await mkdtemp(join(tmpdir(), 'turbo-cli-'));
-    try {
-      const file = join(dir, 'small.bin');
-      await writeFile(file, randomBytes(1000));
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [TURBO_CLI, 'upload-file', '--file-path', file, '--private-key', key, '--token', 'base-eth', '--upload-url', service.url, '--payment-url', service.url],
-        { timeout: 50_000 },
-      );
-      const receipt = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { id: string };
-      const address = addressOfPublicKey(Buffer.from(computePublicKey(key, false).slice(2), 'hex'));
-      expect(requests.entries).to.deep.equal([`GET /v1/account/balance/base-eth?address=${address} -> 200`, 'POST /v1/tx/base-eth -> 200']);
-      expect((await fetch(`${service.url}/tx/${receipt.id}/status`)).status).to.equal(200);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
   describe('bad input: the contract errors', () => {
     for (const [what, token, address, answer] of [
       ['an unknown token', 'dogecoin', '0x' + '11'.repeat(20), [400, 'Invalid token']],

@@ -73,7 +73,7 @@ describe("prices and balances in the clients' shapes (GET /price/..., GET /accou
 
   it('answers the balance by token name and ?address= in the Irys and turbo shapes, and by address in its own shape', async () => {
     const payer = ethAddress(await itemOfSize(signers.ethereum(), 500));
-    const approved = 'B'.repeat(42) + 'A';
+    const approved = 'B'.repeat(43);
     await credit(service, payer, 777n);
     const { position } = await service.accounts.execute(
       { type: 'Approve', data: { address: payer, approvedAddress: approved, winc: 500n, expiresAt: Date.parse('2100-01-01T00:00:00Z'), now: Date.now() } },
@@ -114,8 +114,8 @@ describe("prices and balances in the clients' shapes (GET /price/..., GET /accou
   });
 
   it('lists the approvals an address received while they are in force, and counts what they let it spend in effectiveBalance', async () => {
-    const approved = 'R'.repeat(42) + 'A';
-    const [rich, poor] = ['P'.repeat(42) + 'A', 'Q'.repeat(42) + 'A'];
+    const approved = 'R'.repeat(43);
+    const [rich, poor] = ['P'.repeat(43), 'Q'.repeat(43)];
     await credit(service, rich, 10_000n);
     await credit(service, poor, 400n);
     const approve = async (payer: string, winc: bigint) => {
@@ -150,7 +150,7 @@ describe("prices and balances in the clients' shapes (GET /price/..., GET /accou
 
   it('stops listing a received approval once it expires', async () => {
     const approved = 'E'.repeat(43);
-    const payer = 'F'.repeat(42) + 'A';
+    const payer = 'F'.repeat(43);
     await credit(service, payer, 5_000n);
     const expiresAt = Date.now() + 1_000;
     const { position } = await service.accounts.execute(

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { parseAccountAddress } from './ids.js';
-import { canonicalArweaveId } from '../ids.js';
 
 /**
  * The token names and address forms the clients send to `GET /account/balance/:token?address=`, brought
@@ -101,6 +100,12 @@ const EVM = new Set([
   'iotex',
 ]);
 const ARWEAVE = new Set(['arweave', 'ario']);
+/**
+ * As every other way in keys it (parseAccountAddress): not brought to the canonical spelling of its 32
+ * bytes here alone, or an account credited under another spelling (an operator's, a top-up's
+ * destination tag) would read as empty by this route only.
+ */
+const ARWEAVE_ADDRESS = /^[A-Za-z0-9_-]{43}$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** a base58 ed25519 key: 32 bytes */
@@ -111,8 +116,8 @@ const evmAddress = (text: string) => (/^0x[0-9a-fA-F]{40}$/.test(text) ? parseAc
 
 /**
  * The account key of an address as a client names it for `token`, or undefined when it names none.
- * Each token's wallets have one form: 0x addresses for the EVM tokens, arweave addresses (brought to
- * their canonical spelling: canonicalArweaveId) for arweave and ario, base58 keys for solana, an
+ * Each token's wallets have one form: 0x addresses for the EVM tokens, arweave addresses for arweave
+ * and ario, base58 keys for solana, an
  * Algorand address or a NEAR implicit account (both the ed25519 key itself) for those. Forms that are
  * a hash of the key cannot be brought to the key accounts are known by: a kyve bech32 address
  * (turbo-sdk's kyve signer), an Aptos address (`0x` + 64 hex digits, sha3-256 of the key), a named NEAR
@@ -123,7 +128,7 @@ export function accountKeyOfClientAddress(input: string, token?: string): string
   if (token === undefined) return parseAccountAddress(text);
   if (token === 'kyve' && KYVE_BECH32.test(text)) return undefined;
   if (EVM.has(token)) return evmAddress(text);
-  if (ARWEAVE.has(token)) return canonicalArweaveId(text);
+  if (ARWEAVE.has(token)) return ARWEAVE_ADDRESS.test(text) ? text : undefined;
   if (token === 'solana') return base58Key(text);
   if (token === 'algorand') {
     const key = ALGORAND.test(text) ? algorandKey(text) : undefined;
