@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { clientKeyOf } from '../domain/clientKey.js';
 import { InvalidAddress, InvalidToken, TxNotFound } from '../domain/errors.js';
 import { accountKeyOfClientAddress, CLIENT_TOKENS } from '../domain/account/clientAddress.js';
+import { DEFAULT_TOKEN } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument, tokenBalanceBody } from '../contract/balanceBody.js';
@@ -13,6 +14,7 @@ import type { PaceWatch } from './bodyRate.js';
 import {
   approvalsRoute,
   balanceRoute,
+  irysApprovalRoute,
   rootDataRoute,
   serviceIndexRoute,
   serviceInfoRoute,
@@ -88,6 +90,23 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     const { givenApprovals, receivedApprovals } = await tokenBalanceOf(req.query.userAddress);
     res.set('Cache-Control', 'no-store');
     res.json({ givenApprovals, receivedApprovals });
+  });
+  serve(router, irysApprovalRoute, async (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : DEFAULT_TOKEN;
+    if (!CLIENT_TOKENS.has(token)) throw new InvalidToken(token);
+    const [payer, approved] = [req.query.payingAddress, req.query.approvedAddress].map((raw) => {
+      const text = typeof raw === 'string' ? raw : '';
+      const address = accountKeyOfClientAddress(text, token);
+      if (address === undefined) throw new InvalidAddress(text);
+      return address;
+    }) as [string, string];
+    const received = (await handlers.receivedApprovals(approved)).find((r) => r.payingAddress === payer);
+    res.set('Cache-Control', 'no-store');
+    res.json(
+      received
+        ? { amount: received.spendable.toString(), ...(received.expiresAt !== undefined ? { expiresBy: String(received.expiresAt) } : {}) }
+        : { amount: '0' },
+    );
   });
   // before /price/:token/:bytes (payment.ts, mounted after this router): `bytes` is turbo-sdk's word here, not a token
   serve(router, uploadCostRoute, async (req, res) => {

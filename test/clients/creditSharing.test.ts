@@ -190,6 +190,19 @@ describe('credit sharing by tagged upload through the real clients', function ()
     return { answer, id: item.id };
   }
 
+  it("Irys's GET /account/approval refuses malformed addresses and unknown tokens with the contract's errors", async () => {
+    const eth = '0x' + '12'.repeat(20);
+    for (const [query, answer] of [
+      [`payingAddress=nope&approvedAddress=${eth}&token=ethereum`, [400, 'Invalid address']],
+      [`payingAddress=${eth}&token=ethereum`, [400, 'Invalid address']],
+      [`payingAddress=${eth}&approvedAddress=${payer}&token=ethereum`, [400, 'Invalid address']],
+      [`payingAddress=${eth}&approvedAddress=${eth}&token=dogecoin`, [400, 'Invalid token']],
+    ] as const) {
+      const res = await fetch(`${service.url}/account/approval?${query}`);
+      expect([res.status, await res.text()], query).to.deep.equal(answer);
+    }
+  });
+
   describe('Irys (ethereum): createApproval, then the approved wallet uploads with paidBy (x-irys-paid-by)', () => {
     let owner: Irys;
     let approved: Irys;
@@ -208,6 +221,13 @@ describe('credit sharing by tagged upload through the real clients', function ()
         payingAddress: payerAddress,
         approvedWincAmount: '60000',
       });
+      const fromOwner = await new Approval(approved as never).getApprovedBalanceFrom(owner.address!);
+      expect(fromOwner.amount).to.equal('60000');
+      expect(Number(fromOwner.expiresBy)).to.equal(
+        Date.parse((granted as unknown as { createdApproval: { expirationDate: string } }).createdApproval.expirationDate),
+      );
+      expect(requests.entries.at(-1)).to.match(/^GET \/account\/approval\?payingAddress=0x[0-9a-f]{40}&token=ethereum&approvedAddress=0x[0-9a-f]{40} -> 200$/);
+      expect((await new Approval(owner as never).getApprovedBalanceFrom(approved.address!)).amount).to.equal('0');
       const ownerBalance = (await owner.getBalance()).toString(10);
       expect(ownerBalance).to.equal('100000');
       requests.clear();

@@ -175,6 +175,31 @@ export const approvalsRoute = defineRoute({
   errors: ['INVALID_ADDRESS'],
 });
 
+export const irysApprovalRoute = defineRoute({
+  operationId: 'getIrysApproval',
+  method: 'get',
+  path: '/account/approval',
+  tag: 'accounts',
+  summary: 'One approval (Irys)',
+  description:
+    "Irys's `Approval.getApproval` / `getApprovedBalanceFrom` (Irys-xyz/arweave-js-sdk src/common/approval.ts): what `approvedAddress` can still spend through " +
+    "`payingAddress`'s approval, open reservations counted, as `{ amount, expiresBy? }` (`expiresBy`: ms since the epoch, a decimal string); " +
+    '`{ amount: "0" }` when there is none in force (Irys reads a 404 the same way). Addresses in the forms of `token` (as the balance by token); another is `Invalid address`, an unknown token `Invalid token`.',
+  query: {
+    payingAddress: { schema: z.string(), required: true, description: "the payer's address" },
+    approvedAddress: { schema: z.string(), required: true, description: "the approved owner's address" },
+    token: { schema: z.string(), description: 'the token whose address forms apply (default arweave)' },
+  },
+  responses: {
+    200: {
+      description: 'the approval',
+      content: json(z.object({ amount: z.string().regex(/^\d+$/), expiresBy: z.string().regex(/^\d+$/).optional() }).meta({ id: 'IrysApproval' })),
+      headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
+    },
+  },
+  errors: ['INVALID_ADDRESS', 'INVALID_TOKEN'],
+});
+
 /** Prices (CONTRACT.md section 5): the price an upload of that size is charged now, free limit included. */
 
 export const uploadCostRoute = defineRoute({
