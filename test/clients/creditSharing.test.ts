@@ -7,6 +7,7 @@ import { Approval } from '@irys/upload-core';
 import { startTestService, type TestService } from '../support/testService.js';
 import { arweaveJwk, asBody, signedItem, signers } from '../support/items.js';
 import { toChecksumAddress } from '../../src/verify/index.js';
+import { ServiceUnavailable } from '../../src/domain/errors.js';
 import { recordRequests, type RequestLog } from './support/observe.js';
 
 /**
@@ -117,6 +118,34 @@ describe('credit sharing by tagged upload through the real clients', function ()
     expect([again.status, again.statusText]).to.deep.equal([202, 'Data Item Exists']);
     expect((await again.json()).createdApproval).to.deep.equal({ ...granted, usedWincAmount: '1200' });
     expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(3800n);
+  });
+
+  it('an approval whose append failed after the item was accepted is granted when the item is sent again', async () => {
+    const taker = 'heals'.padEnd(43, 'A');
+    const item = await signedItem(signers.arweave(), randomBytes(16), [
+      { name: 'x-approve-payment', value: taker },
+      { name: 'x-amount', value: '900' },
+    ]);
+    const post = () => fetch(`${service.url}/v1/tx/arweave`, { method: 'POST', body: asBody(item.getRaw()) });
+    // the service's own account repository: its next Approve fails as a store that went away would
+    const execute = service.accounts.execute.bind(service.accounts);
+    let failed = 0;
+    service.accounts.execute = (async (command, metadata, ...rest) => {
+      if (command.type === 'Approve' && failed++ === 0) throw new ServiceUnavailable('event store down');
+      return execute(command, metadata, ...rest);
+    }) as typeof service.accounts.execute;
+    try {
+      const first = await post();
+      expect([first.status, await first.text()]).to.deep.equal([503, 'Service unavailable']);
+      expect((await fetch(`${service.url}/tx/${item.id}/status`)).status).to.equal(200);
+      expect((await service.accounts.read(payer)).approvals.has(taker)).to.equal(false);
+      const again = await post();
+      expect(again.status).to.equal(202);
+      expect((await again.json()).createdApproval).to.deep.include({ approvalDataItemId: item.id, approvedAddress: taker, approvedWincAmount: '900' });
+      expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(900n);
+    } finally {
+      service.accounts.execute = execute;
+    }
   });
 
   describe('bad tags answer the contract errors and store nothing', () => {
