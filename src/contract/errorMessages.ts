@@ -29,4 +29,5 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('ITEM_DAMAGED', () => [409, 'Data item damaged: upload it again'])
     .with('FORBIDDEN', () => [403, 'Forbidden'])
     .with('INVALID_TRANSACTION', () => [400, 'Invalid transaction'])
+    .with('FIAT_NOT_SUPPORTED', () => [400, 'Fiat payments not supported'])
     .exhaustive();

@@ -23,7 +23,8 @@ export type ErrorCode =
   | 'ITEM_NOT_FAILED'
   | 'ITEM_DAMAGED'
   | 'FORBIDDEN'
-  | 'INVALID_TRANSACTION';
+  | 'INVALID_TRANSACTION'
+  | 'FIAT_NOT_SUPPORTED';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -117,4 +118,8 @@ export class Forbidden extends ServiceError {
 /** a claimed top-up transaction that is not a transfer to this service, unknown, or already claimed */
 export class InvalidTransaction extends ServiceError {
   readonly code = 'INVALID_TRANSACTION';
+}
+/** a price or rate in a fiat currency: this service takes no card payments, so it has none (never a price of 0) */
+export class FiatNotSupported extends ServiceError {
+  readonly code = 'FIAT_NOT_SUPPORTED';
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
 import { queriesRouter } from './queries.js';
+import { irysPriceRouter, turboPaymentRouter } from './payment.js';
 import type { MultipartQueryHandlers, QueryHandlers } from '../queries/types.js';
 import { cors } from './cors.js';
 import { adminRouter, type AdminDeps } from './admin.js';
@@ -69,6 +70,12 @@ export function createApp(options: AppOptions): Express {
   const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;
   const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries, live].filter((r) => r !== undefined);
   for (const prefix of PUBLIC) for (const router of publicRouters) app.use(prefix, router);
+  // after them: `/price/bytes/:bytes` is served above at both places; `/price/:token/:x` means bytes at the
+  // root (Irys) and a token amount under /v1 (turbo-sdk), as each client calls it (payment.ts)
+  const turboPayment = options.queries ? turboPaymentRouter(options.queries) : undefined;
+  const irysPrice = options.queries ? irysPriceRouter(options.queries) : undefined;
+  if (turboPayment) app.use('/v1', turboPayment);
+  if (irysPrice) app.use('/', irysPrice);
   // pages for a browser, at the root only
   const dashboard = options.dashboard ? dashboardRouter(options.dashboard) : undefined;
   if (dashboard) app.use(dashboard);
@@ -77,6 +84,8 @@ export function createApp(options: AppOptions): Express {
   // registered them (src/http/openapi/serve.ts), with the prefixes it is mounted at.
   const api = new ApiCatalog();
   for (const router of [queries, commands, multipartCommands, multipartQueries, live]) if (router) api.add(PUBLIC, servedRoutes(router));
+  if (turboPayment) api.add(['/v1'], servedRoutes(turboPayment));
+  if (irysPrice) api.add(['/'], servedRoutes(irysPrice));
   if (admin) api.add(['/v1/admin', '/admin'], servedRoutes(admin));
   if (ops) api.add(['/'], servedRoutes(ops));
   if (dashboard) api.add(['/'], servedRoutes(dashboard));

@@ -31,11 +31,16 @@ function checkUploadHeaders(req: Request, maxDataItemSize: number): void {
   if (length !== undefined && Number(length) > maxDataItemSize) throw new DataItemTooLarge(`content-length ${length}`);
 }
 
-/** `x-paid-by`: comma-separated payer addresses, in the order they should be tried; junk is ignored. */
+/**
+ * `x-paid-by` (turbo-sdk) and `x-irys-paid-by` (Irys, its `UploadHeaders.PAID_BY` in
+ * Irys-xyz/arweave-js-sdk src/common/types.ts at 985ba09): comma-separated payer addresses, in the
+ * order they should be tried, `x-paid-by`'s first; junk is ignored.
+ */
 export function paidByOf(req: Request): string[] {
-  const header = req.get('x-paid-by');
-  if (!header) return [];
-  const payers = header
+  const headers = [req.get('x-paid-by'), req.get('x-irys-paid-by')].filter((h): h is string => !!h);
+  if (headers.length === 0) return [];
+  const payers = headers
+    .join(',')
     .split(',')
     .map(parseAccountAddress)
     .filter((a): a is string => a !== undefined);
@@ -68,7 +73,8 @@ export function commandsRouter(handlers: CommandHandlers, limits: { maxDataItemS
       ctx: requestContextOf(req),
     });
     noteSubject(res, { dataItemId: outcome.receipt.id });
-    sendAcceptOutcome(res, outcome);
+    // the reference adds `createdApproval` / `revokedApprovals` to the receipt (turbo-upload-service src/routes/dataItemPost.ts)
+    sendAcceptOutcome(res, outcome, { ...outcome.receipt, ...outcome.approvals });
   };
 
   serve(router, uploadRoute, (req, res) => upload(req, res, false));

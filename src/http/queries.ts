@@ -1,8 +1,10 @@
 import { Router, type Request } from 'express';
 import { clientKeyOf } from '../domain/clientKey.js';
-import { InvalidAddress, TxNotFound } from '../domain/errors.js';
+import { InvalidAddress, InvalidToken, TxNotFound } from '../domain/errors.js';
 import { Receipt } from '../domain/receipt.js';
 import { parseAccountAddress } from '../domain/account/ids.js';
+import { accountKeyOfClientAddress, CLIENT_TOKENS } from '../domain/account/clientAddress.js';
+import { DEFAULT_TOKEN } from '../domain/ids.js';
 import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { QueryHandlers } from '../queries/types.js';
 import { balanceBodyOfDocument, tokenBalanceBody } from '../contract/balanceBody.js';
@@ -15,7 +17,7 @@ import type { PaceWatch } from './bodyRate.js';
 import {
   approvalsRoute,
   balanceRoute,
-  priceRoute,
+  irysApprovalRoute,
   rootDataRoute,
   serviceIndexRoute,
   serviceInfoRoute,
@@ -77,19 +79,21 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     res.json(offsets);
   });
   serveTxProof(router, handlers.txProof, readPace);
-  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`) */
-  async function tokenBalanceOf(raw: unknown) {
+  /** the body of the clients' balance by token, for `?address=` (or turbo's `?userAddress=`), in any of the clients' address forms */
+  async function tokenBalanceOf(raw: unknown, token?: string) {
     const text = typeof raw === 'string' ? raw : '';
-    const address = parseAccountAddress(text);
+    const address = accountKeyOfClientAddress(text, token);
     if (address === undefined) throw new InvalidAddress(text);
     const [account, received] = await Promise.all([handlers.accountBalance(address), handlers.receivedApprovals(address)]);
     return tokenBalanceBody(address, account, received);
   }
   serve(router, balanceRoute, async (req, res) => {
     res.set('Cache-Control', 'no-store');
-    // a token name of /info (short) with ?address=, the clients' form; else an address (32+ characters)
-    if (Object.hasOwn(handlers.info().addresses, String(req.params.address))) {
-      res.json(await tokenBalanceOf(req.query.address));
+    // with ?address= (the clients' form) the segment is a token name they send; else it is an address
+    const segment = String(req.params.address);
+    if (req.query.address !== undefined || Object.hasOwn(handlers.info().addresses, segment)) {
+      if (!CLIENT_TOKENS.has(segment) && !Object.hasOwn(handlers.info().addresses, segment)) throw new InvalidToken(segment);
+      res.json(await tokenBalanceOf(req.query.address, segment));
       return;
     }
     const { address } = parseParams(balanceRoute, req);
@@ -100,14 +104,27 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Ro
     res.set('Cache-Control', 'no-store');
     res.json({ givenApprovals, receivedApprovals });
   });
-  // before /price/:token/:bytes: `bytes` is turbo-sdk's word here, not a token
+  serve(router, irysApprovalRoute, async (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : DEFAULT_TOKEN;
+    if (!CLIENT_TOKENS.has(token)) throw new InvalidToken(token);
+    const [payer, approved] = [req.query.payingAddress, req.query.approvedAddress].map((raw) => {
+      const text = typeof raw === 'string' ? raw : '';
+      const address = accountKeyOfClientAddress(text, token);
+      if (address === undefined) throw new InvalidAddress(text);
+      return address;
+    }) as [string, string];
+    const received = (await handlers.receivedApprovals(approved)).find((r) => r.payingAddress === payer);
+    res.set('Cache-Control', 'no-store');
+    res.json(
+      received
+        ? { amount: received.spendable.toString(), ...(received.expiresAt !== undefined ? { expiresBy: String(received.expiresAt) } : {}) }
+        : { amount: '0' },
+    );
+  });
+  // before /price/:token/:bytes (payment.ts, mounted after this router): `bytes` is turbo-sdk's word here, not a token
   serve(router, uploadCostRoute, async (req, res) => {
     const { bytes } = parseParams(uploadCostRoute, req);
     res.json({ winc: (await handlers.price(bytes, clientOf(req))).toString(), adjustments: [], fees: [] });
-  });
-  serve(router, priceRoute, async (req, res) => {
-    const { bytes } = parseParams(priceRoute, req);
-    res.type('text/plain; charset=utf-8').send((await handlers.price(bytes, clientOf(req))).toString());
   });
   serve(router, txDataRoute, async (req, res) => {
     const { id } = parseParams(txDataRoute, req);

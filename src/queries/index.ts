@@ -23,6 +23,7 @@ import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
 import { createTxProofQuery } from './txProof.js';
+import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
@@ -49,6 +50,8 @@ export interface QueryDeps {
   funds?: () => FundsSnapshot;
   /** the service's clock */
   now: () => number;
+  /** winc per whole token of each token top-ups are taken in (topUpChains.ts `topUpRatesOf`); none: no token prices */
+  tokenRates?: ReadonlyMap<string, TokenRate>;
 }
 
 /**
@@ -72,6 +75,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
         if (bytes > deps.maxDataItemSize) throw new InvalidRequest(`bytes ${bytes} past MAX_DATA_ITEM_SIZE`);
         return deps.pricing.priceOf(bytes, deps.priceLookups?.of(client));
       },
+      wincForToken: createTokenPriceQuery(deps.tokenRates ?? new Map()),
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),

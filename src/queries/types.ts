@@ -30,6 +30,8 @@ export interface QueryHandlers {
    * a size past MAX_DATA_ITEM_SIZE is InvalidRequest
    */
   price(bytes: number, client: string): Promise<bigint>;
+  /** the winc a top-up of `amount` of `token` (its smallest unit) is credited; InvalidToken, FiatNotSupported (tokenPrice.ts) */
+  wincForToken(token: string, amount: bigint): bigint;
   /** the approvals in force that other payers gave `address` */
   receivedApprovals(address: string): Promise<ReceivedApproval[]>;
   /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */

@@ -4,6 +4,7 @@ import { createLiveFeed } from '../queries/liveFeed.js';
 import { createStatusStreams } from '../queries/statusStreams.js';
 import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { serviceVersion } from '../version.js';
+import { topUpRatesOf } from '../app/accounts/topUpChains.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
@@ -34,6 +35,7 @@ export function queryRoutes(
     blockHeight: shared.blockHeight.health,
     ...(w.bundlerRuns ? { funds: shared.funds.snapshot } : {}),
     now: w.now,
+    tokenRates: topUpRatesOf(config),
   });
   return { ...queries, liveStatus };
 }

@@ -94,4 +94,30 @@ describe('account decider', () => {
     expect(decideAccount(revoke, given([]))).to.deep.equal([]);
     expect(() => decideAccount({ type: 'Approve', data: { address: A, approvedAddress: A, winc: 1n, now: 1 } }, given([]))).to.throw(InvalidAccountCommand);
   });
+
+  it('applies a tagged approval once per item: the same item again decides nothing, even after a revocation', () => {
+    const approve: AccountCommand = { type: 'Approve', data: { address: A, approvedAddress: O, winc: 70n, approvalDataItemId: 'item-1', now: 4 } };
+    const first = decideAccount(approve, given([]));
+    expect(first).to.deep.equal([
+      { type: 'PaymentApproved', data: { address: A, approvedAddress: O, winc: '70', approvalDataItemId: 'item-1', timestamp: 4 } },
+    ]);
+    expect(decideAccount(approve, given(first))).to.deep.equal([]);
+    const revoke: AccountCommand = { type: 'Revoke', data: { address: A, approvedAddress: O, revokeDataItemId: 'item-2', now: 5 } };
+    const revoked = decideAccount(revoke, given(first));
+    expect(revoked).to.deep.equal([{ type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, revokeDataItemId: 'item-2', timestamp: 5 } }]);
+    const after = given([...first, ...revoked]);
+    expect(decideAccount(approve, after)).to.deep.equal([]);
+    expect(
+      decideAccount(revoke, given([...first, ...revoked, ...decideAccount({ ...approve, data: { ...approve.data, approvalDataItemId: 'item-3' } }, after)])),
+    ).to.deep.equal([]);
+    expect(after.approvals.has(O)).to.equal(false);
+  });
+
+  it('keeps what a tagged approval granted, when and by which item, for the answer', () => {
+    const state = given([
+      credited('100'),
+      { type: 'PaymentApproved', data: { address: A, approvedAddress: O, winc: '70', approvalDataItemId: 'item-1', timestamp: 4 } },
+    ]);
+    expect(state.approvals.get(O)).to.deep.equal({ remaining: 70n, approvedWinc: '70', createdAt: 4, approvalDataItemId: 'item-1' });
+  });
 });

@@ -136,7 +136,7 @@ describe('OpenAPI document (GET /openapi.json)', function () {
     };
     expect(errorsOf('/v1/tx/{token}', 'post', '400')).to.deep.equal({
       type: 'string',
-      enum: ['Invalid token', 'Invalid Content Type', 'Invalid Data Item'],
+      enum: ['Invalid token', 'Invalid Content Type', 'Invalid Data Item', 'Invalid request', 'Invalid address'],
     });
     expect(errorsOf('/tx/{token}', 'post', '413')).to.deep.equal({ type: 'string', enum: ['Data item too large'] });
     expect(errorsOf('/v1/tx/{id}/status', 'get', '404')).to.deep.equal({ type: 'string', enum: ["TX doesn't exist"] });

@@ -30,6 +30,7 @@ import { accountHistoryRoute, creditRoute, requeueRoute } from '../../src/http/o
 import { toNewEvent } from '../../src/domain/events.js';
 import { dataItemStream, newEventId, type DataItemId } from '../../src/domain/ids.js';
 import { healthRoute, readyRoute } from '../../src/http/openapi/routes/ops.js';
+import { countriesRoute, currenciesRoute, fiatRateRoute, freeStatusRoute, ratesRoute, tokenPriceRoute } from '../../src/http/openapi/routes/payment.js';
 import { resolvePointer, validate, type Schema } from './jsonSchema.js';
 
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
@@ -191,9 +192,24 @@ describe('real answers match the OpenAPI document', function () {
       receivedApprovals: [],
     });
     expect(await documented(await fetch(`${service.url}/v1/account/approvals/get`), approvalsRoute)).to.equal('Invalid address');
-    expect(await documented(await fetch(`${service.url}/v1/price/arweave/10`), priceRoute)).to.equal('0');
-    expect(await documented(await fetch(`${service.url}/v1/price/arweave/x`), priceRoute)).to.equal('Invalid request');
-    expect(await documented(await fetch(`${service.url}/v1/price/A/10`), priceRoute)).to.equal('Invalid token');
+    expect(await documented(await fetch(`${service.url}/price/arweave/10`), priceRoute, '/')).to.equal('0');
+    expect(await documented(await fetch(`${service.url}/price/arweave/x`), priceRoute, '/')).to.equal('Invalid request');
+    expect(await documented(await fetch(`${service.url}/price/A/10`), priceRoute, '/')).to.equal('Invalid token');
+    expect(await documented(await fetch(`${service.url}/v1/price/arweave/1000000000000`), tokenPriceRoute)).to.deep.equal({
+      winc: '1000000000000',
+      fees: [],
+      actualPaymentAmount: '1000000000000',
+    });
+    expect(await documented(await fetch(`${service.url}/v1/price/usd/1000`), tokenPriceRoute)).to.equal('Fiat payments not supported');
+    expect(await documented(await fetch(`${service.url}/v1/price/solana/1000`), tokenPriceRoute)).to.equal('Invalid token');
+    expect(await documented(await fetch(`${service.url}/v1/price/arweave/1.5`), tokenPriceRoute)).to.equal('Invalid request');
+    expect(await documented(await fetch(`${service.url}/v1/account/free?address=${address}`), freeStatusRoute)).to.deep.equal({ bytesRemaining: 517120 });
+    expect(await documented(await fetch(`${service.url}/v1/account/free?address=x`), freeStatusRoute)).to.equal('Invalid address');
+    expect(await documented(await fetch(`${service.url}/v1/currencies`), currenciesRoute)).to.deep.equal({ supportedCurrencies: [], limits: {} });
+    expect(await documented(await fetch(`${service.url}/v1/countries`), countriesRoute)).to.deep.equal([]);
+    expect(await documented(await fetch(`${service.url}/v1/rates/usd`), fiatRateRoute)).to.equal('Fiat payments not supported');
+    const gib = (await (await fetch(`${service.url}/v1/price/bytes/${2 ** 30}`)).json()) as { winc: string };
+    expect(await documented(await fetch(`${service.url}/v1/rates`), ratesRoute)).to.deep.equal({ winc: gib.winc, adjustments: [], fees: [], fiat: {} });
     expect(await documented(await fetch(`${service.url}/v1/price/bytes/10`), uploadCostRoute)).to.deep.equal({ winc: '0', adjustments: [], fees: [] });
     expect(await documented(await fetch(`${service.url}/v1/price/bytes/-1`), uploadCostRoute)).to.equal('Invalid request');
   });

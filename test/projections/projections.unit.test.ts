@@ -268,7 +268,8 @@ describe('account-balance projection', () => {
       credited: '1005',
       spent: '50',
       reservations: {},
-      approvals: { friend: { remaining: '280', expiresAt: 99 } },
+      approvals: { friend: { remaining: '280', expiresAt: 99, approvedWinc: '300', createdAt: 2 } },
+      taggedItemIds: [],
     });
   });
 });

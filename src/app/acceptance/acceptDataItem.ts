@@ -21,6 +21,7 @@ import type { DataItemRepository } from './dataItems.js';
 import { ensureNotBlocked, type BlockCheck } from '../blocklist.js';
 import { refuseBlockedNested } from '../nested/blockedNested.js';
 import { bestEffort } from '../../bestEffort.js';
+import { applyTaggedApproval, ensureRevocable, taggedApprovalOf, type TaggedApproval, type TaggedApprovalAnswer } from '../accounts/taggedApprovals.js';
 
 export interface AcceptDeps {
   eventStore: EventStore;
@@ -62,10 +63,11 @@ export interface AcceptDeps {
   reservationTimeoutMs?: number;
 }
 
+/** `approvals`: what the item's credit-sharing tags changed (taggedApprovals.ts), when it has them */
 export type AcceptOutcome =
-  | { kind: 'accepted'; receipt: Receipt }
+  | { kind: 'accepted'; receipt: Receipt; approvals?: TaggedApprovalAnswer }
   /** `uploadId`: the multi-part upload that stored it, if one did */
-  | { kind: 'exists'; receipt: Receipt; uploadId?: string };
+  | { kind: 'exists'; receipt: Receipt; uploadId?: string; approvals?: TaggedApprovalAnswer };
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -104,13 +106,17 @@ export async function acceptDataItem(
   const existing = await deps.items.read(id);
   if (existing.status === 'accepted') {
     await keepIfRepair(received, existing, input, deps);
-    return existsOutcome(existing);
+    return withApprovals(existsOutcome(existing), tagsOfExisting(received), verified.nativeAddress, input, deps);
   }
 
   let payment: Payment | undefined;
   let acceptedMeanwhile: Accepted | undefined;
+  let tagged: TaggedApproval | undefined;
   try {
     ensureNotBlocked(deps.blocklist, { owner: verified, paidBy: input.paidBy ?? [] });
+    // credit-sharing tags that cannot be applied refuse the item before anything is reserved or stored
+    tagged = taggedApprovalOf(verified.tags, verified.nativeAddress);
+    await ensureRevocable(deps.accounts, verified.nativeAddress, tagged);
     // before a payment is reserved for an item that could not be accepted now
     freshBlockHeight(deps);
     const price = await deps.pricing.priceOf(verified.rawContentLength);
@@ -128,12 +134,12 @@ export async function acceptDataItem(
   }
   if (acceptedMeanwhile) {
     await received.discard();
-    return existsOutcome(acceptedMeanwhile);
+    return withApprovals(existsOutcome(acceptedMeanwhile), tagged, verified.nativeAddress, input, deps);
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
   const recorded = await recordAcceptance(received, input, payment, deps, acceptBy);
-  if (recorded.kind === 'lostRace') return existsOutcome(recorded.winner);
+  if (recorded.kind === 'lostRace') return withApprovals(existsOutcome(recorded.winner), tagged, verified.nativeAddress, input, deps);
   if (recorded.kind === 'unknown') {
     // left open: the reconciler settles it if the acceptance lands, releases it otherwise
     deps.log?.('an acceptance ended without knowing whether it was written; its reservation is left to the reconciler', { id, error: String(recorded.error) });
@@ -145,7 +151,38 @@ export async function acceptDataItem(
     : undefined;
   if (isBundle(verified.tags)) deps.indexNested?.(id, metadataOf(input.ctx));
   await deps.awaitProjection?.(settled?.position ?? recorded.position);
-  return { kind: 'accepted', receipt: recorded.receipt };
+  return withApprovals({ kind: 'accepted', receipt: recorded.receipt }, tagged, verified.nativeAddress, input, deps);
+}
+
+/** the tags of a re-sent item, read leniently: a malformed tag of an item accepted earlier asks nothing now */
+function tagsOfExisting(received: ReceivedDataItem): TaggedApproval | undefined {
+  try {
+    return taggedApprovalOf(received.verified.tags, received.verified.nativeAddress);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Applies the accepted item's credit-sharing tags (once per item: a re-sent item, or a retry after
+ * the first application failed, applies them at most once) and adds what changed to the outcome.
+ */
+async function withApprovals(
+  outcome: AcceptOutcome,
+  tagged: TaggedApproval | undefined,
+  signer: string,
+  input: { ctx: RequestContext },
+  deps: AcceptDeps,
+): Promise<AcceptOutcome> {
+  if (!tagged) return outcome;
+  const { answer, position } = await applyTaggedApproval(deps.accounts, tagged, {
+    payer: signer,
+    dataItemId: outcome.receipt.id,
+    now: deps.now(),
+    ctx: input.ctx,
+  });
+  if (position !== undefined) await deps.awaitProjection?.(position);
+  return { ...outcome, approvals: answer };
 }
 
 /** How the append of this upload's acceptance ended, as the item's stream tells it. */

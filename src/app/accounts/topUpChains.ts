@@ -36,6 +36,18 @@ export function createTopUpChains(config: Pick<Config, 'topUps' | 'gatewayUrl' |
   return chains;
 }
 
+/**
+ * What one whole token of each chain top-ups are taken in is credited, by token name: the rates
+ * `GET /v1/price/:token/:amount` quotes with (the same chains, the same arithmetic: topUps.ts `wincOf`).
+ */
+export function topUpRatesOf(config: Pick<Config, 'topUps'>): ReadonlyMap<string, Pick<TopUpChain, 'wincPerToken' | 'unitsPerToken'>> {
+  const rates = new Map<string, Pick<TopUpChain, 'wincPerToken' | 'unitsPerToken'>>();
+  const { arweave, ethereum } = config.topUps;
+  if (arweave.wincPerToken > 0n) rates.set('arweave', { wincPerToken: arweave.wincPerToken, unitsPerToken: WINSTON_PER_AR });
+  if (ethereum && ethereum.wincPerToken > 0n) rates.set('ethereum', { wincPerToken: ethereum.wincPerToken, unitsPerToken: WEI_PER_ETH });
+  return rates;
+}
+
 /** the chains the configuration reads, by token, for the audit (which re-reads every top-up credit) */
 export const transferSourcesOf = (config: Pick<Config, 'topUps' | 'gatewayUrl' | 'gatewayTimeoutMs'>, fetchFn: typeof fetch = fetch) =>
   new Map([...createTopUpChains(config, '', fetchFn)].map(([token, chain]) => [token, chain.source]));

@@ -15,8 +15,11 @@ export type AccountCommand =
     }
   | { type: 'Settle'; data: { address: string; reservationId: string; now: number } }
   | { type: 'Release'; data: { address: string; reservationId: string; reason: string; now: number } }
-  | { type: 'Approve'; data: { address: string; approvedAddress: string; winc: bigint; expiresAt?: number; now: number } }
-  | { type: 'Revoke'; data: { address: string; approvedAddress: string; now: number } };
+  | {
+      type: 'Approve';
+      data: { address: string; approvedAddress: string; winc: bigint; expiresAt?: number; approvalDataItemId?: string; now: number };
+    }
+  | { type: 'Revoke'; data: { address: string; approvedAddress: string; revokeDataItemId?: string; now: number } };
 
 /** a command no account can take (a zero credit, a self-approval): a 400 for the operator */
 export class InvalidAccountCommand extends InvalidRequest {}
@@ -71,6 +74,7 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
         : [{ type: 'ReservationReleased', data: { ...common, reason: c.data.reason, timestamp: c.data.now } }];
     })
     .with({ type: 'Approve' }, ({ data }) => {
+      if (data.approvalDataItemId !== undefined && state.taggedItemIds.has(data.approvalDataItemId)) return [];
       if (data.winc <= 0n) throw new InvalidAccountCommand('an approval must be a positive amount of winc');
       if (data.approvedAddress === data.address) throw new InvalidAccountCommand('an account cannot approve itself');
       return [
@@ -81,14 +85,21 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
             approvedAddress: data.approvedAddress,
             winc: data.winc.toString(),
             ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+            ...(data.approvalDataItemId !== undefined ? { approvalDataItemId: data.approvalDataItemId } : {}),
             timestamp: data.now,
           },
         },
       ];
     })
-    .with({ type: 'Revoke' }, ({ data }) =>
-      state.approvals.has(data.approvedAddress)
-        ? [{ type: 'PaymentApprovalRevoked', data: { address: data.address, approvedAddress: data.approvedAddress, timestamp: data.now } }]
-        : [],
-    )
+    .with({ type: 'Revoke' }, ({ data }) => {
+      if (data.revokeDataItemId !== undefined && state.taggedItemIds.has(data.revokeDataItemId)) return [];
+      if (!state.approvals.has(data.approvedAddress)) return [];
+      const { address, approvedAddress, revokeDataItemId } = data;
+      return [
+        {
+          type: 'PaymentApprovalRevoked',
+          data: { address, approvedAddress, ...(revokeDataItemId !== undefined ? { revokeDataItemId } : {}), timestamp: data.now },
+        },
+      ];
+    })
     .exhaustive();

@@ -69,13 +69,21 @@ export const PaymentApproved = z.object({
     /** the most the approved owner may spend from now on; replaces any earlier approval */
     winc: Winc,
     expiresAt: z.number().int().optional(),
+    /** set when the payer granted it by uploading an item tagged `x-approve-payment` (that item's id) */
+    approvalDataItemId: z.string().optional(),
     timestamp: z.number().int(),
   }),
 });
 
 export const PaymentApprovalRevoked = z.object({
   type: z.literal('PaymentApprovalRevoked'),
-  data: z.object({ address: z.string(), approvedAddress: z.string(), timestamp: z.number().int() }),
+  data: z.object({
+    address: z.string(),
+    approvedAddress: z.string(),
+    /** set when the payer revoked it by uploading an item tagged `x-delete-payment-approval` (that item's id) */
+    revokeDataItemId: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
 });
 
 export const AccountEvent = z.discriminatedUnion('type', [

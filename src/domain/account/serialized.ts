@@ -6,7 +6,9 @@ export interface SerializedAccount {
   credited: string;
   spent: string;
   reservations: Record<string, { winc: string; dataItemId: string; onBehalfOf?: string }>;
-  approvals: Record<string, { remaining: string; expiresAt?: number }>;
+  approvals: Record<string, { remaining: string; expiresAt?: number; approvedWinc?: string; createdAt?: number; approvalDataItemId?: string }>;
+  /** absent in documents written before tagged approvals */
+  taggedItemIds?: string[];
 }
 
 export const serializeAccount = (s: AccountState): SerializedAccount => ({
@@ -15,6 +17,7 @@ export const serializeAccount = (s: AccountState): SerializedAccount => ({
   spent: s.spent.toString(),
   reservations: Object.fromEntries([...s.reservations].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }])),
   approvals: Object.fromEntries([...s.approvals].map(([a, ap]) => [a, { ...ap, remaining: ap.remaining.toString() }])),
+  taggedItemIds: [...s.taggedItemIds],
 });
 
 export const deserializeAccount = (s: SerializedAccount): AccountState => ({
@@ -23,4 +26,5 @@ export const deserializeAccount = (s: SerializedAccount): AccountState => ({
   spent: BigInt(s.spent),
   reservations: new Map(Object.entries(s.reservations).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),
   approvals: new Map(Object.entries(s.approvals).map(([a, ap]) => [a, { ...ap, remaining: BigInt(ap.remaining) }])),
+  taggedItemIds: new Set(s.taggedItemIds ?? []),
 });

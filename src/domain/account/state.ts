@@ -11,6 +11,10 @@ export interface Approval {
   /** what the approved owner may still spend, before counting open reservations */
   remaining: bigint;
   expiresAt?: number;
+  /** as granted (absent on approvals recorded before these were kept): what was approved, when, by which tagged item */
+  approvedWinc?: string;
+  createdAt?: number;
+  approvalDataItemId?: string;
 }
 
 export interface AccountState {
@@ -20,9 +24,20 @@ export interface AccountState {
   spent: bigint;
   reservations: ReadonlyMap<string, Reservation>;
   approvals: ReadonlyMap<string, Approval>;
+  /** ids of the tagged items whose approval or revocation was applied, so a re-sent item applies once */
+  taggedItemIds: ReadonlySet<string>;
 }
 
-export const initialAccountState: AccountState = { creditIds: new Set(), credited: 0n, spent: 0n, reservations: new Map(), approvals: new Map() };
+export const initialAccountState: AccountState = {
+  creditIds: new Set(),
+  credited: 0n,
+  spent: 0n,
+  reservations: new Map(),
+  approvals: new Map(),
+  taggedItemIds: new Set(),
+};
+
+const withTagged = (s: AccountState, id: string | undefined) => (id === undefined ? s.taggedItemIds : new Set(s.taggedItemIds).add(id));
 
 export const reservedOf = (s: AccountState): bigint => [...s.reservations.values()].reduce((sum, r) => sum + r.winc, 0n);
 
@@ -90,10 +105,18 @@ export function evolveAccount(s: AccountState, event: AccountEvent): AccountStat
         approvals: withEntry(s.approvals, data.approvedAddress, {
           remaining: BigInt(data.winc),
           ...(data.expiresAt !== undefined ? { expiresAt: data.expiresAt } : {}),
+          approvedWinc: data.winc,
+          createdAt: data.timestamp,
+          ...(data.approvalDataItemId !== undefined ? { approvalDataItemId: data.approvalDataItemId } : {}),
         }),
+        taggedItemIds: withTagged(s, data.approvalDataItemId),
       };
     }
     case 'PaymentApprovalRevoked':
-      return { ...s, approvals: without(s.approvals, event.data.approvedAddress) };
+      return {
+        ...s,
+        approvals: without(s.approvals, event.data.approvedAddress),
+        taggedItemIds: withTagged(s, event.data.revokeDataItemId),
+      };
   }
 }

@@ -19,6 +19,29 @@ export const ReceiptBody = Receipt.meta({
     'the signed receipt: `signature` is RSA-PSS (SHA-256, salt 0) by the service wallet (`public`) over deepHash(["Bundlr", version, id, deadlineHeight, timestamp])',
 });
 
+/** turbo-upload-service's `DelegatedPaymentApproval` (src/arch/payment.ts at c660dd8), as turbo-sdk's `shareCredits` returns it */
+const DelegatedApprovalBody = z
+  .object({
+    approvalDataItemId: z.string().optional().meta({ description: 'the tagged item that granted it (absent for an operator approval)' }),
+    approvedAddress: z.string(),
+    payingAddress: z.string().meta({ description: "the item's signer" }),
+    approvedWincAmount: Winc,
+    usedWincAmount: Winc.meta({ description: 'spent through it so far' }),
+    creationDate: z.iso.datetime().optional(),
+    expirationDate: z.iso.datetime().optional().meta({ description: 'absent: no expiry' }),
+  })
+  .meta({ id: 'DelegatedPaymentApproval' });
+
+export const UploadAnswerBody = Receipt.extend({
+  createdApproval: DelegatedApprovalBody.optional().meta({
+    description: 'the item was tagged `x-approve-payment` (or `x-irys-approve-payment`): the approval it granted',
+  }),
+  revokedApprovals: z
+    .array(DelegatedApprovalBody)
+    .optional()
+    .meta({ description: 'the item was tagged `x-delete-payment-approval` (or `x-irys-delete-payment-approval`): the approval it revoked' }),
+}).meta({ id: 'UploadAnswer', description: 'the receipt, with what the credit-sharing tags of the item changed' });
+
 export const ServiceInfoBody = z
   .object({
     version: z.string().meta({ description: "the service's version" }),

@@ -75,6 +75,9 @@ export const paidByHeader: NamedValue = {
   description: 'comma-separated payer addresses tried first, in order (each must have approved the owner); anything else in the list is ignored',
 };
 
+/** Irys's name for `x-paid-by` (its payers are tried after `x-paid-by`'s) */
+export const irysPaidByHeader: NamedValue = { ...paidByHeader, description: "Irys's `x-paid-by`: " + paidByHeader.description };
+
 /** a size to price: decimal digits, at most the largest safe integer (a price is exact for every such size) */
 export const ByteCount = z
   .string()

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHUNK_MAX, CHUNK_MIN } from '../../../domain/upload/ids.js';
 import { defineRoute } from '../route.js';
-import { chunkOffsetParam, paidByHeader, tokenParam, uploadIdParam } from '../params.js';
+import { chunkOffsetParam, irysPaidByHeader, paidByHeader, tokenParam, uploadIdParam } from '../params.js';
 import { FinalizedUploadBody, UploadCreatedBody, UploadStatusBody, UploadViewBody } from '../bodies.js';
 
 /** The multi-part upload (CONTRACT.md section 4): create, chunks in any order, view, finalize, status. */
@@ -52,7 +52,7 @@ export const finalizeUploadRoute = defineRoute({
   summary: 'Finalize an upload, waiting for the receipt',
   description: 'Checks that the chunks tile the item, verifies it, charges the payer and accepts it.',
   params: { token: tokenParam, uploadId: uploadIdParam },
-  headers: { 'x-paid-by': paidByHeader },
+  headers: { 'x-paid-by': paidByHeader, 'x-irys-paid-by': irysPaidByHeader },
   responses: finalized,
   errors: ['INVALID_TOKEN', 'UPLOAD_NOT_FOUND', 'INVALID_DATA_ITEM', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
 });
@@ -65,7 +65,7 @@ export const finalizeUploadAsyncRoute = defineRoute({
   summary: 'Finalize an upload in the background',
   description: 'Answers at once; the status route tells how it went. A restart resumes every unfinished finalization.',
   params: { token: tokenParam, uploadId: uploadIdParam },
-  headers: { 'x-paid-by': paidByHeader },
+  headers: { 'x-paid-by': paidByHeader, 'x-irys-paid-by': irysPaidByHeader },
   responses: {
     200: { description: 'already finalized: the item id and its receipt', content: json(FinalizedUploadBody) },
     202: { description: 'finalization goes on in the background; empty body' },
@@ -85,6 +85,7 @@ export const uploadChunkRoute = defineRoute({
   headers: {
     'content-length': { schema: z.string().regex(/^\d+$/), description: `the chunk's length: 1 to ${CHUNK_MAX}`, required: true },
     'x-paid-by': paidByHeader,
+    'x-irys-paid-by': irysPaidByHeader,
   },
   requestBody: { contentType: 'application/octet-stream', description: 'the chunk bytes', required: true },
   responses: { 200: { description: 'stored; empty body' } },

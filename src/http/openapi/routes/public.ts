@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type NamedValue } from '../route.js';
-import { addressParam, byteCountParam, dataItemIdParam, paidByHeader, tokenParam } from '../params.js';
+import { addressParam, byteCountParam, dataItemIdParam, irysPaidByHeader, paidByHeader, tokenParam } from '../params.js';
 import {
   ApprovalsBody,
   BalanceBody,
@@ -12,6 +12,7 @@ import {
   TxHeaderBody,
   TxOffsetsBody,
   TxStatusBody,
+  UploadAnswerBody,
   UploadCostBody,
 } from '../bodies.js';
 
@@ -36,6 +37,7 @@ const upload = {
     'content-type': { schema: z.string(), description: 'absent, or application/octet-stream (parameters ignored); anything else is `Invalid Content Type`' },
     'content-length': { schema: z.string().regex(/^\d+$/), description: 'optional; over the maximum item size is `Data item too large` before a byte is read' },
     'x-paid-by': paidByHeader,
+    'x-irys-paid-by': irysPaidByHeader,
   } satisfies Record<string, NamedValue>,
   requestBody: {
     contentType: 'application/octet-stream',
@@ -43,7 +45,7 @@ const upload = {
     required: true,
   },
   responses: {
-    200: { description: 'accepted: the receipt, once the bytes and the acceptance are durable', content: json(ReceiptBody) },
+    200: { description: 'accepted: the receipt, once the bytes and the acceptance are durable', content: json(UploadAnswerBody) },
     202: { description: 'the item was already stored: its original receipt', reason: 'Data Item Exists', content: json(ReceiptBody) },
   },
 } as const;
@@ -53,8 +55,12 @@ export const uploadRoute = defineRoute({
   operationId: 'uploadDataItem',
   path: '/tx',
   summary: 'Upload a data item (paid in arweave)',
-  description: 'Uploads one signed data item. Items above the free limit are charged to the payer (402 when it cannot pay).',
-  errors: ['INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
+  description:
+    'Uploads one signed data item. Items above the free limit are charged to the payer (402 when it cannot pay). ' +
+    'An item tagged `x-approve-payment: <address>` with `x-amount: <winc>` (and optionally `x-expires-seconds`; Irys: `x-irys-approve-payment`, `x-expire-seconds`) ' +
+    "grants that address an approval on its signer's credits, answered as `createdApproval`; one tagged `x-delete-payment-approval` (Irys: `x-irys-delete-payment-approval`) " +
+    'revokes it, answered as `revokedApprovals`. A malformed amount or expiry, a self-approval or a revocation of nothing is `Invalid request`, an approved address of no account `Invalid address`: nothing is stored or charged.',
+  errors: ['INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN', 'INVALID_REQUEST', 'INVALID_ADDRESS'],
 });
 
 export const uploadWithTokenRoute = defineRoute({
@@ -64,7 +70,16 @@ export const uploadWithTokenRoute = defineRoute({
   summary: 'Upload a data item, naming the token',
   description: 'As `POST /tx`, for the token the client names (turbo-sdk and Irys name theirs).',
   params: { token: tokenParam },
-  errors: ['INVALID_TOKEN', 'INVALID_CONTENT_TYPE', 'INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
+  errors: [
+    'INVALID_TOKEN',
+    'INVALID_CONTENT_TYPE',
+    'INVALID_DATA_ITEM',
+    'DATA_ITEM_TOO_LARGE',
+    'INSUFFICIENT_BALANCE',
+    'FORBIDDEN',
+    'INVALID_REQUEST',
+    'INVALID_ADDRESS',
+  ],
 });
 
 export const txStatusRoute = defineRoute({
@@ -119,8 +134,11 @@ export const balanceRoute = defineRoute({
   summary: 'Balance of an account',
   description:
     'Public, like on-chain balances. An account never credited answers zeros. The segment is an address (the `Balance` body), ' +
-    "or one of the token names of `/info`'s `addresses` with `?address=` (the `TokenBalance` body the Irys/Bundlr and turbo-sdk clients parse). " +
-    'Token names are short and addresses at least 32 characters, so a known token name is never read as an address.',
+    'or, with `?address=`, a token name turbo-sdk or Irys sends (`arweave`, `ario`, `base-ario`, `ethereum`, `base-eth`, `matic`, `pol`, `usdc`, `base-usdc`, `polygon-usdc`, `kyve`, `solana`, ' +
+    '`bnb`, `fantom`, `avalanche`, `boba`, `boba-eth`, `usdc-eth`, `usdc-polygon`, `arbitrum`, `chainlink`, `near`, `algorand`, `aptos`, `bera`, `scroll-eth`, `linea-eth`, `iotex`; another is `Invalid token`) ' +
+    '(the `TokenBalance` body the Irys/Bundlr and turbo-sdk clients parse). The address is brought to the account key: an arweave address, a 0x address (any case: keyed by its checksum form), ' +
+    'base58 (solana, ed25519), an Algorand address (its checksum must hold) or a NEAR implicit account (64 hex digits) name the ed25519 key. ' +
+    'A kyve bech32 address, an Aptos address or a named NEAR account is a hash of the key, not the key: `Invalid address`, as is any other shape.',
   params: { address: addressParam("the payer's native address, or a token name of `/info` (then `?address=` names the payer)") },
   query: { address: { schema: z.string(), description: "with a token name in the path: the payer's native address; another shape is `Invalid address`" } },
   responses: {
@@ -168,6 +186,31 @@ export const approvalsRoute = defineRoute({
     },
   },
   errors: ['INVALID_ADDRESS'],
+});
+
+export const irysApprovalRoute = defineRoute({
+  operationId: 'getIrysApproval',
+  method: 'get',
+  path: '/account/approval',
+  tag: 'accounts',
+  summary: 'One approval (Irys)',
+  description:
+    "Irys's `Approval.getApproval` / `getApprovedBalanceFrom` (Irys-xyz/arweave-js-sdk src/common/approval.ts): what `approvedAddress` can still spend through " +
+    "`payingAddress`'s approval, open reservations counted, as `{ amount, expiresBy? }` (`expiresBy`: ms since the epoch, a decimal string); " +
+    '`{ amount: "0" }` when there is none in force (Irys reads a 404 the same way). Addresses in the forms of `token` (as the balance by token); another is `Invalid address`, an unknown token `Invalid token`.',
+  query: {
+    payingAddress: { schema: z.string(), required: true, description: "the payer's address" },
+    approvedAddress: { schema: z.string(), required: true, description: "the approved owner's address" },
+    token: { schema: z.string(), description: 'the token whose address forms apply (default arweave)' },
+  },
+  responses: {
+    200: {
+      description: 'the approval',
+      content: json(z.object({ amount: z.string().regex(/^\d+$/), expiresBy: z.string().regex(/^\d+$/).optional() }).meta({ id: 'IrysApproval' })),
+      headers: { 'cache-control': { schema: z.literal('no-store'), description: 'never cached' } },
+    },
+  },
+  errors: ['INVALID_ADDRESS', 'INVALID_TOKEN'],
 });
 
 /** Prices (CONTRACT.md section 5): the price an upload of that size is charged now, free limit included. */
