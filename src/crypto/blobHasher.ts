@@ -434,6 +434,10 @@ class WorkerSession implements HashSession {
     this.result?.reject(this.failure);
     this.room = undefined;
     this.result = undefined;
+    // the piece being filled too: a worker may know it, and only the pool tells it to forget one
+    if (this.piece) this.free.push(this.piece);
+    this.piece = undefined;
+    this.filled = 0;
     this.settings.pieces.give(this.free.splice(0));
   }
 

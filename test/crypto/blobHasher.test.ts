@@ -166,6 +166,30 @@ describe('blob hasher (SHA-256 on worker threads)', function () {
     ]);
   });
 
+  it('takes back the piece an aborted session was filling: the next session fills it first', async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1024, piecesPerSession: 2, startWorker: workers.start });
+    const aborted = hasher.start();
+    workers.hold();
+    // piece 0 posted, piece 1 half filled
+    await aborted.update(randomBytes(1536));
+    aborted.abort();
+    workers.releaseAll();
+    const bytes = randomBytes(2048);
+    const next = hasher.start();
+    workers.hold();
+    await next.update(bytes);
+    workers.releaseAll();
+    expect(await next.digest()).to.equal(sha256(bytes));
+    // piece 0 may still be on its way back from the worker: then the second piece is a new one
+    const updates = workers.posted.filter((m) => m.type === 'update');
+    expect(updates.map((m) => [m.piece, m.shared !== undefined])).to.deep.equal([
+      [0, true],
+      [1, true],
+      [2, true],
+    ]);
+  });
+
   it('fails the sessions of a worker that died with BlobHashingError, and starts a new worker for the next', async () => {
     const workers = heldHashWorkers();
     const logged: string[] = [];
