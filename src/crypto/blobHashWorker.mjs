@@ -1,7 +1,7 @@
 // A blob hashing worker thread (started by blobHasher.ts). Plain JavaScript on purpose, as signWorker.mjs:
 // it loads under tsx and as compiled output alike, and needs no TypeScript loader of its own.
 // Protocol (blobHashWorkerProtocol.ts): pieces of many sessions arrive in order per session; each piece
-// is hashed and its buffer sent back (transferred) for the session to fill again. A session may ask
+// (shared memory, named by number) is hashed and its number sent back for the session to fill it again. A session may ask
 // for a SHA-384 of its bytes from an offset on too (an item's payload), and have the worker read
 // ranges of an open file itself: those bytes then cross no thread.
 import { readSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { BlobHashes } from './blobHashes.mjs';
 
 /** id → { hashes: BlobHashes, failed: why a file read failed } */
 const sessions = new Map();
+/** piece number → a view of its shared memory, kept from its first update until told to forget it */
+const pieces = new Map();
 // a file is read in pieces that stay in the core's cache between the two hashes
 const READ_BYTES = 256 * 1024;
 let readBuffer;
@@ -37,8 +39,11 @@ function hashFile(session, { fd, position, length }) {
 parentPort.on('message', (message) => {
   const { type, id } = message;
   if (type === 'update') {
-    hash(sessionOf(id), new Uint8Array(message.piece, 0, message.length));
-    parentPort.postMessage({ type: 'hashed', id, piece: message.piece }, [message.piece]);
+    if (message.shared) pieces.set(message.piece, new Uint8Array(message.shared));
+    hash(sessionOf(id), pieces.get(message.piece).subarray(0, message.length));
+    parentPort.postMessage({ type: 'hashed', id, piece: message.piece });
+  } else if (type === 'forget') {
+    pieces.delete(message.piece);
   } else if (type === 'payload') {
     sessionOf(id).hashes.payloadFrom(message.from);
   } else if (type === 'file') {

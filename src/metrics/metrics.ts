@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ProjectorLag } from '../../projections/lag.js';
 import type { FundsSnapshot } from '../app/bundler/funds.js';
+import { markCompactCount } from './gcCount.js';
 
 /**
  * The service's Prometheus metrics. One registry per service instance (never prom-client's global
@@ -86,6 +87,7 @@ export function createMetrics(sources: ScrapeSources = {}) {
   });
 
   registerScrapeGauges(registry, sources, onError);
+  registerMarkCompacts(registry);
 
   return {
     registry,
@@ -116,6 +118,25 @@ export function createMetrics(sources: ScrapeSources = {}) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Full collections of the main isolate since this registry began: a large upload should cause none
+ * (docs/benchmarks.md, large uploads), and scripts/bench/large-uploads.ts reads this around each upload.
+ */
+function registerMarkCompacts(registry: Registry): void {
+  const since = markCompactCount();
+  let reported = 0;
+  new Counter({
+    name: 'nodejs_gc_mark_compact_total',
+    help: "Mark-compact (full) garbage collections of the service's main thread, every one counted (nodejs_gc_duration_seconds sees one per batch of its observer)",
+    registers: [registry],
+    collect() {
+      const now = markCompactCount() - since;
+      this.inc(now - reported);
+      reported = now;
+    },
+  });
+}
 
 /** The gauges of state, each read from its source when Prometheus scrapes (none set where its source is absent). */
 function registerScrapeGauges(registry: Registry, sources: ScrapeSources, onError: NonNullable<ScrapeSources['onError']>): void {

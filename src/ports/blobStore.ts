@@ -27,7 +27,7 @@ export interface ByteRange {
 
 /** A blob being written under a temporary name; invisible under its key until `commit`. */
 export interface BlobWriter {
-  /** resolves when the bytes are handed to the OS (respects backpressure) */
+  /** resolves when the bytes are handed to the OS (respects backpressure); once it settles the caller may reuse `chunk` */
   write(chunk: Uint8Array): Promise<void>;
   readonly bytesWritten: number;
   /** flush, fsync, atomically move to `key` (replacing any blob there) and fsync the directory */

@@ -7,7 +7,7 @@ import type { DataItem } from 'arbundles';
 import { openFsBlobStore } from '../../src/adapters/fs/blobStore.js';
 import { receiveDataItem } from '../../src/app/acceptance/receiveDataItem.js';
 import { BlobHashingError, createBlobHasher, type BlobHasher } from '../../src/crypto/blobHasher.js';
-import type { BlobStore } from '../../src/ports/blobStore.js';
+import type { BlobStore, BlobWriter } from '../../src/ports/blobStore.js';
 import { heldHashWorkers } from '../support/heldHashWorkers.js';
 import { signers } from '../support/items.js';
 import { itemOfSize } from '../support/sizedItem.js';
@@ -92,5 +92,55 @@ describe('receiving an item with its SHA-256 on a worker thread', function () {
     await killed;
     expect(failure).to.be.instanceOf(BlobHashingError);
     expect(await readdir(root, { recursive: true })).to.deep.equal(['.tmp']);
+  });
+
+  /** the blob store, its writers recording every chunk they are handed and how far behind their writes are */
+  function recordingStore() {
+    const handed: Uint8Array[] = [];
+    let unwritten = 0;
+    let mostUnwritten = 0;
+    const store: BlobStore = Object.create(blobStore, {
+      createWriter: {
+        value: async () => {
+          const writer = await blobStore.createWriter();
+          const recording: BlobWriter = {
+            write: (chunk) => {
+              handed.push(chunk);
+              unwritten += chunk.byteLength;
+              mostUnwritten = Math.max(mostUnwritten, unwritten);
+              return writer.write(chunk).finally(() => (unwritten -= chunk.byteLength));
+            },
+            get bytesWritten() {
+              return writer.bytesWritten;
+            },
+            commit: (key) => writer.commit(key),
+            abort: () => writer.abort(),
+          };
+          return recording;
+        },
+      },
+    });
+    return { store, handed, mostUnwritten: () => mostUnwritten };
+  }
+
+  it("hands the source's own chunks to the writer, no copies, at most a MiB and a chunk unwritten, and stores the bytes exactly", async () => {
+    const given: Uint8Array[] = [];
+    async function* source() {
+      for await (const chunk of chunks()) {
+        given.push(chunk);
+        yield chunk;
+      }
+    }
+    const { store, handed, mostUnwritten } = recordingStore();
+    const received = await receiveDataItem(source(), { blobStore: store, maxSize: raw.length });
+    expect(received.sha256).to.equal(createHash('sha256').update(raw).digest('hex'));
+    expect(received.verified.id).to.equal(item.id);
+    await received.commit(item.id);
+    const stored: Buffer[] = [];
+    for await (const piece of await blobStore.read(item.id)) stored.push(piece as Buffer);
+    expect(Buffer.compare(Buffer.concat(stored), raw)).to.equal(0);
+    expect(handed).to.have.length(given.length);
+    expect(handed.every((chunk, i) => chunk === given[i])).to.equal(true);
+    expect(mostUnwritten()).to.be.at.most(1024 * 1024 + CHUNK);
   });
 });

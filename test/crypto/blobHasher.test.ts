@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobHashingError, createBlobHasher, INLINE_BELOW, inlineHasher, type BlobHasher, type HashSession } from '../../src/crypto/blobHasher.js';
 import { exited, heldHashWorkers } from '../support/heldHashWorkers.js';
+import { eventually } from '../support/eventually.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const sha384 = (bytes: Uint8Array) => new Uint8Array(createHash('sha384').update(bytes).digest());
@@ -106,6 +107,87 @@ describe('blob hasher (SHA-256 on worker threads)', function () {
     workers.releaseAll();
     await session.update(bytes.subarray(4 * 1024));
     expect(await session.digest()).to.equal(sha256(bytes));
+  });
+
+  it("gives a worker each piece's shared memory once, then names the piece by number, for this session and the next", async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1024, piecesPerSession: 2, startWorker: workers.start });
+    const first = randomBytes(8 * 1024);
+    const second = randomBytes(4 * 1024 + 5);
+    const one = hasher.start();
+    workers.hold();
+    // both pieces filled before the worker answers: the session allocates its two
+    await one.update(first.subarray(0, 2048));
+    workers.releaseAll();
+    await feed(one, first.subarray(2048), 700);
+    expect(await one.digest()).to.equal(sha256(first));
+    const two = hasher.start();
+    await feed(two, second, 700);
+    expect(await two.digest()).to.equal(sha256(second));
+
+    const updates = workers.posted.filter((m) => m.type === 'update');
+    // eight pieces of the first item, five of the second, all in the same two pieces of shared memory
+    expect(updates).to.have.length(8 + 5);
+    expect(new Set(updates.map((m) => m.piece))).to.deep.equal(new Set([0, 1]));
+    // memory with the first update of each piece, never again
+    expect(updates.map((m) => m.shared !== undefined)).to.deep.equal([true, true, ...Array.from({ length: 6 + 5 }, () => false)]);
+    expect(updates[0]!.shared).to.be.instanceOf(SharedArrayBuffer);
+  });
+
+  it('keeps at most `spare` pieces once sessions end, and has the workers forget the others', async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1024, piecesPerSession: 3, spare: 1, startWorker: workers.start });
+    const bytes = randomBytes(3 * 1024);
+    const session = hasher.start();
+    workers.hold();
+    await session.update(bytes);
+    workers.releaseAll();
+    expect(await session.digest()).to.equal(sha256(bytes));
+    await eventually(
+      () => workers.posted.filter((m) => m.type === 'forget').length,
+      (n) => n === 2,
+      'two pieces forgotten',
+    );
+    const forgotten = workers.posted.flatMap((m) => (m.type === 'forget' ? [m.piece] : []));
+
+    // the next session gets the one spare piece, and new ones under new numbers
+    const next = hasher.start();
+    workers.hold();
+    await next.update(bytes);
+    workers.releaseAll();
+    expect(await next.digest()).to.equal(sha256(bytes));
+    const updates = workers.posted.filter((m) => m.type === 'update').slice(3);
+    const kept = [0, 1, 2].filter((n) => !forgotten.includes(n));
+    expect(kept).to.have.length(1);
+    expect(updates.map((m) => [m.piece, m.shared !== undefined])).to.deep.equal([
+      [kept[0], false],
+      [3, true],
+      [4, true],
+    ]);
+  });
+
+  it('takes back the piece an aborted session was filling: the next session fills it first', async () => {
+    const workers = heldHashWorkers();
+    hasher = createBlobHasher({ workers: 1, inlineBelow: 0, pieceBytes: 1024, piecesPerSession: 2, startWorker: workers.start });
+    const aborted = hasher.start();
+    workers.hold();
+    // piece 0 posted, piece 1 half filled
+    await aborted.update(randomBytes(1536));
+    aborted.abort();
+    workers.releaseAll();
+    const bytes = randomBytes(2048);
+    const next = hasher.start();
+    workers.hold();
+    await next.update(bytes);
+    workers.releaseAll();
+    expect(await next.digest()).to.equal(sha256(bytes));
+    // piece 0 may still be on its way back from the worker: then the second piece is a new one
+    const updates = workers.posted.filter((m) => m.type === 'update');
+    expect(updates.map((m) => [m.piece, m.shared !== undefined])).to.deep.equal([
+      [0, true],
+      [1, true],
+      [2, true],
+    ]);
   });
 
   it('fails the sessions of a worker that died with BlobHashingError, and starts a new worker for the next', async () => {

@@ -32,6 +32,12 @@ export interface Targets {
   statusQueryRatio: number;
   /** large uploads' MiB/s over the baseline of the same run */
   largeUploadRatio: number;
+  /** large uploads: all the service's threads' CPU per GiB over the baseline thread's (median of rounds) */
+  largeUploadCpuRatio: { single: number; multipart: number };
+  /** large single uploads: mark-compacts of the service's main isolate during any one upload */
+  largeUploadMarkCompacts: number;
+  /** large single uploads: the slowest round's MiB/s over the fastest's */
+  largeUploadSpread: number;
   /** the service's peak RSS for the largest item */
   peakRssMiB: number;
   /** an item read back through GET /:id, MiB/s over a bare file read of the same bytes */
@@ -51,6 +57,9 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     smallUploadRatio: { 1: 0.75, 2: 0.6, 4: 0.6 },
     statusQueryRatio: 0.6,
     largeUploadRatio: 0.9,
+    largeUploadCpuRatio: { single: 2.2, multipart: 2.6 },
+    largeUploadMarkCompacts: 0,
+    largeUploadSpread: 0.85,
     peakRssMiB: 300,
     readBackRatio: 0.7,
     rebuildEventsPerSecond: 40_000,
@@ -65,6 +74,10 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     // 64 MiB is mostly fixed costs against a baseline the page cache flatters: a smoke check's bound
     // (docs/decisions.md, the quick run's targets)
     largeUploadRatio: 0.15,
+    // 64 MiB: start-up and the finalize weigh as much as the bytes; one round, so no spread
+    largeUploadCpuRatio: { single: 4, multipart: 5 },
+    largeUploadMarkCompacts: 2,
+    largeUploadSpread: 0,
     peakRssMiB: 300,
     readBackRatio: 0.15,
     rebuildEventsPerSecond: 10_000,
@@ -154,6 +167,7 @@ function largeUploadRows(json: Json, targets: Targets, throughputTargets: boolea
         ...(throughputTargets ? { target: atLeast(ratio, targets.largeUploadRatio, `ratio >= ${targets.largeUploadRatio}`) } : {}),
         ...rounds,
       },
+      ...(throughputTargets ? largeUploadCpuRows(json, targets, how, label) : []),
       {
         benchmark: 'large-uploads',
         figure: `${label}: service peak RSS`,
@@ -163,6 +177,47 @@ function largeUploadRows(json: Json, targets: Targets, throughputTargets: boolea
       },
     ];
   });
+}
+
+/** CPU per GiB against the baseline thread's, and (single) the mark-compacts and the spread of its rounds; absent in JSON of older runs */
+function largeUploadCpuRows(json: Json, targets: Targets, how: 'single' | 'multipart', label: string): Row[] {
+  const figures = json[how] as Json | undefined;
+  if (typeof figures?.cpuRatio !== 'number') return [];
+  const ratio = num(json, `${how}.cpuRatio`);
+  const goal = targets.largeUploadCpuRatio[how];
+  const rows: Row[] = [
+    {
+      benchmark: 'large-uploads',
+      figure: `${label}: CPU s per GiB, all threads`,
+      value: num(json, `${how}.allThreadsCpuSecondsPerGiB`),
+      unit: 'CPU s/GiB',
+      baseline: { value: num(json, 'baselineCpuSecondsPerGiB'), unit: 'CPU s/GiB', what: 'SHA-384 + write + fdatasync, one thread' },
+      ratio,
+      target: { text: `<= ${goal}x`, met: ratio <= goal },
+      notes: `main thread ${num(json, `${how}.mainThreadCpuSecondsPerGiB`)} CPU s/GiB; median of rounds' ratios ${(figures.cpuRatios as number[]).join(', ')}`,
+    },
+  ];
+  if (how !== 'single') return rows;
+  const worst = Math.max(...(figures.markCompacts as number[]));
+  const spread = num(json, 'single.slowestOverFastest');
+  return [
+    ...rows,
+    {
+      benchmark: 'large-uploads',
+      figure: `${label}: main-isolate mark-compacts, worst round`,
+      value: worst,
+      unit: 'collections',
+      target: { text: `<= ${targets.largeUploadMarkCompacts}`, met: worst <= targets.largeUploadMarkCompacts },
+      notes: `rounds: ${(figures.markCompacts as number[]).join(', ')}`,
+    },
+    {
+      benchmark: 'large-uploads',
+      figure: `${label}: slowest round's MiB/s over the fastest's`,
+      value: spread,
+      unit: 'ratio',
+      target: atLeast(spread, targets.largeUploadSpread, `>= ${targets.largeUploadSpread}`),
+    },
+  ];
 }
 
 /** Every benchmark, in the order `npm run bench` runs them, with its quick and full sizes. */

@@ -1,5 +1,5 @@
 import { inlineHasher, type BlobHasher } from '../../crypto/blobHasher.js';
-import { BlobNotFound, type BlobStore } from '../../ports/blobStore.js';
+import { BlobNotFound, type BlobStore, type BlobWriter } from '../../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../../verify/index.js';
 import { bestEffort } from '../../bestEffort.js';
 
@@ -46,14 +46,50 @@ export function newBlobCommit(
   };
 }
 
-/** writes are gathered to this size, with one in flight while the next is gathered */
+/** bytes handed to the writer and not written yet, at most (then the source waits) */
 const WRITE_BATCH = 1024 * 1024;
+
+/**
+ * An item's pieces handed to the writer as they come, up to WRITE_BATCH not yet written: the writer
+ * gathers those given while a write is in flight into one pwritev (FsBlobWriter), so the bytes go from
+ * the request's own buffers to the kernel, with no copy and no buffer of our own. (Gathering them into
+ * one buffer first, fresh (Buffer.concat) or from a pool, cost an allocation per MiB or more CPU in
+ * the kernel's copy: docs/decisions.md, large uploads.)
+ */
+function gatheredWrites(writer: BlobWriter) {
+  const unwritten: { written: Promise<void>; bytes: number }[] = [];
+  let unwrittenBytes = 0;
+  return {
+    async write(chunk: Uint8Array): Promise<void> {
+      if (chunk.byteLength === 0) return;
+      const written = writer.write(chunk);
+      written.catch(() => {}); // handled: awaited below or at the end
+      unwritten.push({ written, bytes: chunk.byteLength });
+      unwrittenBytes += chunk.byteLength;
+      while (unwrittenBytes > WRITE_BATCH) {
+        const oldest = unwritten.shift()!;
+        await oldest.written;
+        unwrittenBytes -= oldest.bytes;
+      }
+    },
+    /** resolves once every write is done */
+    async end(): Promise<void> {
+      for (const { written } of unwritten.splice(0)) await written;
+      unwrittenBytes = 0;
+    },
+    /** after a failure: once the writes handed over ended */
+    async release(): Promise<void> {
+      for (const { written } of unwritten.splice(0)) await bestEffort(written, 'the first failure is the one reported; the write ends before the abort');
+      unwrittenBytes = 0;
+    },
+  };
+}
 
 /**
  * Streams an item's bytes once: into a temporary blob, through the verifier (SHA-384, on this thread)
  * and the blob digest (SHA-256, on the hasher's worker threads for all but small items), so memory
- * stays bounded by about two write batches and the hasher's pieces whatever the size; the source is
- * not read further while either is behind. On any failure nothing is left.
+ * stays bounded by a write batch and the hasher's pieces whatever the size; the source is not read
+ * further while either is behind. On any failure nothing is left.
  */
 export async function receiveDataItem(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -73,33 +109,20 @@ export async function receiveDataItem(
   const verifier = createDataItemVerifier({ maxSize: deps.maxSize, ...(deps.strictTags ? { strictTags: true } : {}) });
   const writer = await deps.blobStore.createWriter();
   const digest = (deps.hasher ?? inlineHasher).start();
-  let batch: Uint8Array[] = [];
-  let batched = 0;
-  let inFlight: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
-    batch = [];
-    batched = 0;
-    await inFlight;
-    inFlight = writer.write(bytes);
-    inFlight.catch(() => {}); // handled: awaited at the next flush or at the end
-  };
+  const writes = gatheredWrites(writer);
   try {
     let headerSeen = false;
     for await (const chunk of source) {
       verifier.write(chunk);
       // the worker hashes this chunk while the next ones are read and SHA-384'd here
       await digest.update(chunk);
-      batch.push(chunk);
-      batched += chunk.length;
-      if (batched >= WRITE_BATCH) await flush();
+      await writes.write(chunk);
       if (!headerSeen && verifier.header) {
         headerSeen = true;
         await deps.onHeader?.(verifier.header);
       }
     }
-    if (batched > 0) await flush();
-    await inFlight;
+    await writes.end();
     const verifying = process.hrtime.bigint();
     const [verified, sha256] = await Promise.all([verifier.end(), digest.digest()]);
     deps.observeVerify?.(Number(process.hrtime.bigint() - verifying) / 1e9);
@@ -114,7 +137,7 @@ export async function receiveDataItem(
     };
   } catch (error) {
     digest.abort();
-    await bestEffort(inFlight, 'the first failure is the one reported; the write ends before the abort');
+    await writes.release();
     await writer.abort();
     throw error;
   }

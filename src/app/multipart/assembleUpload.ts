@@ -1,3 +1,4 @@
+import { BufferPool } from '../../bufferPool.js';
 import { ServiceUnavailable } from '../../domain/errors.js';
 import type { BlobSlice, BlobStore } from '../../ports/blobStore.js';
 import type { DiskSpace } from '../../adapters/fs/diskSpace.js';
@@ -61,7 +62,8 @@ export async function assembleUpload(deps: AssembleDeps, uploadId: string, order
   // an earlier version's upload blob was written with writeAt: only blobs nobody writes again are composed
   if (deps.blobStore.compose && sources.every((s) => s.key !== legacyUploadDataKey(uploadId))) {
     const followed = await takeFollowed(deps, uploadId, ordered);
-    return composeUpload(deps, sources, followed ?? (await verifyBytes(bytesOf(deps.blobStore, sources), itemRules(deps), deps.observeVerify, deps.hasher)));
+    const read = () => (deps.blobStore.open ? readInto(deps.blobStore.open.bind(deps.blobStore), sources, chunkReads) : bytesOf(deps.blobStore, sources));
+    return composeUpload(deps, sources, followed ?? (await verifyBytes(read(), itemRules(deps), deps.observeVerify, deps.hasher)));
   }
   deps.prefix?.forget(uploadId);
 
@@ -132,6 +134,38 @@ export const itemRules = (deps: Pick<AssembleDeps, 'maxDataItemSize' | 'strictTa
 /** one blob, the chunks back to back from its byte 0 */
 const contiguous = (sources: readonly BlobSlice[]) => sources.every((s, i) => i === 0 || s.start === sources[i - 1]!.start + sources[i - 1]!.length);
 
+/** what the chunks not verified as they came in are read into at finalize, a buffer per finalize */
+const chunkReads = new BufferPool(1024 * 1024, 2);
+
+/**
+ * The chunks' bytes read into one buffer of `pool`, yielded again and again: for a consumer done with
+ * each piece when it asks for the next (`verifyBytes`: the verifier and the blob digest copy what they
+ * keep), not for one that holds pieces (a writer). A stream's fresh MiB per read would be a GiB of
+ * memory outside the heap for a GiB upload, which V8 answers with full collections.
+ */
+export async function* readInto(open: NonNullable<BlobStore['open']>, sources: readonly BlobSlice[], pool: BufferPool): AsyncGenerator<Uint8Array> {
+  const buffer = pool.take();
+  try {
+    for (const { key, start, length } of sources) {
+      const blob = await open(key);
+      try {
+        for (let at = 0; at < length;) {
+          const read = await blob.read(buffer.subarray(0, Math.min(buffer.byteLength, length - at)), start + at);
+          // a short read would make every later offset wrong
+          if (read === 0) throw new Error(`chunk blob ${key} gave ${at} of ${length} bytes`);
+          yield buffer.subarray(0, read);
+          at += read;
+        }
+      } finally {
+        await blob.close();
+      }
+    }
+  } finally {
+    pool.give(buffer);
+  }
+}
+
+/** the chunks' bytes as the store streams them: fresh buffers, for a consumer that may hold them */
 async function* bytesOf(blobStore: BlobStore, sources: readonly BlobSlice[]): AsyncGenerator<Uint8Array> {
   for (const { key, start, length } of sources) {
     let read = 0;

@@ -1,3 +1,4 @@
+import { BufferPool } from '../../bufferPool.js';
 import { inlineHasher, type BlobHasher } from '../../crypto/blobHasher.js';
 import { DataItemTooLarge, InvalidDataItem } from '../../domain/errors.js';
 import { legacyUploadDataKey } from '../../domain/upload/ids.js';
@@ -89,7 +90,7 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
   // buffers the chunks are read into, kept for the next chunk (a stream's fresh 1 MiB pieces would
   // cost the collector a full pass every few dozen MiB); one per upload being fed at the moment, a
   // few kept between
-  const buffers: Uint8Array[] = [];
+  const buffers = new BufferPool(READ_BYTES, SPARE_BUFFERS);
 
   /**
    * Gives a chunk's bytes to the upload's verification: read here until the header is parsed (and
@@ -100,7 +101,7 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
   const feedChunk = async (followed: Followed, chunk: Chunk) => {
     const verification = (followed.verification ??= startSplitVerification(rules, hasher));
     const blob = await blobStore.open(chunk.blobKey);
-    const buffer = buffers.pop() ?? new Uint8Array(READ_BYTES);
+    const buffer = buffers.take();
     let reading: Promise<void> | undefined;
     try {
       let at = 0;
@@ -114,7 +115,7 @@ export function createPrefixVerifier({ blobStore, rules, hasher, maxUploads }: P
       }
       if (at < chunk.length) reading = verification.writeFile(blob.fd!, at, chunk.length - at);
     } finally {
-      if (buffers.length < SPARE_BUFFERS) buffers.push(buffer);
+      buffers.give(buffer);
       if (!reading) await blob.close();
     }
     if (!reading) return;
