@@ -16,6 +16,7 @@ import { uploadHistoryProjection } from './uploadHistory.js';
 import { uploadStatsProjection } from './uploadStats.js';
 import { receivedApprovalsProjection } from './receivedApprovals.js';
 import { pendingTopUpsProjection } from './pendingTopUps.js';
+import { graphqlItemsProjection } from './graphqlItems.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -35,6 +36,7 @@ export const allProjections: readonly AnyProjection[] = [
   uploadStatsProjection,
   receivedApprovalsProjection,
   pendingTopUpsProjection,
+  graphqlItemsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -54,3 +56,4 @@ export { uploadHistoryProjection, type UploadHistoryDocument } from './uploadHis
 export { uploadStatsProjection, UPLOAD_STATS_ID, type RecentFailure, type UploadStatsDocument } from './uploadStats.js';
 export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './receivedApprovals.js';
 export { pendingTopUpsProjection, type PendingTopUp } from './pendingTopUps.js';
+export { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from './graphqlItems.js';

@@ -20,6 +20,7 @@ import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
+import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
@@ -45,6 +46,8 @@ export interface QueryDeps {
   funds?: () => FundsSnapshot;
   /** the service's clock */
   now: () => number;
+  /** what one GraphQL request may ask (default: DEFAULT_GRAPHQL_LIMITS) */
+  graphqlLimits?: Partial<GraphqlLimits>;
 }
 
 /**
@@ -55,6 +58,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
   const { readStore } = deps;
   const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
   const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs, now: deps.now });
+  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore });
   return {
     multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
     queries: {
@@ -68,7 +72,8 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
         return deps.pricing.priceOf(bytes, deps.priceLookups?.of(client));
       },
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
-      itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
+      itemData,
+      graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -4,6 +4,7 @@ import type { TxStatusDocument } from '../../projections/txStatus.js';
 import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
+import type { GraphqlQueries } from './graphql/index.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -30,6 +31,8 @@ export interface QueryHandlers {
   receivedApprovals(address: string): Promise<ReceivedApproval[]>;
   /** an item's bytes, read back from the blob store (`GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`) */
   itemData: ItemDataQueries;
+  /** `GET`/`POST /graphql`: the gateway schema over every accepted item (docs/graphql.md); absent: not served */
+  graphql?: GraphqlQueries;
 }
 
 export interface TxOffsets {

@@ -13,7 +13,8 @@ import {
 } from '../../bundling/index.js';
 import { itemBlobKey } from '../../domain/ids.js';
 import type { Bundle, SignedBundle } from '../../domain/bundle/state.js';
-import type { TransactionHeader } from '../../ports/gateway.js';
+import type { ArweaveGateway, GatewayCallOptions, TransactionHeader } from '../../ports/gateway.js';
+import type { MinedBlock } from '../../domain/bundle/events.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { acceptedDigests } from './acceptances.js';
 import { dropForDamage } from './damage.js';
@@ -190,8 +191,10 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       const status = await deps.gateway.transactionStatus(bundle.txId, call);
       if (status.status === 'confirmed') {
         const { blockHeight, confirmations } = status;
-        if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: { planId, blockHeight, confirmations, now: now() } });
-        else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: { planId, blockHeight, confirmations, now: now() } });
+        if (confirmations >= deps.settings.confirmations) {
+          const block = await minedBlock(deps.gateway, status, call);
+          await record({ type: 'MarkPermanent', data: { planId, blockHeight, confirmations, ...(block ? { block } : {}), now: now() } });
+        } else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: { planId, blockHeight, confirmations, now: now() } });
         return;
       }
       const reason = await unseenPastAnchor(deps, bundle, signal, status);
@@ -202,4 +205,15 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     case 'dropped':
       return;
   }
+}
+
+/**
+ * The block holding a bundle, for the GraphQL read model: asked of the gateway once, when the bundle
+ * becomes permanent. A failure fails this pass (the next one asks again), so a permanent bundle names
+ * its block whenever the gateway named one; none when the gateway answers no block hash.
+ */
+async function minedBlock(gateway: ArweaveGateway, status: { blockHash?: string }, call: GatewayCallOptions): Promise<MinedBlock | undefined> {
+  if (status.blockHash === undefined || !gateway.block) return undefined;
+  const { timestamp, previous } = await gateway.block(status.blockHash, call);
+  return { id: status.blockHash, timestamp, previous };
 }

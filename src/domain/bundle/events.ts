@@ -50,9 +50,21 @@ export const BundleConfirmed = z.object({
   data: z.object({ ...base, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
 });
 
+/** the block that holds a bundle's transaction, as the gateway describes it (`GET /block/hash/{id}`) */
+export const MinedBlock = z.object({ id: z.string(), timestamp: z.number().int(), previous: z.string() });
+export type MinedBlock = z.infer<typeof MinedBlock>;
+
 export const BundlePermanent = z.object({
   type: z.literal('BundlePermanent'),
-  data: z.object({ ...base, itemIds, txId: z.string(), blockHeight: z.number().int(), confirmations: z.number().int() }),
+  data: z.object({
+    ...base,
+    itemIds,
+    txId: z.string(),
+    blockHeight: z.number().int(),
+    confirmations: z.number().int(),
+    /** for the GraphQL read model; absent on events of earlier versions, or when the gateway named no block */
+    block: MinedBlock.optional(),
+  }),
 });
 
 export const BundleDropped = z.object({
