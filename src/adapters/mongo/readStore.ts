@@ -134,9 +134,7 @@ class MongoReadStoreImpl implements MongoReadStore {
       const sort: Record<string, unknown> = { $exists: true };
       if (page.after !== undefined) sort[past] = page.after;
       if (page.before !== undefined) sort[short] = page.before;
-      const rows = await documents
-        .find({ keys: key, sort, live: true }, { sort: { sort: page.descending ? -1 : 1 }, limit: page.limit, hint: BY_KEY_OPTIONS.name })
-        .toArray();
+      const rows = await documents.find({ keys: key, sort, live: true }, { sort: { sort: page.descending ? -1 : 1 }, limit: page.limit }).toArray();
       return rows.map((row) => ({ id: row._id, sort: row.sort!, ...storedOf<T>(row) }));
     });
   }
