@@ -12,7 +12,7 @@ import { openMongoReadStore } from '../../src/adapters/mongo/readStore.js';
 import { projectBatch } from '../../projections/projectBatch.js';
 import { collectionOf } from '../../projections/definition.js';
 import { graphqlItemsProjection } from '../../projections/graphqlItems.js';
-import { createGraphqlQueries } from '../../src/queries/graphql/index.js';
+import { createGraphqlQueries, type GraphqlLimits } from '../../src/queries/graphql/index.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
 
@@ -93,9 +93,9 @@ function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(
     let store: ReadStore;
     let cleanup: () => Promise<void>;
     const target = () => ({ projection: graphqlItemsProjection, collection: collectionOf(graphqlItemsProjection), checkpoint: 'graphql', after: undefined });
-    const ask = async (source: string) => {
-      const { schema, rootValue, context } = createGraphqlQueries({ readStore: store, itemData: noBlobs });
-      const result = await graphql({ schema, rootValue, source, contextValue: context(() => performance.now()) });
+    const ask = async (source: string, limits: Partial<GraphqlLimits> = {}, monotonic = () => performance.now()) => {
+      const { schema, rootValue, context } = createGraphqlQueries({ readStore: store, itemData: noBlobs, limits });
+      const result = await graphql({ schema, rootValue, source, contextValue: context(monotonic) });
       return JSON.parse(JSON.stringify(result)) as { data?: any; errors?: { message: string }[] };
     };
     const idsOf = async (args: string) =>
@@ -162,6 +162,20 @@ function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(
         },
         p: { block: null, bundledIn: null },
       });
+    });
+
+    it('refuses a search that reads more non-matching items than its budget, and one whose time is up', async () => {
+      // the tag is scanned (App=x: d, b, a), the owner checked on each: none is nobody's
+      const broad = await ask('{ transactions(owners: ["nobody"], tags: [{ name: "App", values: ["x"] }]) { edges { cursor } } }', { maxExamined: 2 });
+      expect(broad.errors?.map((e) => e.message)).to.deep.equal(['the query examined over 2 items: narrow its filters']);
+      expect(
+        (await ask('{ transactions(owners: ["nobody"], tags: [{ name: "App", values: ["x"] }]) { edges { cursor } } }', { maxExamined: 3 })).data,
+      ).to.deep.equal({
+        transactions: { edges: [] },
+      });
+      let now = 0;
+      const late = await ask('{ transactions(owners: ["alice"]) { edges { cursor } } }', { timeBudgetMs: 1000 }, () => (now += 600));
+      expect(late.errors?.map((e) => e.message)).to.deep.equal(['the query took over 1000 ms: narrow it']);
     });
 
     it('changes nothing when the same events are projected again, and a rebuild from position 0 answers the same', async () => {
