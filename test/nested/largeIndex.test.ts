@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { DataItem } from 'arbundles';
 import { appendSize, MAX_APPEND_BYTES, type RecordedEvent } from '../../src/ports/eventStore.js';
@@ -29,12 +30,13 @@ describe('the nested index of a bundle of 10,000 items', function () {
   this.timeout(300_000);
   let service: TestService;
   let entries: { id: string; raw: Buffer }[];
+  let key: ReturnType<typeof ed25519Key>;
   /** the resumption tests take the first 2,000 (5 parts): each nested signature check costs about 1 ms */
   const SOME = 2_000;
 
   before(async () => {
     service = await startTestService({ FREE_UPLOAD_LIMIT_BYTES: String(64 << 20), NESTED_FREE_MAX_ITEMS: String(ENTRIES) });
-    const key = ed25519Key();
+    key = ed25519Key();
     entries = Array.from({ length: ENTRIES }, (_, n) => genuineEntry(key, Buffer.from(`nested item ${n}`), [{ name: 'Content-Type', value: contentType(n) }]));
   });
   after(() => service?.close());
@@ -59,6 +61,9 @@ describe('the nested index of a bundle of 10,000 items', function () {
         payloadDataStart: entry.raw.length - `nested item ${n}`.length,
         payloadContentType: contentType(n),
         depth: 1,
+        owner: createHash('sha256').update(key.owner).digest('base64url'),
+        signatureType: 2,
+        tags: [{ name: 'Content-Type', value: contentType(n) }],
       };
       offset += entry.raw.length;
       return place;

@@ -262,6 +262,7 @@ function statementsOf(db: Database.Database) {
     return rows;
   });
 
+  const keyStatement = keyStatementsOf(db);
   const readByKey = read(
     (collection: string, key: string, page: KeyPage) =>
       keyStatement(page).all(
@@ -326,9 +327,26 @@ function statementsOf(db: Database.Database) {
     return s;
   };
 
-  // four shapes (after and before each present or not, in two directions): prepared once each
+  return {
+    readOne,
+    readScan,
+    readMany,
+    readByKey,
+    commit,
+    promote,
+    clearChunk,
+    detachDocuments,
+    checkpointOf,
+    takeLease,
+    removeCheckpoint,
+    probe: writeProbe(db),
+  };
+}
+
+/** `findByKey`'s statement per shape (after and before each present or not, in two directions), prepared once each */
+function keyStatementsOf(db: Database.Database): (page: KeyPage) => Database.Statement {
   const keyStatements = new Map<string, Database.Statement>();
-  const keyStatement = ({ after, before, descending }: KeyPage) => {
+  return ({ after, before, descending }: KeyPage) => {
     const shape = `${after !== undefined}${before !== undefined}${descending}`;
     let s = keyStatements.get(shape);
     if (!s) {
@@ -343,21 +361,6 @@ function statementsOf(db: Database.Database) {
       keyStatements.set(shape, s);
     }
     return s;
-  };
-
-  return {
-    readOne,
-    readScan,
-    readMany,
-    readByKey,
-    commit,
-    promote,
-    clearChunk,
-    detachDocuments,
-    checkpointOf,
-    takeLease,
-    removeCheckpoint,
-    probe: writeProbe(db),
   };
 }
 
