@@ -10,6 +10,7 @@ import type { ItemDataQueries } from '../../src/queries/itemData.js';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import { openMongoReadStore } from '../../src/adapters/mongo/readStore.js';
 import { projectBatch } from '../../projections/projectBatch.js';
+import { WriteBack } from '../../projections/writeBack.js';
 import { collectionOf } from '../../projections/definition.js';
 import { graphqlItemsProjection } from '../../projections/graphqlItems.js';
 import { createGraphqlQueries, type GraphqlLimits } from '../../src/queries/graphql/index.js';
@@ -183,7 +184,10 @@ function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(
       await projectBatch(store, [{ ...target(), after: undefined, checkpoint: 'graphql-again' }], recorded(story));
       expect(await idsOf('first: 100')).to.deep.equal(before);
       const rebuilt = { ...target(), collection: `${collectionOf(graphqlItemsProjection)}~rebuild`, checkpoint: 'graphql~rebuild' };
-      await projectBatch(store, [rebuilt], recorded(story));
+      // as `npm run rebuild` writes: through a WriteBack, flushed once
+      const held = new WriteBack(store);
+      await projectBatch(held, [rebuilt], recorded(story));
+      await held.flush();
       expect(
         await store.promote(
           { collection: rebuilt.collection, checkpoint: rebuilt.checkpoint },
