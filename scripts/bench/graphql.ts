@@ -3,7 +3,7 @@
  * into a SQLite read store's GraphQL read model (documents with their index keys, as the projection
  * writes them, without events: the search is measured, not the projection), then, one client after
  * another, `transactions(tags: [one tag], first: 100)` and `transactions(owners: [one owner], first:
- * 100)` through the GraphQL route served over HTTP (`src/http/graphql.ts` on an Express router, the
+ * 100)` (one query text each, the value in variables, as ar-gql sends them) through the GraphQL route served over HTTP (`src/http/graphql.ts` on an Express router, the
  * service's own), p50/p99 per search. Baseline, in the same run on the same store: the same lookup as
  * a bare indexed query (`findByKey`, 101 documents of the key, newest first), p99; the ratio is the
  * baseline's p99 over the endpoint's. Also the read model's bytes per item (the file and its log).
@@ -121,10 +121,12 @@ async function main() {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
     const agent = keepAliveAgent(1);
     const fields = 'pageInfo { hasNextPage } edges { cursor node { id owner { address } tags { name value } block { height } data { size type } } }';
-    const ask = async (filter: string) => {
-      const answer = await send(agent, url, 'POST', Buffer.from(JSON.stringify({ query: `{ transactions(${filter}, first: 100) { ${fields} } }` })), {
-        'content-type': 'application/json',
-      });
+    // as apps send them (ar-gql, aoconnect): one query text, the filter's value in variables
+    const queryOf = (filter: string) => `query($v: [String!]!) { transactions(${filter}, first: 100) { ${fields} } }`;
+    const byTag = queryOf('tags: [{ name: "App-Name", values: $v }]');
+    const byOwner = queryOf('owners: $v');
+    const ask = async (query: string, value: string) => {
+      const answer = await send(agent, url, 'POST', Buffer.from(JSON.stringify({ query, variables: { v: [value] } })), { 'content-type': 'application/json' });
       const body = JSON.parse(answer.body.toString()) as { data?: { transactions: { edges: unknown[] } }; errors?: unknown };
       if (answer.status !== 200 || body.data?.transactions.edges.length !== 100) throw new Error(`unexpected answer: ${answer.body.toString().slice(0, 300)}`);
     };
@@ -134,10 +136,10 @@ async function main() {
     };
     const searches = {
       tag: {
-        graphql: (i: number) => ask(`tags: [{ name: "App-Name", values: ["${appOf((i * 7919) % items)}"] }]`),
+        graphql: (i: number) => ask(byTag, appOf((i * 7919) % items)),
         bare: (i: number) => bare(itemKeys.tag('App-Name', appOf((i * 7919) % items))),
       },
-      owner: { graphql: (i: number) => ask(`owners: ["${ownerOf(i * 7919)}"]`), bare: (i: number) => bare(itemKeys.owner(ownerOf(i * 7919))) },
+      owner: { graphql: (i: number) => ask(byOwner, ownerOf(i * 7919)), bare: (i: number) => bare(itemKeys.owner(ownerOf(i * 7919))) },
     };
     // warm-up: the pages and the statements, for both
     for (const s of Object.values(searches)) {

@@ -42,6 +42,7 @@ export function graphqlRoutes(router: Router, graphql: GraphqlQueries, log: (mes
     schema: graphql.schema,
     rootValue: graphql.rootValue,
     parse: ((source: string) => graphql.parse(source)) as never,
+    validate: graphql.validate,
     context: () => graphql.context(systemClocks.monotonic),
     formatError: clientFacing(log),
   });
