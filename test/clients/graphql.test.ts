@@ -113,7 +113,9 @@ describe('GraphQL with real clients (ar-gql, arweave-js)', function () {
     const root = await bundleItem(signers.arweave(), await bundleBytes([other, inner]));
     await upload(service, root);
     await nestedIndexed(service, root.id);
-    const { data } = await gql.run(`query($root: ID!) { transactions(bundledIn: [$root], sort: HEIGHT_ASC) { edges { node { ${NODE} } } } }`, { root: root.id });
+    const { data } = await gql.run(`query($root: ID!) { transactions(bundledIn: [$root], sort: HEIGHT_ASC) { edges { node { ${NODE} } } } }`, {
+      root: root.id,
+    });
     const nodes = (data.transactions.edges as unknown as { node: Record<string, unknown> }[]).map((e) => e.node);
     expect(nodes.map((n) => n.id)).to.have.members([other.id, inner.id]);
     const found = nodes.find((n) => n.id === inner.id)!;
