@@ -3,27 +3,28 @@
  * into a SQLite read store's GraphQL read model (documents with their index keys, as the projection
  * writes them, without events: the search is measured, not the projection), then, one client after
  * another, `transactions(tags: [one tag], first: 100)` and `transactions(owners: [one owner], first:
- * 100)` (one query text each, the value in variables, as ar-gql sends them) through the GraphQL route served over HTTP (`src/http/graphql.ts` on an Express router, the
- * service's own), p50/p99 per search. Baseline, in the same run on the same store: the same lookup as
- * a bare indexed query (`findByKey`, 101 documents of the key, newest first), p99; the ratio is the
- * baseline's p99 over the endpoint's. Also the read model's bytes per item (the file and its log).
+ * 100)` (one query text each, the value in variables, as ar-gql sends them) through the GraphQL
+ * route's handler over HTTP (`graphqlHandler`: graphql-http on the service's schema, parse,
+ * validation and limits; on node:http, as scripts/ do not import the web layer), p50/p99 per search.
+ * Baseline, in the same run on the same store: the same lookup as a bare indexed query (`findByKey`,
+ * 101 documents of the key, newest first), p99; the ratio is the baseline's p99 over the endpoint's.
+ * Also the read model's bytes per item (its file, the log copied in).
  *
  *   npx tsx scripts/bench/graphql.ts [--items 1000000] [--queries 300] [--json]
  *
- * Items: 1,000 owners (fewer below 200,000 items: 200 items each), 1,000 values of an `App-Name` tag (1,000 items each), 3 tags each (the app, a content type and a
- * unique `Seq`), half of them mined at heights from 1 to 1,000 and half pending.
+ * Items: 1,000 owners (fewer below 200,000 items: 200 items each), 1,000 values of an `App-Name` tag
+ * (1,000 items each), 3 tags each (the app, a content type and a unique `Seq`), half of them mined at
+ * heights from 1 to 1,000 and half pending.
  */
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import express from 'express';
 import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import type { DocumentWrite } from '../../src/ports/readStore.js';
 import type { ItemDataQueries } from '../../src/queries/itemData.js';
-import { createGraphqlQueries } from '../../src/queries/graphql/index.js';
-import { graphqlRoutes } from '../../src/http/graphql.js';
+import { createGraphqlQueries, graphqlHandler } from '../../src/queries/graphql/index.js';
 import { collectionOf } from '../../projections/definition.js';
 import { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from '../../projections/graphqlItems.js';
 import { keepAliveAgent, send } from './lib/httpLoad.js';
@@ -112,11 +113,28 @@ async function main() {
     await store.close();
     store = openSqliteReadStore({ path });
     const bytes = (await stat(path)).size;
-    const app = express();
-    const router = express.Router();
-    graphqlRoutes(router, createGraphqlQueries({ readStore: store, itemData: noBlobs, limits: { maxConcurrentPerClient: 1000 } }));
-    app.use(router);
-    server.on('request', app);
+    // the route's handler (graphql-http on the service's schema, parse, validation and limits), on a
+    // plain node:http server: scripts/ do not import the web layer
+    const handle = graphqlHandler<IncomingMessage>(
+      createGraphqlQueries({ readStore: store, itemData: noBlobs }),
+      () => performance.now(),
+      () => undefined,
+    );
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const parts: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => parts.push(chunk));
+      req.on('end', () => {
+        const headers = { get: (key: string) => (req.headers[key.toLowerCase()] as string | undefined) ?? null };
+        void handle({
+          url: req.url ?? '/',
+          method: req.method ?? 'GET',
+          headers,
+          body: Buffer.concat(parts).toString('utf8'),
+          raw: req,
+          context: undefined,
+        }).then(([body, init]) => res.writeHead(init.status, init.headers as Record<string, string>).end(body ?? ''));
+      });
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
     const agent = keepAliveAgent(1);

@@ -1,27 +1,12 @@
 import type { Request, Response, Router } from 'express';
-import { GraphQLError } from 'graphql';
-import { createHandler, type Request as GraphqlRequest } from 'graphql-http';
+import type { Request as GraphqlRequest } from 'graphql-http';
 import { clientKeyOf } from '../domain/clientKey.js';
 import { InvalidRequest } from '../domain/errors.js';
-import { InvalidQuery, type GraphqlQueries } from '../queries/graphql/index.js';
+import { graphqlHandler, type GraphqlQueries } from '../queries/graphql/index.js';
 import { systemClocks } from '../clock.js';
 import { readSmallBody } from './smallBody.js';
 import { serve } from './openapi/serve.js';
 import { graphqlGetRoute, graphqlPostRoute } from './openapi/routes/graphql.js';
-
-/**
- * An error's message as the client sees it: a query's own faults (syntax, validation, a limit) say
- * what they are; anything else (a store down, a bug) is the contract's generic message, and is logged.
- */
-function clientFacing(log: (message: string, error: unknown) => void) {
-  return (error: Error): Error => {
-    if (!(error instanceof GraphQLError)) return new GraphQLError(error.message);
-    const cause = error.originalError;
-    if (cause === undefined || cause instanceof InvalidQuery || cause instanceof GraphQLError) return error;
-    log('graphql: a resolver failed', cause);
-    return new GraphQLError('Internal server error', { path: error.path ?? [] });
-  };
-}
 
 /** answered before GraphQL runs, in its `{ errors }` shape (GraphQL over HTTP), JSON for every client */
 const refuse = (res: Response, status: number, message: string, headers: Record<string, string> = {}) =>
@@ -38,14 +23,7 @@ const refuse = (res: Response, status: number, message: string, headers: Record<
  */
 export function graphqlRoutes(router: Router, graphql: GraphqlQueries, log: (message: string, error: unknown) => void = () => undefined): void {
   const { limits } = graphql;
-  const handle = createHandler<Request, undefined, ReturnType<GraphqlQueries['context']>>({
-    schema: graphql.schema,
-    rootValue: graphql.rootValue,
-    parse: ((source: string) => graphql.parse(source)) as never,
-    validate: graphql.validate,
-    context: () => graphql.context(systemClocks.monotonic),
-    formatError: clientFacing(log),
-  });
+  const handle = graphqlHandler<Request>(graphql, systemClocks.monotonic, log);
   const inFlight = new Map<string, number>();
 
   const answer = async (req: Request, res: Response, body: string | undefined) => {
