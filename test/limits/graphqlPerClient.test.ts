@@ -4,13 +4,14 @@ import { expect } from 'chai';
 import express from 'express';
 import { graphqlRoutes } from '../../src/http/graphql.js';
 import { createGraphqlQueries } from '../../src/queries/graphql/index.js';
-import type { ReadStore } from '../../src/ports/readStore.js';
+import { ReadStoreUnavailable, type ReadStore } from '../../src/ports/readStore.js';
 import type { ItemDataQueries } from '../../src/queries/itemData.js';
 import { eventually } from '../support/eventually.js';
 
 /**
- * GraphQL requests are bounded per client: past `maxConcurrentPerClient` in flight, 429 with
- * `Retry-After` and a GraphQL error, while the requests already running finish.
+ * GraphQL requests are bounded per client (past `maxConcurrentPerClient` in flight, 429 with
+ * `Retry-After` and a GraphQL error, while the requests already running finish), and a failing store
+ * is answered with the contract's words, never its detail.
  */
 describe('GraphQL requests in flight per client', function () {
   let server: Server;
@@ -76,5 +77,47 @@ describe('GraphQL requests in flight per client', function () {
     );
     release();
     expect((await again).status).to.equal(200);
+  });
+});
+
+describe('GraphQL answers when the read store fails', function () {
+  let server: Server;
+  let url: string;
+  let failure: Error = new Error('unset');
+  const logged: string[] = [];
+  before(async () => {
+    const store: Pick<ReadStore, 'get' | 'getMany' | 'findByKey'> = {
+      get: async () => {
+        throw failure;
+      },
+      getMany: async () => new Map(),
+      findByKey: async () => [],
+    };
+    const noBlobs: ItemDataQueries = { itemPlace: async () => undefined, readPayload: async () => undefined, header: async () => undefined };
+    const router = express.Router();
+    graphqlRoutes(router, createGraphqlQueries({ readStore: store, itemData: noBlobs }), (message, error) =>
+      logged.push(`${message}: ${(error as Error).message}`),
+    );
+    server = createServer(express().use(router));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const lookUp = async () =>
+    (await fetch(`${url}?query=${encodeURIComponent('{ transaction(id: "x") { id } }')}`)).json() as Promise<{ data: unknown; errors: { message: string }[] }>;
+
+  it('answers a store down as Service unavailable, and any other failure as Internal server error without its detail (logged)', async () => {
+    failure = new ReadStoreUnavailable('the read store file cannot be used now (SQLITE_BUSY)');
+    const down = await lookUp();
+    expect(down.data).to.deep.equal({ transaction: null });
+    expect(down.errors.map((e) => e.message)).to.deep.equal(['Service unavailable']);
+    failure = new Error('secret internal detail at /var/lib/x');
+    const broken = await lookUp();
+    expect(broken.errors.map((e) => e.message)).to.deep.equal(['Internal server error']);
+    expect(JSON.stringify(broken)).not.to.include('secret');
+    expect(logged).to.deep.equal(['graphql: a resolver failed: secret internal detail at /var/lib/x']);
   });
 });

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { createHandler, type Handler } from 'graphql-http';
+import { ReadStoreUnavailable } from '../../ports/readStore.js';
 import { InvalidQuery } from './errors.js';
 import type { GraphqlQueries } from './queries.js';
 
@@ -12,6 +13,8 @@ function clientFacing(log: (message: string, error: unknown) => void) {
     if (!(error instanceof GraphQLError)) return new GraphQLError(error.message);
     const cause = error.originalError;
     if (cause === undefined || cause instanceof InvalidQuery || cause instanceof GraphQLError) return error;
+    // a store down is the contract's retryable answer; anything else its generic one, logged
+    if (ReadStoreUnavailable.is(cause)) return new GraphQLError('Service unavailable', { path: error.path ?? [] });
     log('graphql: a resolver failed', cause);
     return new GraphQLError('Internal server error', { path: error.path ?? [] });
   };
