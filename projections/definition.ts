@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../src/domain/events.js';
 import type { RecordedEvent } from '../src/ports/eventStore.js';
+import type { DocumentIndex } from '../src/ports/readStore.js';
 
 /**
  * A projection is data plus pure functions: which events it handles, which documents an event
@@ -12,7 +13,13 @@ export interface ProjectionDefinition<D = unknown, E extends DomainEvent = Domai
   handles: readonly E['type'][];
   documentIds(event: E): readonly string[];
   reduce(doc: D | undefined, event: E, context: { id: string; recorded: RecordedEvent }): D | undefined;
+  /** what the document is found by (`ReadStore.findByKey`), worked out again at every write of it; absent: by id only */
+  indexOf?(doc: D, id: string): DocumentIndex;
 }
+
+/** a write of document `id` as `doc`, with its index keys when its projection has them */
+export const indexed = (p: AnyProjection, id: string, doc: unknown): { index?: DocumentIndex } =>
+  p.indexOf && doc !== undefined ? { index: p.indexOf(doc, id) } : {};
 
 /**
  * The events of the types a projection lists, its event union inferred from the list, so the types are

@@ -49,7 +49,8 @@ export const nestedOffsetsProjection: ProjectionDefinition<NestedOffsetsDocument
     if (doc && (doc.verified || !verified)) return doc;
     const item = itemOf(event.data, id);
     if (!item) return doc;
-    const { id: _id, ...place } = item;
+    // the header's fields (owner, tags, ...) are the GraphQL read model's, not this one's
+    const { id: _id, owner: _o, signatureType: _s, tags: _t, target: _r, anchor: _a, ...place } = item;
     return { rootId: event.data.id, ...place, ...(verified ? { verified: true as const } : {}) };
   },
 };

@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../src/ports/eventStore.js';
 import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
 import { fromRecorded } from '../src/domain/events.js';
 import { applyEvents, handledTypesOf, type EventToApply, type PositionedDocument } from './apply.js';
-import type { AnyProjection } from './definition.js';
+import { indexed, type AnyProjection } from './definition.js';
 
 /** Where one projection's documents and checkpoint live, and the position they reflect. */
 export interface ProjectionTarget {
@@ -52,7 +52,7 @@ export async function projectBatch(
       const d = docs.get(id)!;
       // created and deleted within the batch (a reservation settled at once): nothing to write
       if (d.doc === undefined && !stored.has(id)) continue;
-      writes.push({ collection, id, doc: d.doc, position: d.position });
+      writes.push({ collection, id, doc: d.doc, position: d.position, ...indexed(p, id, d.doc) });
     }
   }
   await readStore.commit(

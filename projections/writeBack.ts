@@ -1,4 +1,11 @@
-import { CheckpointConflict, type CheckpointWrite, type DocumentWrite, type ReadStore, type StoredDocument } from '../src/ports/readStore.js';
+import {
+  CheckpointConflict,
+  type CheckpointWrite,
+  type DocumentIndex,
+  type DocumentWrite,
+  type ReadStore,
+  type StoredDocument,
+} from '../src/ports/readStore.js';
 import type { WrittenIds } from './writtenIds.js';
 
 /**
@@ -18,7 +25,7 @@ import type { WrittenIds } from './writtenIds.js';
  */
 export class WriteBack {
   /** by collection, then id; `undefined` doc: deleted */
-  readonly #documents = new Map<string, Map<string, { doc: unknown; position: bigint }>>();
+  readonly #documents = new Map<string, Map<string, { doc: unknown; position: bigint; index?: DocumentIndex }>>();
   /** the checkpoints as the buffered commits left them */
   readonly #checkpoints = new Map<string, bigint | undefined>();
   /** the checkpoints as stored at the last flush (what the flush expects) */
@@ -62,7 +69,7 @@ export class WriteBack {
       let held = this.#documents.get(w.collection);
       if (held === undefined) this.#documents.set(w.collection, (held = new Map()));
       if (!held.has(w.id)) this.#size++;
-      held.set(w.id, { doc: w.doc, position: w.position });
+      held.set(w.id, { doc: w.doc, position: w.position, ...(w.index ? { index: w.index } : {}) });
     }
     for (const c of checkpoints) {
       if (!this.#stored.has(c.name)) this.#stored.set(c.name, c.expected);
@@ -81,8 +88,8 @@ export class WriteBack {
     for (const [collection, held] of this.#documents) {
       const written = this.written.get(collection);
       for (const id of [...held.keys()].sort()) {
-        const { doc, position } = held.get(id)!;
-        writes.push({ collection, id, doc, position });
+        const { doc, position, index } = held.get(id)!;
+        writes.push({ collection, id, doc, position, ...(index ? { index } : {}) });
         // before the commit: should it fail, a filter that holds too much only costs a read
         if (doc !== undefined) written?.add(id);
       }

@@ -64,7 +64,7 @@ export function createApp(options: AppOptions): Express {
   const commands = options.commands ? commandsRouter(options.commands, options.limits) : undefined;
   const multipartCommands = options.multipartCommands ? multipartCommandsRouter(options.multipartCommands) : undefined;
   const readPace = createPaceWatch(options.readPace ?? DEFAULT_BODY_RATE);
-  const queries = options.queries ? queriesRouter(options.queries, readPace) : undefined;
+  const queries = options.queries ? queriesRouter(options.queries, readPace, (message, error) => options.log(message, error, {})) : undefined;
   const multipartQueries = options.multipartQueries ? multipartQueriesRouter(options.multipartQueries) : undefined;
   const live = options.liveStatus ? liveStatusRouter(options.liveStatus.streams, options.liveStatus.limits) : undefined;
   const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;

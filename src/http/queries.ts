@@ -14,6 +14,7 @@ import { onlyIds, sendPayload } from './itemData.js';
 import { headerBody } from './txHeaderBody.js';
 import { serveTxProof } from './txProof.js';
 import type { PaceWatch } from './bodyRate.js';
+import { graphqlRoutes } from './graphql.js';
 import {
   approvalsRoute,
   balanceRoute,
@@ -48,9 +49,10 @@ const clientOf = (req: Request) => clientKeyOf(req.ip ?? req.socket.remoteAddres
 /** a permanent item's status changes no more */
 export const statusCacheControl = (doc: TxStatusDocument) => `public, max-age=${doc.status === 'FINALIZED' ? 86400 : 15}`;
 
-/** `readPace`: times clients reading a payload back (sendBlob.ts) */
-export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch): Router {
+/** `readPace`: times clients reading a payload back (sendBlob.ts); `log`: failures the GraphQL route answers as errors */
+export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch, log?: (message: string, error: unknown) => void): Router {
   const router = Router();
+  if (handlers.graphql) graphqlRoutes(router, handlers.graphql, log);
   for (const route of [serviceIndexRoute, serviceInfoRoute]) {
     serve(router, route, (_req, res) => {
       res.json(handlers.info());

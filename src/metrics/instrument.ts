@@ -32,6 +32,7 @@ export function instrumentGateway(gateway: ArweaveGateway, metrics: Pick<Metrics
     transactionStatus: counted('transactionStatus', gateway.transactionStatus),
     currentHeight: counted('currentHeight', gateway.currentHeight),
     walletBalance: counted('walletBalance', gateway.walletBalance),
+    ...(gateway.block ? { block: counted('block', gateway.block) } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export interface ArweaveGateway {
    * come) is a GatewayRequestError, so nothing is decided on it
    */
   currentHeight(options?: GatewayCallOptions): Promise<number>;
+  /** the block `indepHash` (`GET /block/hash/{id}`): its time (seconds) and the block before it */
+  block?(indepHash: string, options?: GatewayCallOptions): Promise<{ timestamp: number; previous: string }>;
   /** what the wallet `address` holds, in winston (`GET /wallet/{address}/balance`); 0 for a wallet the network never saw */
   walletBalance(address: string, options?: GatewayCallOptions): Promise<bigint>;
 }

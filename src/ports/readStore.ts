@@ -17,6 +17,29 @@ export interface DocumentWrite {
   /** undefined deletes the document */
   doc: unknown;
   position: bigint;
+  /**
+   * The document's index keys (`owner:<address>`, `tag:<name>\u0000<value>`, ...) under one sort key,
+   * for `findByKey`: they replace whatever keys the document had (none: it has none), and go with it
+   * when it is deleted, dropped or promoted.
+   */
+  index?: DocumentIndex;
+}
+
+/** What a document is found by: its keys, and where it sorts among the documents of each key. */
+export interface DocumentIndex {
+  keys: readonly string[];
+  /** unique within the collection (end it with the id), compared as strings of UTF-16 code units below 0x80 */
+  sort: string;
+}
+
+/** A page of `findByKey`: sort keys after `after` in the direction asked, at most `limit`. */
+export interface KeyPage {
+  /** exclusive: the sort key of the last document of the previous page */
+  after?: string;
+  limit: number;
+  descending: boolean;
+  /** exclusive bound on the other side: the scan stops before this sort key */
+  before?: string;
 }
 
 export interface CheckpointWrite {
@@ -41,6 +64,12 @@ export interface ReadStore {
   getMany<T>(collection: string, ids: readonly string[]): Promise<Map<string, StoredDocument<T>>>;
   /** documents of a collection in id order, a page at a time (for process managers and tools) */
   scan<T>(collection: string, page: { afterId?: string; limit: number }): Promise<(StoredDocument<T> & { id: string })[]>;
+  /**
+   * Documents carrying index key `key`, in their sort keys' order: a bounded number of index reads
+   * whatever the collection's size (SQLite: an index on (collection, key, sort); MongoDB: a
+   * multikey index). Each with its sort key, the cursor of the page that follows it.
+   */
+  findByKey<T>(collection: string, key: string, page: KeyPage): Promise<(StoredDocument<T> & { id: string; sort: string })[]>;
   /**
    * Documents and checkpoints in one atomic write. When a checkpoint's `expected` does not hold,
    * throws CheckpointConflict and writes nothing.

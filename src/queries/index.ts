@@ -24,6 +24,7 @@ import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
+import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
@@ -52,6 +53,8 @@ export interface QueryDeps {
   now: () => number;
   /** winc per whole token of each token top-ups are taken in (topUpChains.ts `topUpRatesOf`); none: no token prices */
   tokenRates?: ReadonlyMap<string, TokenRate>;
+  /** what one GraphQL request may ask (default: DEFAULT_GRAPHQL_LIMITS) */
+  graphqlLimits?: Partial<GraphqlLimits>;
 }
 
 /**
@@ -62,6 +65,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
   const { readStore } = deps;
   const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
   const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs, now: deps.now });
+  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore });
   return {
     multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
     queries: {
@@ -77,8 +81,9 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       },
       wincForToken: createTokenPriceQuery(deps.tokenRates ?? new Map()),
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
-      itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
+      itemData,
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
+      graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

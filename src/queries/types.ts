@@ -6,6 +6,7 @@ import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
 import type { TxProof } from './txProof.js';
+import type { GraphqlQueries } from './graphql/index.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -38,6 +39,8 @@ export interface QueryHandlers {
   itemData: ItemDataQueries;
   /** undefined until the item's root transaction is known (and for bundles prepared before proofs were kept) */
   txProof(id: DataItemId): Promise<TxProof | undefined>;
+  /** `GET`/`POST /graphql`: the gateway schema over every accepted item (docs/graphql.md); absent: not served */
+  graphql?: GraphqlQueries;
 }
 
 export interface TxOffsets {

@@ -244,5 +244,46 @@ export function readStoreContract(name: string, open: () => Promise<{ store: Rea
         expect(await store.getCheckpoint('m_v1')).to.equal(5n);
       });
     });
+
+    describe('documents by index key (findByKey)', () => {
+      const put = (id: string, sort: string, keys: string[], position = 1n) => ({ collection: 'k', id, doc: { id }, position, index: { keys, sort } });
+      const ids = (found: { id: string }[]) => found.map((f) => f.id);
+
+      it('answers the documents of one key in sort-key order, both ways, a page at a time after a cursor and before a bound', async () => {
+        await store.commit([put('a', '3:a', ['tag:x', 'all']), put('b', '1:b', ['tag:x', 'all']), put('c', '2:c', ['all']), put('d', '4:d', ['tag:x'])], []);
+        expect(ids(await store.findByKey('k', 'tag:x', { limit: 10, descending: true }))).to.deep.equal(['d', 'a', 'b']);
+        expect(ids(await store.findByKey('k', 'tag:x', { limit: 10, descending: false }))).to.deep.equal(['b', 'a', 'd']);
+        const first = await store.findByKey('k', 'tag:x', { limit: 2, descending: true });
+        expect(first.map((f) => f.sort)).to.deep.equal(['4:d', '3:a']);
+        expect(first[0]).to.deep.equal({ id: 'd', sort: '4:d', doc: { id: 'd' }, position: 1n });
+        expect(ids(await store.findByKey('k', 'tag:x', { limit: 2, descending: true, after: '3:a' }))).to.deep.equal(['b']);
+        expect(ids(await store.findByKey('k', 'all', { limit: 10, descending: false, after: '1:b', before: '3:a' }))).to.deep.equal(['c']);
+        expect(ids(await store.findByKey('k', 'all', { limit: 10, descending: true, before: '1:b' }))).to.deep.equal(['a', 'c']);
+        expect(await store.findByKey('k', 'tag:none', { limit: 10, descending: true })).to.deep.equal([]);
+        expect(await store.findByKey('other', 'tag:x', { limit: 10, descending: true })).to.deep.equal([]);
+      });
+
+      it("replaces a document's keys and sort key when it is written again, and drops them with it", async () => {
+        await store.commit([put('a', '1:a', ['tag:x', 'owner:o'])], []);
+        await store.commit([put('a', '9:a', ['tag:y', 'owner:o'], 2n)], []);
+        expect(await store.findByKey('k', 'tag:x', { limit: 10, descending: true })).to.deep.equal([]);
+        expect((await store.findByKey('k', 'owner:o', { limit: 10, descending: true })).map((f) => f.sort)).to.deep.equal(['9:a']);
+        await store.commit([{ collection: 'k', id: 'a', doc: { id: 'a' }, position: 3n }], []);
+        expect(await store.findByKey('k', 'owner:o', { limit: 10, descending: true })).to.deep.equal([]);
+        await store.commit([put('a', '5:a', ['tag:z'], 4n)], []);
+        await store.commit([{ collection: 'k', id: 'a', doc: undefined, position: 5n }], []);
+        expect(await store.findByKey('k', 'tag:z', { limit: 10, descending: true })).to.deep.equal([]);
+      });
+
+      it('moves the keys with the documents when a rebuilt model is promoted, and forgets them when a collection is dropped', async () => {
+        await store.commit([{ ...put('old', '1:old', ['tag:x']), collection: 'm_v1' }], [{ name: 'm_v1', position: 1n }]);
+        await store.commit([{ ...put('new', '2:new', ['tag:x']), collection: 'm_v1~rebuild' }], [{ name: 'm_v1~rebuild', position: 5n }]);
+        expect(await store.promote({ collection: 'm_v1~rebuild', checkpoint: 'm_v1~rebuild' }, { collection: 'm_v1', checkpoint: 'm_v1' })).to.equal(true);
+        expect(ids(await store.findByKey('m_v1', 'tag:x', { limit: 10, descending: true }))).to.deep.equal(['new']);
+        expect(await store.findByKey('m_v1~rebuild', 'tag:x', { limit: 10, descending: true })).to.deep.equal([]);
+        await store.dropCollection('m_v1');
+        expect(await store.findByKey('m_v1', 'tag:x', { limit: 10, descending: true })).to.deep.equal([]);
+      });
+    });
   });
 }

@@ -30,6 +30,8 @@ export interface Targets {
   smallUploadRatio: Record<number, number>;
   /** status queries/s under upload load over a bare node:http server's */
   statusQueryRatio: number;
+  /** GraphQL search p99 over 1,000,000 items: a bare indexed query's p99 over the endpoint's */
+  graphqlRatio: number;
   /** large uploads' MiB/s over the baseline of the same run */
   largeUploadRatio: number;
   /** large uploads: all the service's threads' CPU per GiB over the baseline thread's (median of rounds) */
@@ -56,6 +58,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
   full: {
     smallUploadRatio: { 1: 0.75, 2: 0.6, 4: 0.6 },
     statusQueryRatio: 0.6,
+    graphqlRatio: 0.5,
     largeUploadRatio: 0.9,
     largeUploadCpuRatio: { single: 2.2, multipart: 2.6 },
     largeUploadMarkCompacts: 0,
@@ -71,6 +74,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
   quick: {
     smallUploadRatio: { 1: 0.3, 2: 0.3, 4: 0.3 },
     statusQueryRatio: 0.2,
+    graphqlRatio: 0.05,
     // 64 MiB is mostly fixed costs against a baseline the page cache flatters: a smoke check's bound
     // (docs/decisions.md, the quick run's targets)
     largeUploadRatio: 0.15,
@@ -529,6 +533,22 @@ export const suite: Benchmark[] = [
         notes: `${num(j, 'floodChunksStored')} flood chunks stored meanwhile; p99 ${num(j, 'bystanderUnderFlood.p99Ms')} ms (alone ${num(j, 'bystanderAlone.p99Ms')} ms)`,
       },
     ],
+  },
+  {
+    name: 'graphql',
+    script: 'graphql.ts',
+    args: ({ quick }) => (quick ? ['--items', '20000', '--queries', '60'] : []),
+    rows: (j, targets) =>
+      (['tag', 'owner'] as const).map((search) => ({
+        benchmark: 'graphql',
+        figure: `GraphQL transactions(${search === 'tag' ? 'one tag' : 'one owner'}, first: 100) p99 over ${num(j, 'items')} items`,
+        value: num(j, `${search}.p99Ms`),
+        unit: 'ms',
+        baseline: { value: num(j, `${search}.bareP99Ms`), unit: 'ms', what: 'the same lookup as a bare indexed query (findByKey), same store' },
+        ratio: num(j, `${search}.ratio`),
+        target: atLeast(num(j, `${search}.ratio`), targets.graphqlRatio, `ratio >= ${targets.graphqlRatio}`),
+        notes: `p50 ${num(j, `${search}.p50Ms`)} ms (bare ${num(j, `${search}.bareP50Ms`)} ms); read model ${num(j, 'bytesPerItem')} bytes per item`,
+      })),
   },
   {
     name: 'nested-index',

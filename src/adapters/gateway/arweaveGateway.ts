@@ -29,6 +29,21 @@ const ADDRESS = /^[A-Za-z0-9_-]{43}$/;
 /** `GET /tx_anchor` answers a block hash (48 bytes: 64 characters of base64url; arlocal makes up 64 alphanumerics) or a tx id */
 const ANCHOR = /^(?:[A-Za-z0-9_-]{43}|[A-Za-z0-9_-]{64})$/;
 
+/** a block's indep_hash: 48 bytes (64 characters of base64url); arlocal makes up 64 alphanumerics */
+const BLOCK_HASH = /^[A-Za-z0-9_-]{43,64}$/;
+
+function blockIn(text: string): { timestamp: number; previous: string } | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { timestamp, previous_block: previous } = json as Record<string, unknown>;
+  return Number.isSafeInteger(timestamp) && typeof previous === 'string' ? { timestamp: timestamp as number, previous } : undefined;
+}
+
 /** The Arweave HTTP API as the bundler uses it; see the port for what each call means. */
 export function createArweaveGateway({
   gatewayUrl,
@@ -83,6 +98,14 @@ export function createArweaveGateway({
     },
 
     transactionStatus,
+
+    async block(indepHash, { signal } = {}) {
+      if (!BLOCK_HASH.test(indepHash)) throw new RangeError(`${JSON.stringify(indepHash)} is not a block hash`);
+      const { url, text } = await gatewayGetText({ ...base, path: `/block/hash/${indepHash}`, accept: 'application/json', signal });
+      const block = blockIn(text);
+      if (!block) throw new GatewayRequestError(`GET ${url} answered without a block's timestamp and previous block`, { kind: 'answer', status: 200 });
+      return block;
+    },
 
     async walletBalance(address, { signal } = {}) {
       if (!ADDRESS.test(address)) throw new RangeError(`${JSON.stringify(address)} is not a wallet address`);

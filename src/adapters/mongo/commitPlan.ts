@@ -16,6 +16,9 @@ export interface DocumentRecord {
   position: bigint;
   live: boolean;
   doc?: unknown;
+  /** the document's index keys (a multikey index on keys and sort answers `findByKey`); absent: none */
+  keys?: string[];
+  sort?: string;
 }
 
 export interface CheckpointRecord {
@@ -58,10 +61,13 @@ export function planDocuments(writes: readonly DocumentWrite[]): Map<string, Pla
   for (const [collection, byId] of latest) {
     planned.set(
       collection,
-      [...byId.values()].map(({ id, doc, position }) => ({
+      [...byId.values()].map(({ id, doc, position, index }) => ({
         id,
         position,
-        replacement: doc === undefined ? { position, live: false } : { position, live: true, doc: normalizeDocument(doc) },
+        replacement:
+          doc === undefined
+            ? { position, live: false }
+            : { position, live: true, doc: normalizeDocument(doc), ...(index ? { keys: [...new Set(index.keys)], sort: index.sort } : {}) },
       })),
     );
   }

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoClient } from 'mongodb';
-import type { CheckpointWrite, DocumentWrite, ReadModelRef, ReadStore, StoredDocument } from '../../ports/readStore.js';
+import type { CheckpointWrite, DocumentWrite, KeyPage, ReadModelRef, ReadStore, StoredDocument } from '../../ports/readStore.js';
 import { checkpointOps, documentOps, planDocuments, type CheckpointRecord, type DocumentRecord } from './commitPlan.js';
 import { guarded } from './errors.js';
 import { tryLease, type LeaseRecord } from './leases.js';
@@ -30,6 +30,13 @@ export interface MongoReadStore extends ReadStore {
 
 /** Read models whose documents get deleted accumulate tombstones; scans skip them through this index. */
 const LIVE_BY_ID = { live: 1, _id: 1 } as const;
+/**
+ * `findByKey`: a multikey index (one entry per key of a document's `keys` array) followed by its sort
+ * key, so an equality on a key and a range on `sort` read the index in order; partial, so the read
+ * models without keys hold no entries in it (a query names `sort: { $exists: true }` to be allowed it).
+ */
+const BY_KEY = { keys: 1, sort: 1 } as const;
+const BY_KEY_OPTIONS = { name: 'by_key', partialFilterExpression: { sort: { $exists: true } } } as const;
 /** ids per `$in` query: far below the 16 MiB command limit whatever the id length */
 const MANY_CHUNK = 10_000;
 /** how long a collection no read model names any more is kept for readers that looked it up before */
@@ -116,6 +123,19 @@ class MongoReadStoreImpl implements MongoReadStore {
       if (documents === undefined || page.limit <= 0) return [];
       const rows = await documents.find({ live: true, _id: { $gt: page.afterId ?? '' } }, { sort: { _id: 1 }, limit: page.limit }).toArray();
       return rows.map((row) => ({ id: row._id, ...storedOf<T>(row) }));
+    });
+  }
+
+  findByKey<T>(collection: string, key: string, page: KeyPage): Promise<(StoredDocument<T> & { id: string; sort: string })[]> {
+    return guarded(async () => {
+      const documents = await this.#documentsOf(collection);
+      if (documents === undefined || page.limit <= 0) return [];
+      const [past, short] = page.descending ? (['$lt', '$gt'] as const) : (['$gt', '$lt'] as const);
+      const sort: Record<string, unknown> = { $exists: true };
+      if (page.after !== undefined) sort[past] = page.after;
+      if (page.before !== undefined) sort[short] = page.before;
+      const rows = await documents.find({ keys: key, sort, live: true }, { sort: { sort: page.descending ? -1 : 1 }, limit: page.limit }).toArray();
+      return rows.map((row) => ({ id: row._id, sort: row.sort!, ...storedOf<T>(row) }));
     });
   }
 
@@ -238,6 +258,7 @@ class MongoReadStoreImpl implements MongoReadStore {
     if (this.#indexed.has(physical)) return;
     try {
       await this.#documents(physical).createIndex(LIVE_BY_ID);
+      await this.#documents(physical).createIndex(BY_KEY, BY_KEY_OPTIONS);
       this.#indexed.add(physical);
     } catch {
       // an unreachable server is reported by the next operation that needs one

@@ -8,6 +8,7 @@ import {
   ReadStoreUnavailable,
   type CheckpointWrite,
   type DocumentWrite,
+  type KeyPage,
   type ReadModelRef,
   type ReadStore,
   type StoredDocument,
@@ -105,6 +106,10 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
     CREATE TABLE IF NOT EXISTS collection_names (name TEXT PRIMARY KEY, physical TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS detached (physical TEXT PRIMARY KEY) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, padding BLOB NOT NULL);
+    CREATE TABLE IF NOT EXISTS document_keys (
+      collection TEXT NOT NULL, key TEXT NOT NULL, sort TEXT NOT NULL, id TEXT NOT NULL,
+      PRIMARY KEY (collection, key, sort)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS document_keys_by_id ON document_keys (collection, id);
   `);
   onOpen?.(db);
   // a file's log is copied into it off the event loop; an in-memory database has no log
@@ -121,7 +126,8 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
   const guard = <T>(operation: () => T): T =>
     guardSqlite(operation, (code, cause) => new ReadStoreUnavailable(`the read store file cannot be used now (${code})`, { cause }));
 
-  const { readOne, readScan, readMany, commit, promote, clearChunk, detachDocuments, checkpointOf, takeLease, removeCheckpoint, probe } = statementsOf(db);
+  const { readOne, readScan, readMany, readByKey, commit, promote, clearChunk, detachDocuments, checkpointOf, takeLease, removeCheckpoint, probe } =
+    statementsOf(db);
   let closed = false;
   let clearing: Promise<void> | undefined;
   /** also finishes what a process that stopped half-way left detached */
@@ -146,6 +152,9 @@ export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, lo
     },
     async scan<T>(collection: string, page: { afterId?: string; limit: number }) {
       return guard(() => readScan(collection, page.afterId ?? '', page.limit)).map((row) => ({ id: row.id, ...toStored<T>(row) }));
+    },
+    async findByKey<T>(collection: string, key: string, page: KeyPage) {
+      return guard(() => readByKey(collection, key, page)).map((row) => ({ id: row.id, sort: row.sort, ...toStored<T>(row) }));
     },
     async commit(writes, checkpoints) {
       // after a running checkpoint of the log, so that the log can start again (WalCheckpointer.running)
@@ -218,6 +227,10 @@ function statementsOf(db: Database.Database) {
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
      WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`,
   );
+  // a document's keys: replaced whole on each write (the index by id finds the old ones)
+  const removeKeys = db.prepare('DELETE FROM document_keys WHERE collection = ? AND id = ?');
+  const putKey = db.prepare('INSERT OR REPLACE INTO document_keys (collection, key, sort, id) VALUES (?, ?, ?, ?)');
+  const clearSomeKeys = db.prepare('DELETE FROM document_keys WHERE collection = ? AND id IN (SELECT id FROM document_keys WHERE collection = ? LIMIT +?)');
   const physicalName = db.prepare('SELECT physical FROM collection_names WHERE name = ?').pluck();
   const pointName = db.prepare('INSERT INTO collection_names (name, physical) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET physical = excluded.physical');
   const detach = db.prepare('INSERT OR IGNORE INTO detached (physical) VALUES (?)');
@@ -249,6 +262,18 @@ function statementsOf(db: Database.Database) {
     return rows;
   });
 
+  const keyStatement = keyStatementsOf(db);
+  const readByKey = read(
+    (collection: string, key: string, page: KeyPage) =>
+      keyStatement(page).all(
+        physicalOf(collection),
+        key,
+        ...(page.after !== undefined ? [page.after] : []),
+        ...(page.before !== undefined ? [page.before] : []),
+        page.limit,
+      ) as KeyRow[],
+  );
+
   // the checks come first, so a refused commit has written nothing
   const commit = db.transaction((writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]) => {
     for (const c of checkpoints) {
@@ -262,6 +287,8 @@ function statementsOf(db: Database.Database) {
       if (p === undefined) physical.set(w.collection, (p = physicalOf(w.collection)));
       if (w.doc === undefined) remove.run(p, w.id);
       else upsert.run(p, w.id, w.position, JSON.stringify(w.doc));
+      removeKeys.run(p, w.id);
+      if (w.doc !== undefined && w.index) for (const key of new Set(w.index.keys)) putKey.run(p, key, w.index.sort, w.id);
     }
     for (const c of checkpoints) putCheckpoint.run(c.name, c.position);
   });
@@ -286,7 +313,8 @@ function statementsOf(db: Database.Database) {
   const clearChunk = db.transaction((): boolean => {
     const physical = someDetached.get() as string | undefined;
     if (physical === undefined) return false;
-    if (clearSome.run(physical, physical, CLEAR_CHUNK).changes === 0) cleared.run(physical);
+    const keys = clearSomeKeys.run(physical, physical, CLEAR_CHUNK).changes;
+    if (clearSome.run(physical, physical, CLEAR_CHUNK).changes === 0 && keys === 0) cleared.run(physical);
     return true;
   });
   const manyStatements = new Map<number, Database.Statement>();
@@ -299,7 +327,45 @@ function statementsOf(db: Database.Database) {
     return s;
   };
 
-  return { readOne, readScan, readMany, commit, promote, clearChunk, detachDocuments, checkpointOf, takeLease, removeCheckpoint, probe: writeProbe(db) };
+  return {
+    readOne,
+    readScan,
+    readMany,
+    readByKey,
+    commit,
+    promote,
+    clearChunk,
+    detachDocuments,
+    checkpointOf,
+    takeLease,
+    removeCheckpoint,
+    probe: writeProbe(db),
+  };
+}
+
+/** `findByKey`'s statement per shape (after and before each present or not, in two directions), prepared once each */
+function keyStatementsOf(db: Database.Database): (page: KeyPage) => Database.Statement {
+  const keyStatements = new Map<string, Database.Statement>();
+  return ({ after, before, descending }: KeyPage) => {
+    const shape = `${after !== undefined}${before !== undefined}${descending}`;
+    let s = keyStatements.get(shape);
+    if (!s) {
+      const [past, short] = descending ? ['<', '>'] : ['>', '<'];
+      s = db
+        .prepare(
+          `SELECT k.id, k.sort, d.position, d.doc FROM document_keys k JOIN documents d ON d.collection = k.collection AND d.id = k.id
+           WHERE k.collection = ? AND k.key = ?${after !== undefined ? ` AND k.sort ${past} ?` : ''}${before !== undefined ? ` AND k.sort ${short} ?` : ''}
+           ORDER BY k.sort ${descending ? 'DESC' : 'ASC'} LIMIT +?`,
+        )
+        .safeIntegers(true);
+      keyStatements.set(shape, s);
+    }
+    return s;
+  };
+}
+
+interface KeyRow extends Row {
+  sort: string;
 }
 
 interface Row {

@@ -315,6 +315,9 @@ async function appendAcceptance(
       receipt,
       ...(input.uploadId ? { uploadId: input.uploadId } : {}),
       ...(isBundle(verified.tags) ? { nestedBundle: true as const } : {}),
+      tags: verified.tags.map(({ name, value }) => ({ name, value })),
+      ...(verified.target !== undefined ? { target: verified.target } : {}),
+      ...(verified.anchor !== undefined ? { anchor: verified.anchor } : {}),
     },
   };
   const tooLate = async () => {

@@ -15,7 +15,8 @@ import {
 } from '../../bundling/index.js';
 import { itemBlobKey } from '../../domain/ids.js';
 import type { Bundle, SignedBundle } from '../../domain/bundle/state.js';
-import type { TransactionHeader } from '../../ports/gateway.js';
+import type { ArweaveGateway, GatewayCallOptions, TransactionHeader } from '../../ports/gateway.js';
+import type { MinedBlock } from '../../domain/bundle/events.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { acceptedDigests } from './acceptances.js';
 import { dropForDamage } from './damage.js';
@@ -202,9 +203,11 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
       if (status.status === 'confirmed') {
         const { blockHeight, confirmations, blockHash } = status;
         // the block's hash goes in the event: a proof names the block without asking the gateway
-        const block = { planId, blockHeight, confirmations, ...(blockHash !== undefined ? { blockHash } : {}), now: now() };
-        if (confirmations >= deps.settings.confirmations) await record({ type: 'MarkPermanent', data: block });
-        else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: block });
+        const seen = { planId, blockHeight, confirmations, ...(blockHash !== undefined ? { blockHash } : {}), now: now() };
+        if (confirmations >= deps.settings.confirmations) {
+          const block = await minedBlock(deps.gateway, status, call);
+          await record({ type: 'MarkPermanent', data: { ...seen, ...(block ? { block } : {}) } });
+        } else if (bundle.status === 'seeded') await record({ type: 'MarkConfirmed', data: seen });
         return;
       }
       const reason = await unseenPastAnchor(deps, bundle, signal, status);
@@ -215,4 +218,15 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
     case 'dropped':
       return;
   }
+}
+
+/**
+ * The block holding a bundle, for the GraphQL read model: asked of the gateway once, when the bundle
+ * becomes permanent. A failure fails this pass (the next one asks again), so a permanent bundle names
+ * its block whenever the gateway named one; none when the gateway answers no block hash.
+ */
+async function minedBlock(gateway: ArweaveGateway, status: { blockHash?: string }, call: GatewayCallOptions): Promise<MinedBlock | undefined> {
+  if (status.blockHash === undefined || !gateway.block) return undefined;
+  const { timestamp, previous } = await gateway.block(status.blockHash, call);
+  return { id: status.blockHash, timestamp, previous };
 }

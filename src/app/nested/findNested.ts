@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { NestedItem } from '../../domain/dataItem/events.js';
 import type { Tag } from '../../verify/index.js';
@@ -188,6 +189,11 @@ async function* indexBundle(walk: Walk, parent: Parent): AsyncGenerator<Found> {
       payloadDataStart: header.payloadDataStart,
       payloadContentType: header.contentType,
       depth: parent.depth + 1,
+      owner: createHash('sha256').update(header.owner).digest('base64url'),
+      signatureType: header.signatureType,
+      tags: header.tags.map(({ name, value }) => ({ name, value })),
+      ...(header.target !== undefined ? { target: header.target } : {}),
+      ...(header.anchor !== undefined ? { anchor: header.anchor } : {}),
     };
     yield { item };
     if (!isBundle(header.tags)) continue;

@@ -15,6 +15,9 @@ export interface ItemHead {
   signatureType: number;
   owner: Buffer;
   signature: Buffer;
+  /** base64url, when present */
+  target?: string;
+  anchor?: string;
 }
 
 /**
@@ -40,5 +43,7 @@ export function itemHead(firstBytes: Uint8Array): ItemHead | undefined {
     signatureType: header.scheme.signatureType,
     owner: header.owner,
     signature: header.signature,
+    ...(header.target ? { target: header.target.toString('base64url') } : {}),
+    ...(header.anchor ? { anchor: header.anchor.toString('base64url') } : {}),
   };
 }

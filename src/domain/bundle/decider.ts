@@ -1,5 +1,5 @@
 import { match } from 'ts-pattern';
-import type { BundleEvent } from './events.js';
+import type { BundleEvent, MinedBlock } from './events.js';
 import { LeaseLost } from './lease.js';
 import { hasTransaction, isLive, type BundleItem, type BundleState } from './state.js';
 
@@ -31,7 +31,7 @@ export type BundleCommand =
   | { type: 'MarkPosted'; data: Fence & { planId: string; now: number } }
   | { type: 'MarkSeeded'; data: Fence & { planId: string; now: number } }
   | { type: 'MarkConfirmed'; data: Fence & BlockSeen }
-  | { type: 'MarkPermanent'; data: Fence & BlockSeen }
+  | { type: 'MarkPermanent'; data: Fence & BlockSeen & { block?: MinedBlock } }
   | { type: 'AwaitFunds'; data: Fence & { planId: string; reward: string; balance: string; address: string; now: number } }
   /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
   | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };

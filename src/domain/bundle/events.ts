@@ -50,16 +50,27 @@ export const BundleSeeded = z.object({ type: z.literal('BundleSeeded'), data: z.
  * `indep_hash` (proofs name the block with it); absent on events recorded before it was kept, or
  * when the gateway did not name it
  */
-const block = { blockHeight: z.number().int(), blockHash: z.string().optional(), confirmations: z.number().int() };
+const blockSeen = { blockHeight: z.number().int(), blockHash: z.string().optional(), confirmations: z.number().int() };
 
 export const BundleConfirmed = z.object({
   type: z.literal('BundleConfirmed'),
-  data: z.object({ ...base, txId: z.string(), ...block }),
+  data: z.object({ ...base, txId: z.string(), ...blockSeen }),
 });
+
+/** the block that holds a bundle's transaction, as the gateway describes it (`GET /block/hash/{id}`) */
+export const MinedBlock = z.object({ id: z.string(), timestamp: z.number().int(), previous: z.string() });
+export type MinedBlock = z.infer<typeof MinedBlock>;
 
 export const BundlePermanent = z.object({
   type: z.literal('BundlePermanent'),
-  data: z.object({ ...base, itemIds, txId: z.string(), ...block }),
+  data: z.object({
+    ...base,
+    itemIds,
+    txId: z.string(),
+    ...blockSeen,
+    /** for the GraphQL read model: the block as `GET /block/hash/{id}` describes it; absent on events of earlier versions, or when the gateway named no block */
+    block: MinedBlock.optional(),
+  }),
 });
 
 export const BundleDropped = z.object({

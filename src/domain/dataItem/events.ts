@@ -3,6 +3,18 @@ import { Receipt } from '../receipt.js';
 
 /** Events of the `dataItem-<id>` stream. */
 
+/**
+ * What the GraphQL read model finds an item by, as its header says (tags as the wire's name/value
+ * strings; target and anchor base64url). Optional: events recorded before these fields existed lack
+ * them, and their items are found by id, owner and bundle only, with no tags, target or anchor.
+ */
+const Tag = z.object({ name: z.string(), value: z.string() });
+const headerFields = {
+  tags: z.array(Tag).optional(),
+  target: z.string().optional(),
+  anchor: z.string().optional(),
+};
+
 export const DataItemAccepted = z.object({
   type: z.literal('DataItemAccepted'),
   data: z.object({
@@ -33,6 +45,7 @@ export const DataItemAccepted = z.object({
      * until its last part is recorded, the item is in the pending-nested-index read model
      */
     nestedBundle: z.literal(true).optional(),
+    ...headerFields,
   }),
 });
 export type DataItemAccepted = z.infer<typeof DataItemAccepted>;
@@ -125,6 +138,10 @@ export const NestedItem = z.object({
   payloadContentType: z.string(),
   /** 1 for items of the root's own bundle, 2 for items of a bundle inside one of those, ... */
   depth: z.number().int().positive(),
+  /** base64url(sha256(owner public key)), as `DataItemAccepted`'s `owner` (absent on events of earlier versions) */
+  owner: z.string().optional(),
+  signatureType: z.number().int().optional(),
+  ...headerFields,
 });
 export type NestedItem = z.infer<typeof NestedItem>;
 

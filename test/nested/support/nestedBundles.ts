@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bundleAndSignData, type DataItem, type Signer } from 'arbundles';
 import { signedItem, signers } from '../../support/items.js';
 
@@ -28,6 +29,12 @@ export interface ExpectedNested {
   payloadDataStart: number;
   payloadContentType: string;
   depth: number;
+  /** the header's fields the GraphQL read model finds it by */
+  owner: string;
+  signatureType: number;
+  tags: { name: string; value: string }[];
+  target?: string;
+  anchor?: string;
 }
 
 /** The places of `items` in the bundle that is the payload of `parent`, itself at `parentStart` in the root. */
@@ -43,6 +50,11 @@ export function expectedPlaces(parent: DataItem, parentStart: number, items: rea
       payloadDataStart: item.getStartOfData(),
       payloadContentType: item.tags.find((t) => t.name.toLowerCase() === 'content-type')?.value ?? 'application/octet-stream',
       depth,
+      owner: createHash('sha256').update(item.rawOwner).digest('base64url'),
+      signatureType: item.signatureType,
+      tags: item.tags.map(({ name, value }) => ({ name, value })),
+      ...(item.rawTarget.length > 0 ? { target: Buffer.from(item.rawTarget).toString('base64url') } : {}),
+      ...(item.rawAnchor.length > 0 ? { anchor: Buffer.from(item.rawAnchor).toString('base64url') } : {}),
     };
     offset += item.getRaw().length;
     return place;

@@ -1,0 +1,200 @@
+/**
+ * GraphQL searches over a large read model: `--items` (1,000,000 by default) items written straight
+ * into a SQLite read store's GraphQL read model (documents with their index keys, as the projection
+ * writes them, without events: the search is measured, not the projection), then, one client after
+ * another, `transactions(tags: [one tag], first: 100)` and `transactions(owners: [one owner], first:
+ * 100)` (one query text each, the value in variables, as ar-gql sends them) through the GraphQL
+ * route's handler over HTTP (`graphqlHandler`: graphql-http on the service's schema, parse,
+ * validation and limits; on node:http, as scripts/ do not import the web layer), p50/p99 per search.
+ * Baseline, in the same run on the same store: the same lookup as a bare indexed query (`findByKey`,
+ * 101 documents of the key, newest first), p99; the ratio is the baseline's p99 over the endpoint's.
+ * Also the read model's bytes per item (its file, the log copied in).
+ *
+ *   npx tsx scripts/bench/graphql.ts [--items 1000000] [--queries 300] [--json]
+ *
+ * Items: 1,000 owners (fewer below 200,000 items: 200 items each), 1,000 values of an `App-Name` tag
+ * (1,000 items each), 3 tags each (the app, a content type and a unique `Seq`), half of them mined at
+ * heights from 1 to 1,000 and half pending.
+ */
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
+import type { DocumentWrite } from '../../src/ports/readStore.js';
+import type { ItemDataQueries } from '../../src/queries/itemData.js';
+import { createGraphqlQueries, graphqlHandler } from '../../src/queries/graphql/index.js';
+import { collectionOf } from '../../projections/definition.js';
+import { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from '../../projections/graphqlItems.js';
+import { keepAliveAgent, send } from './lib/httpLoad.js';
+import { emitJson, round, say } from './lib/output.js';
+import { percentile } from './lib/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    items: { type: 'string', default: '1000000' },
+    queries: { type: 'string', default: '300' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const items = Number(values.items);
+const queries = Number(values.queries);
+if (!Number.isInteger(items) || items < 1000 || !Number.isInteger(queries) || queries < 10) throw new Error('--items at least 1000, --queries at least 10');
+
+/** owners of at least 200 items each at small sizes, 1,000 at 200,000 items and more */
+const OWNERS = Math.min(1000, Math.floor(items / 200));
+/** consecutive runs of 1,000 items share an app */
+const APPS = 1000;
+const BATCH = 5000;
+const COLLECTION = collectionOf(graphqlItemsProjection);
+const idOf = (n: number) => `${n.toString(36).padStart(42, 'A')}A`;
+const ownerOf = (n: number) => `owner-${String(n % OWNERS).padStart(38, '0')}`;
+const appOf = (n: number) => `app-${Math.floor(n / 1000) % APPS}`;
+
+function itemDoc(n: number): GraphqlItemDocument {
+  return {
+    owner: ownerOf(n),
+    signatureType: 1,
+    tags: [
+      { name: 'App-Name', value: appOf(n) },
+      { name: 'Content-Type', value: 'application/json' },
+      { name: 'Seq', value: String(n) },
+    ],
+    dataSize: 1024,
+    contentType: 'application/json',
+    timestamp: 1_700_000_000_000 + n,
+    seq: String(n + 1),
+    ...(n % 2 === 0
+      ? { bundleId: idOf(items + Math.floor(n / 1000)), block: { height: 1 + Math.floor((n * 1000) / items), id: 'b', timestamp: 1, previous: 'a' } }
+      : {}),
+  };
+}
+
+async function fill(store: ReturnType<typeof openSqliteReadStore>): Promise<number> {
+  const started = performance.now();
+  for (let at = 0; at < items; at += BATCH) {
+    const writes: DocumentWrite[] = [];
+    for (let n = at; n < Math.min(items, at + BATCH); n++) {
+      const doc = itemDoc(n);
+      const id = idOf(n);
+      writes.push({ collection: COLLECTION, id, doc, position: BigInt(n + 1), index: graphqlItemsProjection.indexOf!(doc, id) });
+    }
+    await store.commit(writes, [{ name: COLLECTION, position: BigInt(Math.min(items, at + BATCH)) }]);
+    if (at % (BATCH * 20) === 0) process.stderr.write(`\r  written ${at + writes.length} of ${items}`);
+  }
+  process.stderr.write('\n');
+  return (performance.now() - started) / 1000;
+}
+
+const noBlobs: ItemDataQueries = { itemPlace: async () => undefined, readPayload: async () => undefined, header: async () => undefined };
+
+async function timed(count: number, one: (i: number) => Promise<void>): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await one(i);
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}
+
+async function main() {
+  const base = process.env.BENCH_DIR ?? '.bench';
+  await mkdir(base, { recursive: true });
+  const dir = await mkdtemp(join(base, 'graphql-'));
+  const path = join(dir, 'read.db');
+  let store = openSqliteReadStore({ path });
+  const server = createServer();
+  try {
+    say(`writing ${items} items into the GraphQL read model...`);
+    const fillSeconds = await fill(store);
+    // the log copied into the file first, so the file alone is the read model's size
+    await store.close();
+    store = openSqliteReadStore({ path });
+    const bytes = (await stat(path)).size;
+    // the route's handler (graphql-http on the service's schema, parse, validation and limits), on a
+    // plain node:http server: scripts/ do not import the web layer
+    const handle = graphqlHandler<IncomingMessage>(
+      createGraphqlQueries({ readStore: store, itemData: noBlobs }),
+      () => performance.now(),
+      () => undefined,
+    );
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const parts: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => parts.push(chunk));
+      req.on('end', () => {
+        const headers = { get: (key: string) => (req.headers[key.toLowerCase()] as string | undefined) ?? null };
+        void handle({
+          url: req.url ?? '/',
+          method: req.method ?? 'GET',
+          headers,
+          body: Buffer.concat(parts).toString('utf8'),
+          raw: req,
+          context: undefined,
+        }).then(([body, init]) => res.writeHead(init.status, init.headers as Record<string, string>).end(body ?? ''));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const agent = keepAliveAgent(1);
+    const fields = 'pageInfo { hasNextPage } edges { cursor node { id owner { address } tags { name value } block { height } data { size type } } }';
+    // as apps send them (ar-gql, aoconnect): one query text, the filter's value in variables
+    const queryOf = (filter: string) => `query($v: [String!]!) { transactions(${filter}, first: 100) { ${fields} } }`;
+    const byTag = queryOf('tags: [{ name: "App-Name", values: $v }]');
+    const byOwner = queryOf('owners: $v');
+    const ask = async (query: string, value: string) => {
+      const answer = await send(agent, url, 'POST', Buffer.from(JSON.stringify({ query, variables: { v: [value] } })), { 'content-type': 'application/json' });
+      const body = JSON.parse(answer.body.toString()) as { data?: { transactions: { edges: unknown[] } }; errors?: unknown };
+      if (answer.status !== 200 || body.data?.transactions.edges.length !== 100) throw new Error(`unexpected answer: ${answer.body.toString().slice(0, 300)}`);
+    };
+    const bare = async (key: string) => {
+      const found = await store.findByKey(COLLECTION, key, { limit: 101, descending: true });
+      if (found.length !== 101) throw new Error(`bare query found ${found.length}`);
+    };
+    const searches = {
+      tag: {
+        graphql: (i: number) => ask(byTag, appOf((i * 7919) % items)),
+        bare: (i: number) => bare(itemKeys.tag('App-Name', appOf((i * 7919) % items))),
+      },
+      owner: { graphql: (i: number) => ask(byOwner, ownerOf(i * 7919)), bare: (i: number) => bare(itemKeys.owner(ownerOf(i * 7919))) },
+    };
+    // warm-up: the pages and the statements, for both
+    for (const s of Object.values(searches)) {
+      await timed(20, s.graphql);
+      await timed(20, s.bare);
+    }
+    const results: Record<string, { p50Ms: number; p99Ms: number; bareP50Ms: number; bareP99Ms: number; ratio: number }> = {};
+    for (const [name, s] of Object.entries(searches)) {
+      // alternating rounds, so neither side gets the quieter half of the run
+      const graphqlMs: number[] = [];
+      const bareMs: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        graphqlMs.push(...(await timed(Math.ceil(queries / 3), (i) => s.graphql(i + round * queries))));
+        bareMs.push(...(await timed(Math.ceil(queries / 3), (i) => s.bare(i + round * queries))));
+      }
+      const p99 = percentile(graphqlMs, 99);
+      const bareP99 = percentile(bareMs, 99);
+      results[name] = {
+        p50Ms: round(percentile(graphqlMs, 50), 2),
+        p99Ms: round(p99, 2),
+        bareP50Ms: round(percentile(bareMs, 50), 2),
+        bareP99Ms: round(bareP99, 2),
+        ratio: round(bareP99 / p99, 2),
+      };
+      say(
+        `${name}, first 100: GraphQL p50 ${results[name].p50Ms} ms, p99 ${results[name].p99Ms} ms; bare indexed query p50 ${results[name].bareP50Ms} ms, p99 ${results[name].bareP99Ms} ms; ratio ${results[name].ratio}`,
+      );
+    }
+    const bytesPerItem = round(bytes / items, 0);
+    say(`read model: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${bytesPerItem} bytes per item; written in ${fillSeconds.toFixed(0)} s`);
+    emitJson({ items, queries, fillSeconds: round(fillSeconds), bytesPerItem, tag: results.tag, owner: results.owner });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

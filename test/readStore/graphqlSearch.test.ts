@@ -1,0 +1,216 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { graphql } from 'graphql';
+import type { DomainEvent } from '../../src/domain/events.js';
+import type { RecordedEvent } from '../../src/ports/eventStore.js';
+import type { ReadStore } from '../../src/ports/readStore.js';
+import type { ItemDataQueries } from '../../src/queries/itemData.js';
+import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
+import { openMongoReadStore } from '../../src/adapters/mongo/readStore.js';
+import { projectBatch } from '../../projections/projectBatch.js';
+import { WriteBack } from '../../projections/writeBack.js';
+import { collectionOf } from '../../projections/definition.js';
+import { graphqlItemsProjection } from '../../projections/graphqlItems.js';
+import { createGraphqlQueries, type GraphqlLimits } from '../../src/queries/graphql/index.js';
+import { dataItemAccepted, itemId } from '../support/events.js';
+import { mongoTarget, testDatabases } from '../mongo/server.js';
+
+/**
+ * The GraphQL read model projected into each read store and searched through the schema's resolvers
+ * (graphql-js `graphql()`, no HTTP): order, cursors, filters and blocks as gateways answer them.
+ */
+
+const [a, b, c, d, root, nested] = [1, 2, 3, 4, 5, 6].map(itemId) as [string, string, string, string, string, string];
+const tagged = (id: string, owner: string, tags: { name: string; value: string }[], extra: object = {}) => dataItemAccepted(id, { owner, tags, ...extra });
+const permanent = (planId: string, txId: string, itemIds: string[], height: number): DomainEvent => ({
+  type: 'BundlePermanent',
+  data: {
+    planId,
+    txId,
+    itemIds,
+    blockHeight: height,
+    confirmations: 10,
+    timestamp: 9,
+    block: { id: `block-${height}`, timestamp: 1_700_000_000 + height, previous: `block-${height - 1}` },
+  },
+});
+/** a, b, c, d accepted in that order; a and c mined at 100, b at 101; d pending; root holds a nested item */
+const story: DomainEvent[] = [
+  tagged(a, 'alice', [{ name: 'App', value: 'x' }]),
+  tagged(
+    b,
+    'bob',
+    [
+      { name: 'App', value: 'x' },
+      { name: 'Kind', value: 'k1' },
+    ],
+    { target: 'carol', anchor: 'an-anchor' },
+  ),
+  tagged(c, 'alice', [{ name: 'App', value: 'y' }]),
+  tagged(d, 'alice', [
+    { name: 'App', value: 'x' },
+    { name: 'Kind', value: 'k2' },
+  ]),
+  tagged(root, 'alice', [{ name: 'Bundle-Format', value: 'binary' }]),
+  {
+    type: 'NestedItemsIndexed',
+    data: {
+      id: root,
+      items: [
+        {
+          id: nested,
+          parentId: root,
+          startOffsetInParentDataItemPayload: 96,
+          offsetInRootItem: 1140,
+          rawContentLength: 500,
+          payloadDataStart: 400,
+          payloadContentType: 'application/octet-stream',
+          depth: 1,
+          owner: 'dave',
+          signatureType: 1,
+          tags: [{ name: 'App', value: 'z' }],
+        },
+      ],
+      timestamp: 5,
+      verified: true,
+    },
+  },
+  permanent('p1', 'bundle-1', [a, c], 100),
+  permanent('p2', 'bundle-2', [b, root], 101),
+];
+
+const recorded = (events: DomainEvent[]): RecordedEvent[] =>
+  events.map(
+    (e, i) =>
+      ({ position: BigInt(i + 1), type: e.type, data: e.data, metadata: {}, streamId: 's', revision: BigInt(i), id: `e${i}` }) as unknown as RecordedEvent,
+  );
+
+const noBlobs: ItemDataQueries = { itemPlace: async () => undefined, readPayload: async () => undefined, header: async () => undefined };
+
+function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(): Promise<void> }>) {
+  describe(`GraphQL search over the ${name} read store`, function () {
+    let store: ReadStore;
+    let cleanup: () => Promise<void>;
+    const target = () => ({ projection: graphqlItemsProjection, collection: collectionOf(graphqlItemsProjection), checkpoint: 'graphql', after: undefined });
+    const ask = async (source: string, limits: Partial<GraphqlLimits> = {}, monotonic = () => performance.now()) => {
+      const { schema, rootValue, context } = createGraphqlQueries({ readStore: store, itemData: noBlobs, limits });
+      const result = await graphql({ schema, rootValue, source, contextValue: context(monotonic) });
+      return JSON.parse(JSON.stringify(result)) as { data?: any; errors?: { message: string }[] };
+    };
+    const idsOf = async (args: string) =>
+      ((await ask(`{ transactions(${args}) { edges { node { id } } } }`)).data.transactions.edges as { node: { id: string } }[]).map((e) => e.node.id);
+
+    before(async () => {
+      ({ store, cleanup } = await open());
+      await projectBatch(store, [target()], recorded(story.slice(0, 6)));
+      await projectBatch(store, [{ ...target(), after: 6n }], recorded(story).slice(6));
+    });
+    after(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it('orders pending items first under HEIGHT_DESC, then by height, newest first; HEIGHT_ASC the reverse', async () => {
+      expect(await idsOf('first: 100')).to.deep.equal([nested, d, root, b, c, a]);
+      expect(await idsOf('first: 100, sort: HEIGHT_ASC')).to.deep.equal([a, c, b, root, d, nested]);
+    });
+
+    it('resumes exactly after a cursor, and says whether another page follows', async () => {
+      const page = async (after: string) =>
+        (await ask(`{ transactions(first: 2, owners: ["alice"]${after}) { pageInfo { hasNextPage } edges { cursor node { id } } } }`)).data.transactions;
+      const one = await page('');
+      expect(one.edges.map((e: any) => e.node.id)).to.deep.equal([d, root]);
+      expect(one.pageInfo.hasNextPage).to.equal(true);
+      const two = await page(`, after: "${one.edges[1].cursor}"`);
+      expect(two.edges.map((e: any) => e.node.id)).to.deep.equal([c, a]);
+      expect(two.pageInfo.hasNextPage).to.equal(false);
+    });
+
+    it('filters by tag values (any of them), several tags, owner, recipient, bundledIn and block range', async () => {
+      expect(await idsOf('tags: [{ name: "App", values: ["x", "z"] }]')).to.deep.equal([nested, d, b, a]);
+      expect(await idsOf('tags: [{ name: "App", values: ["x"] }, { name: "Kind", values: ["k1", "k2"] }]')).to.deep.equal([d, b]);
+      expect(await idsOf('recipients: ["carol"]')).to.deep.equal([b]);
+      expect(await idsOf('bundledIn: ["bundle-1"]')).to.deep.equal([c, a]);
+      expect(await idsOf(`bundledIn: ["${root}"]`)).to.deep.equal([nested]);
+      expect(await idsOf('block: { min: 101 }')).to.deep.equal([root, b]);
+      expect(await idsOf('block: { max: 100 }, owners: ["alice"]')).to.deep.equal([c, a]);
+      expect(await idsOf(`ids: ["${a}", "${d}", "${itemId(99)}"]`)).to.deep.equal([d, a]);
+    });
+
+    it("fills a mined item's block and bundle, and a nested item's block from its root, its bundle being its parent", async () => {
+      const { data } = await ask(`{ a: transaction(id: "${b}") { recipient anchor block { id height timestamp previous } bundledIn { id } tags { name value } }
+        n: transaction(id: "${nested}") { owner { address } block { id height } bundledIn { id } parent { id } data { size type } }
+        p: transaction(id: "${d}") { block { id } bundledIn { id } } }`);
+      expect(data).to.deep.equal({
+        a: {
+          recipient: 'carol',
+          anchor: 'an-anchor',
+          block: { id: 'block-101', height: 101, timestamp: 1_700_000_101, previous: 'block-100' },
+          bundledIn: { id: 'bundle-2' },
+          tags: [
+            { name: 'App', value: 'x' },
+            { name: 'Kind', value: 'k1' },
+          ],
+        },
+        n: {
+          owner: { address: 'dave' },
+          block: { id: 'block-101', height: 101 },
+          bundledIn: { id: root },
+          parent: { id: root },
+          data: { size: '100', type: null },
+        },
+        p: { block: null, bundledIn: null },
+      });
+    });
+
+    it('refuses a search that reads more non-matching items than its budget, and one whose time is up', async () => {
+      // the tag is scanned (App=x: d, b, a), the owner checked on each: none is nobody's
+      const broad = await ask('{ transactions(owners: ["nobody"], tags: [{ name: "App", values: ["x"] }]) { edges { cursor } } }', { maxExamined: 2 });
+      expect(broad.errors?.map((e) => e.message)).to.deep.equal(['the query examined over 2 items: narrow its filters']);
+      expect(
+        (await ask('{ transactions(owners: ["nobody"], tags: [{ name: "App", values: ["x"] }]) { edges { cursor } } }', { maxExamined: 3 })).data,
+      ).to.deep.equal({
+        transactions: { edges: [] },
+      });
+      let now = 0;
+      const late = await ask('{ transactions(owners: ["alice"]) { edges { cursor } } }', { timeBudgetMs: 1000 }, () => (now += 600));
+      expect(late.errors?.map((e) => e.message)).to.deep.equal(['the query took over 1000 ms: narrow it']);
+    });
+
+    it('changes nothing when the same events are projected again, and a rebuild from position 0 answers the same', async () => {
+      const before = await idsOf('first: 100');
+      await projectBatch(store, [{ ...target(), after: undefined, checkpoint: 'graphql-again' }], recorded(story));
+      expect(await idsOf('first: 100')).to.deep.equal(before);
+      const rebuilt = { ...target(), collection: `${collectionOf(graphqlItemsProjection)}~rebuild`, checkpoint: 'graphql~rebuild' };
+      // as `npm run rebuild` writes: through a WriteBack, flushed once
+      const held = new WriteBack(store);
+      await projectBatch(held, [rebuilt], recorded(story));
+      await held.flush();
+      expect(
+        await store.promote(
+          { collection: rebuilt.collection, checkpoint: rebuilt.checkpoint },
+          { collection: collectionOf(graphqlItemsProjection), checkpoint: 'graphql' },
+        ),
+      ).to.equal(true);
+      expect(await idsOf('first: 100')).to.deep.equal(before);
+      expect(await idsOf('tags: [{ name: "App", values: ["x", "z"] }]')).to.deep.equal([nested, d, b, a]);
+    });
+  });
+}
+
+searches('SQLite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'graphql-search-'));
+  return { store: openSqliteReadStore({ path: join(dir, 'read.db') }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
+describe(`MongoDB on ${mongoTarget}`, function () {
+  const databases = testDatabases();
+  before(() => databases.start());
+  after(() => databases.close());
+  searches('MongoDB', async () => {
+    const database = databases.fresh();
+    return { store: await openMongoReadStore({ client: databases.client(), database }), cleanup: () => databases.drop(database) };
+  });
+});
