@@ -45,14 +45,6 @@ const accepted = (d: Extract<DomainEvent, { type: 'DataItemAccepted' }>['data'])
     ...(d.uploadId !== undefined ? [`through multi-part upload ${d.uploadId}`] : []),
   ].join(', ');
 
-const bridged = (d: Extract<DomainEvent, { type: 'DataItemBridged' }>['data'], id: string) => {
-  const whose = id === d.id ? (d.items.includes(id) ? 'header' : `${countOf(d.items.length, 'nested item')}' headers`) : 'header (in its root item)';
-  const after = `${countOf(d.attempts, 'post')}${d.status !== undefined ? `, last answer ${d.status}` : ''}`;
-  return d.ok
-    ? `${whose} posted to optical bridge ${d.gateway} (${after})`
-    : `${whose} not taken by optical bridge ${d.gateway}: ${d.error ?? 'failed'} (${after})`;
-};
-
 type Planned = Extract<DomainEvent, { type: 'BundlePlanned' }>['data'];
 // Each of a plan's (up to 10000) items looks its offset up: an index built once per event keeps
 // that linear in the plan's size. Weak, so it goes with the event.
@@ -89,8 +81,6 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
       const d = event.data;
       return `requeued by ${d.by}: ${d.reason}; back in the bundle queue (it had failed: ${d.previousFailure})`;
     }
-    case 'DataItemBridged':
-      return bridged(event.data, id);
     case 'ReservationSettled':
       return `${event.data.winc} winc settled: charged to ${event.data.address}`;
     case 'ReservationReleased':

@@ -8,7 +8,6 @@ export const ITEM_EVENT_TYPES = [
   'DataItemDamaged',
   'DataItemRepaired',
   'DataItemRequeued',
-  'DataItemBridged',
   'ReservationSettled',
   'ReservationReleased',
   'UploadValidated',
@@ -35,9 +34,6 @@ export function itemIdsOf(event: ItemEvent): readonly string[] {
     case 'DataItemRepaired':
     case 'DataItemRequeued':
       return [event.data.id];
-    // the stream's item and the nested items whose headers went with it
-    case 'DataItemBridged':
-      return [event.data.id, ...event.data.items.filter((id) => id !== event.data.id)];
     case 'ReservationSettled':
     case 'ReservationReleased':
     case 'UploadValidated':

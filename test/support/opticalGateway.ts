@@ -108,6 +108,10 @@ export async function startOpticalGateway(adminKey: string): Promise<OpticalGate
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
+  const release = () => {
+    holding = false;
+    for (const answer of heldAnswers.splice(0)) answer();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
@@ -121,17 +125,14 @@ export async function startOpticalGateway(adminKey: string): Promise<OpticalGate
     slow() {
       holding = true;
     },
-    release() {
-      holding = false;
-      for (const answer of heldAnswers.splice(0)) answer();
-    },
+    release,
     down: closeServer,
     async up() {
       server = createServer(app);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     async close() {
-      this.release();
+      release();
       await closeServer().catch(() => {});
     },
   };

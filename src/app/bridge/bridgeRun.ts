@@ -12,6 +12,11 @@ export const BRIDGE_CHECKPOINT = 'optical-bridge';
 
 /** posts in flight to one gateway at once */
 const POSTS_IN_FLIGHT = 4;
+/**
+ * the checkpoint is written at most this often: what a crash leaves after it is read again, and its
+ * recorded outcomes skipped, so a later checkpoint costs a restart nothing but that read
+ */
+const CHECKPOINT_EVERY_MS = 1_000;
 /** the wait before posting again doubles per failure in a row, up to this many times the first */
 const MAX_BACKOFF_FACTOR = 64;
 
@@ -92,6 +97,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   let subscription: Subscription | undefined;
   let stopped = false;
   let saved: bigint | undefined;
+  let savedAt = -Infinity;
   let room: (() => void) | undefined;
 
   const header = (unit: Unit) =>
@@ -107,31 +113,34 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
     room?.();
   }
 
-  async function record(outcome: Outcome): Promise<boolean> {
+  /**
+   * Appends the outcome on each item's stream, all at once: the event store writes appends made
+   * together in one transaction (its group commit), so a batch costs about one write, not one per item.
+   */
+  async function record(outcome: Outcome): Promise<void> {
     const byRoot = new Map<string, Unit[]>();
     for (const unit of outcome.units) byRoot.set(unit.item.rootId, [...(byRoot.get(unit.item.rootId) ?? []), unit]);
-    let all = true;
-    for (const [rootId, units] of byRoot) {
-      const data = {
-        id: rootId,
-        items: units.map((u) => u.item.id),
-        gateway: outcome.host,
-        ok: outcome.ok,
-        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-        attempts: Math.max(...units.map((u) => u.attempts.get(outcome.host) ?? 0)),
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      };
-      try {
-        await deps.items.execute({ type: 'RecordBridged', data: { ...data, now: deps.now() } }, { correlationId: 'optical-bridge' });
-        for (const unit of units) finish(unit, outcome.host);
-      } catch (error) {
-        // recorded later (each tick tries again); until then the checkpoint stays before these items
-        deps.log('optical bridge: outcome not recorded yet', { rootId, gateway: outcome.host, error: String(error) });
-        unrecorded.push({ ...outcome, units });
-        all = false;
-      }
+    await Promise.all([...byRoot].map(([rootId, units]) => recordOne(outcome, rootId, units)));
+  }
+
+  async function recordOne(outcome: Outcome, rootId: string, units: Unit[]): Promise<void> {
+    const data = {
+      id: rootId,
+      items: units.map((u) => u.item.id),
+      gateway: outcome.host,
+      ok: outcome.ok,
+      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+      attempts: Math.max(...units.map((u) => u.attempts.get(outcome.host) ?? 0)),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    };
+    try {
+      await deps.items.execute({ type: 'RecordBridged', data: { ...data, now: deps.now() } }, { correlationId: 'optical-bridge' });
+      for (const unit of units) finish(unit, outcome.host);
+    } catch (error) {
+      // recorded later (each tick tries again); until then the checkpoint stays before these items
+      deps.log('optical bridge: outcome not recorded yet', { rootId, gateway: outcome.host, error: String(error) });
+      unrecorded.push({ ...outcome, units });
     }
-    return all;
   }
 
   /** a batch's headers, as many as fit one body (the rest go back first in line); those that cannot be read are given up on */
@@ -238,14 +247,15 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
     }
   }
 
-  /** every interval: partial batches and paused gateways, outcomes not recorded yet, the checkpoint */
-  async function tick() {
+  /** every interval: partial batches and paused gateways, outcomes not recorded yet; the checkpoint at most once a second */
+  async function tick(final = false) {
     for (const lane of lanes) pump(lane);
     for (const outcome of unrecorded.splice(0)) await record(outcome);
     const checkpoint = positions?.checkpoint();
-    if (checkpoint !== undefined && checkpoint !== saved) {
+    if (checkpoint !== undefined && checkpoint !== saved && (final || deps.monotonic() - savedAt >= CHECKPOINT_EVERY_MS)) {
       await deps.readStore.commit([], [{ name: BRIDGE_CHECKPOINT, position: checkpoint }]);
       saved = checkpoint;
+      savedAt = deps.monotonic();
     }
   }
 
@@ -273,7 +283,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
       await subscription?.close();
       await reading.catch(() => {});
       while (sends.size > 0) await Promise.allSettled([...sends]);
-      await tick().catch((error: unknown) => deps.log('optical bridge: last checkpoint not saved', { error: String(error) }));
+      await tick(true).catch((error: unknown) => deps.log('optical bridge: last checkpoint not saved', { error: String(error) }));
       // what was queued and not done is read again by the next holder, after the checkpoint
       stats.queued = 0;
     },

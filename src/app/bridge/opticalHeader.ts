@@ -2,6 +2,24 @@ import type { BlobStore } from '../../ports/blobStore.js';
 import { headerOf, MAX_HEADER_BYTES, type VerifiedHeader } from '../../verify/index.js';
 import { readRange } from '../nested/blobRange.js';
 
+/** `length` bytes from `start`: one positioned read where the store offers it (no stream set up per item) */
+async function headerBytes(blobStore: BlobStore, key: string, start: number, length: number): Promise<Buffer> {
+  if (!blobStore.open) return readRange(blobStore, key, start, length);
+  const blob = await blobStore.open(key);
+  try {
+    const bytes = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const n = await blob.read(bytes.subarray(read), start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    await blob.close();
+  }
+}
+
 /**
  * One item's signed header as ar-io-node's `POST /ar-io/admin/queue-data-item` takes it
  * (`QueueDataItemHeaders`, src/routes/ar-io.ts of ar-io/ar-io-node at dec86f8), fields as the
@@ -54,7 +72,7 @@ export interface ItemPlace {
  * never the payload. Throws when the bytes there are not the item's header (a blob lost or damaged).
  */
 export async function readOpticalHeader(blobStore: BlobStore, place: ItemPlace): Promise<OpticalHeader> {
-  const bytes = await readRange(blobStore, place.blobKey, place.start, Math.min(place.rawContentLength, MAX_HEADER_BYTES));
+  const bytes = await headerBytes(blobStore, place.blobKey, place.start, Math.min(place.rawContentLength, MAX_HEADER_BYTES));
   const header = headerOf(bytes);
   if (!header || header.id !== place.id || header.payloadDataStart !== place.payloadDataStart) {
     throw new Error(`the bytes at ${place.blobKey}@${place.start} are not the header of ${place.id}`);
