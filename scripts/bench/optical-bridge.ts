@@ -6,7 +6,9 @@
  * Prints the uploads/s of both and their ratio (on / off; the target is at least 0.95), and, with
  * the bridge on, whether it keeps up: its backlog (uploads answered minus headers the gateway took)
  * sampled every `--sample-ms`, its mean over the first and the last third of the run, its peak, and
- * how long it takes to drain once the load stops; posts/s and headers/s.
+ * how long it takes to drain once the load stops; posts/s and headers per post. On Linux also the
+ * service's CPU per upload both ways and their ratio (`cpuRatio`, off / on): on a machine shared
+ * with other work the rates swing with the neighbours' load between runs, CPU per upload much less.
  *
  *   npx tsx scripts/bench/optical-bridge.ts [--seconds 15] [--warmup 3] [--concurrency 64] [--rounds 1] [--json]
  *
@@ -187,6 +189,8 @@ async function main() {
       off.every((r) => r.cpuMsPerUpload !== undefined) && {
         cpuMsPerUploadBridgeOn: median(on.map((r) => r.cpuMsPerUpload!)),
         cpuMsPerUploadBridgeOff: median(off.map((r) => r.cpuMsPerUpload!)),
+        // CPU per upload moves much less than rates with the neighbours' load on a shared machine
+        cpuRatio: Number((median(off.map((r) => r.cpuMsPerUpload!)) / median(on.map((r) => r.cpuMsPerUpload!))).toFixed(3)),
       }),
     backlogFirstThird: Number(mean(samples.slice(0, third).map(([, n]) => n)).toFixed(1)),
     backlogLastThird: Number(mean(samples.slice(-third).map(([, n]) => n)).toFixed(1)),
@@ -204,7 +208,7 @@ async function main() {
   }
   process.stdout.write(
     `optical bridge: ${onRate} uploads/s with it on, ${offRate} off, ratio ${result.ratio} (${concurrency} clients, ${seconds} s); ` +
-      `CPU per upload ${result.cpuMsPerUploadBridgeOn ?? '?'} ms on, ${result.cpuMsPerUploadBridgeOff ?? '?'} ms off; ` +
+      `CPU per upload ${result.cpuMsPerUploadBridgeOn ?? '?'} ms on, ${result.cpuMsPerUploadBridgeOff ?? '?'} ms off (ratio ${result.cpuRatio ?? '?'}); ` +
       `backlog ${result.backlogFirstThird} items in the first third, ${result.backlogLastThird} in the last, peak ${result.backlogPeak}, ` +
       `drained ${result.drainSeconds} s after the load; ${result.postsPerSecond} posts/s, ${result.headersPerPost} headers per post, ` +
       `${result.refused} refused, ${result.errors} upload errors\n` +

@@ -3,9 +3,10 @@ import type { EventStore, Subscription } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
 import type { BridgeHealth } from './health.js';
-import { readOpticalHeader } from './opticalHeader.js';
-import { MAX_POST_BODY_BYTES, postToGateway, type BridgeGateway, type PostOutcome } from './post.js';
-import { bridgedPairs, itemsToBridge, pairKey, ReadPositions, type ItemToBridge } from './work.js';
+import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome } from './post.js';
+import { bestEffort } from '../../bestEffort.js';
+import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
+import { itemsToBridge, pairKey, ReadPositions, type ItemToBridge } from './work.js';
 
 /** the read store's checkpoint of the bridge: every event up to it has had its headers' outcomes recorded */
 export const BRIDGE_CHECKPOINT = 'optical-bridge';
@@ -43,31 +44,12 @@ export interface BridgeDeps {
   fetchFn?: typeof fetch;
 }
 
-/** One item on its way: its header (read once, for every gateway), the gateways it still waits for, its posts to each. */
-interface Unit {
-  item: ItemToBridge;
-  event: { left: number };
-  queuedAt: number;
-  header?: Promise<string | Error>;
-  waiting: Set<string>;
-  attempts: Map<string, number>;
-}
-
 interface Lane {
   gateway: BridgeGateway;
   queue: Unit[];
   inFlight: number;
   pausedUntil: number;
   failuresInRow: number;
-}
-
-/** what was done for some units at one gateway, to be recorded on their items' streams */
-interface Outcome {
-  units: Unit[];
-  host: string;
-  ok: boolean;
-  status?: number;
-  error?: string;
 }
 
 export interface BridgeStats {
@@ -91,7 +73,6 @@ export interface BridgeStats {
 export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   const { settings } = deps;
   const lanes = deps.gateways.map((gateway): Lane => ({ gateway, queue: [], inFlight: 0, pausedUntil: 0, failuresInRow: 0 }));
-  const unrecorded: Outcome[] = [];
   const sends = new Set<Promise<void>>();
   let positions: ReadPositions | undefined;
   let subscription: Subscription | undefined;
@@ -100,64 +81,24 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   let savedAt = -Infinity;
   let room: (() => void) | undefined;
 
-  const header = (unit: Unit) =>
-    (unit.header ??= readOpticalHeader(deps.blobStore, unit.item).then(
-      (h) => JSON.stringify(h),
-      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-    ));
-
   function finish(unit: Unit, host: string) {
     if (!unit.waiting.delete(host) || unit.waiting.size > 0) return;
     stats.queued--;
     positions?.finish(unit.event);
     room?.();
   }
-
-  /**
-   * Appends the outcome on each item's stream, all at once: the event store writes appends made
-   * together in one transaction (its group commit), so a batch costs about one write, not one per item.
-   */
-  async function record(outcome: Outcome): Promise<void> {
-    const byRoot = new Map<string, Unit[]>();
-    for (const unit of outcome.units) byRoot.set(unit.item.rootId, [...(byRoot.get(unit.item.rootId) ?? []), unit]);
-    await Promise.all([...byRoot].map(([rootId, units]) => recordOne(outcome, rootId, units)));
-  }
-
-  async function recordOne(outcome: Outcome, rootId: string, units: Unit[]): Promise<void> {
-    const data = {
-      id: rootId,
-      items: units.map((u) => u.item.id),
-      gateway: outcome.host,
-      ok: outcome.ok,
-      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-      attempts: Math.max(...units.map((u) => u.attempts.get(outcome.host) ?? 0)),
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    };
-    try {
-      await deps.items.execute({ type: 'RecordBridged', data: { ...data, now: deps.now() } }, { correlationId: 'optical-bridge' });
-      for (const unit of units) finish(unit, outcome.host);
-    } catch (error) {
-      // recorded later (each tick tries again); until then the checkpoint stays before these items
-      deps.log('optical bridge: outcome not recorded yet', { rootId, gateway: outcome.host, error: String(error) });
-      unrecorded.push({ ...outcome, units });
-    }
-  }
+  const { record, retryUnrecorded } = createOutcomeRecorder(deps, finish);
 
   /** a batch's headers, as many as fit one body (the rest go back first in line); those that cannot be read are given up on */
   async function bodyOf(lane: Lane, batch: Unit[]): Promise<{ body: string; posted: Unit[] }> {
-    const texts = await Promise.all(batch.map(header));
+    const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
     const readable: { unit: Unit; text: string }[] = [];
     for (const [i, unit] of batch.entries()) {
       const text = texts[i]!;
       if (typeof text === 'string') readable.push({ unit, text });
       else await record({ units: [unit], host: lane.gateway.host, ok: false, error: `header not read: ${text.message}` });
     }
-    let bytes = 2;
-    let fit = 0;
-    while (fit < readable.length && (fit === 0 || bytes + Buffer.byteLength(readable[fit]!.text) + 1 <= MAX_POST_BODY_BYTES)) {
-      bytes += Buffer.byteLength(readable[fit]!.text) + 1;
-      fit++;
-    }
+    const fit = fitInBody(readable.map((r) => r.text));
     lane.queue.unshift(...readable.slice(fit).map((r) => r.unit));
     const posted = readable.slice(0, fit);
     return { body: `[${posted.map((r) => r.text).join(',')}]`, posted: posted.map((r) => r.unit) };
@@ -219,19 +160,8 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
     }
   }
 
-  /** the `item host` pairs recorded after `after` up to the head now: a restart posts them no more */
-  async function recordedSince(after: bigint): Promise<{ pairs: Set<string>; until: bigint }> {
-    const until = await deps.eventStore.headPosition();
-    const pairs = new Set<string>();
-    for await (const recorded of deps.eventStore.readAll({ after })) {
-      if (recorded.position > until) break;
-      for (const pair of bridgedPairs(recorded)) pairs.add(pair);
-    }
-    return { pairs, until };
-  }
-
   async function follow(after: bigint) {
-    const { pairs, until } = await recordedSince(after);
+    const { pairs, until } = await recordedSince(deps.eventStore, after);
     positions = new ReadPositions(after);
     subscription = deps.eventStore.subscribeToAll({ after });
     if (stopped) return;
@@ -250,7 +180,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   /** every interval: partial batches and paused gateways, outcomes not recorded yet; the checkpoint at most once a second */
   async function tick(final = false) {
     for (const lane of lanes) pump(lane);
-    for (const outcome of unrecorded.splice(0)) await record(outcome);
+    await retryUnrecorded();
     const checkpoint = positions?.checkpoint();
     if (checkpoint !== undefined && checkpoint !== saved && (final || deps.monotonic() - savedAt >= CHECKPOINT_EVERY_MS)) {
       await deps.readStore.commit([], [{ name: BRIDGE_CHECKPOINT, position: checkpoint }]);
@@ -281,7 +211,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
       stopped = true;
       room?.();
       await subscription?.close();
-      await reading.catch(() => {});
+      await bestEffort(reading, 'a failed reading was logged by the supervisor, which started this stop');
       while (sends.size > 0) await Promise.allSettled([...sends]);
       await tick(true).catch((error: unknown) => deps.log('optical bridge: last checkpoint not saved', { error: String(error) }));
       // what was queued and not done is read again by the next holder, after the checkpoint

@@ -1,3 +1,5 @@
+import { bestEffort } from '../../bestEffort.js';
+
 /** A gateway the bridge posts to: its route's URL, its host (as receipts name it), its admin key. */
 export interface BridgeGateway {
   url: string;
@@ -16,6 +18,17 @@ export type PostOutcome =
  */
 export const MAX_POST_BODY_BYTES = 100 * 1024;
 
+/** how many of these JSON texts, from the first, one array body holds within MAX_POST_BODY_BYTES (at least one) */
+export function fitInBody(texts: readonly string[]): number {
+  let bytes = 2;
+  let fit = 0;
+  while (fit < texts.length && (fit === 0 || bytes + Buffer.byteLength(texts[fit]!) + 1 <= MAX_POST_BODY_BYTES)) {
+    bytes += Buffer.byteLength(texts[fit]!) + 1;
+    fit++;
+  }
+  return fit;
+}
+
 const FINAL_STATUSES = new Set([400, 413]);
 
 /**
@@ -32,7 +45,7 @@ export async function postToGateway(gateway: BridgeGateway, body: string, timeou
       body,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await res.body?.cancel().catch(() => {});
+    if (res.body) await bestEffort(res.body.cancel(), 'the answer is not read: its status says all, and a failed cancel holds nothing');
     if (res.ok) return { ok: true, status: res.status };
     return { ok: false, status: res.status, error: `answered ${res.status}`, retry: !FINAL_STATUSES.has(res.status) };
   } catch (error) {
