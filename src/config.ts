@@ -13,6 +13,24 @@ const hostList = z.string().transform((s) =>
     .filter((h) => h.length > 0),
 );
 
+/** `url` or `url=key` (the first `=` splits: a key may hold more), comma-separated */
+const gatewayList = z.string().transform((s, ctx) =>
+  s
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .flatMap((entry) => {
+      const at = entry.indexOf('=');
+      const url = at < 0 ? entry : entry.slice(0, at);
+      const key = at < 0 ? undefined : entry.slice(at + 1);
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+        ctx.addIssue({ code: 'custom', message: `not an http(s) URL: ${url}` });
+        return [];
+      }
+      return [{ url, ...(key ? { key } : {}) }];
+    }),
+);
+
 /** the one source of every variable's default, range and meaning (`.describe`): docs/configuration.md is generated from it */
 export const ConfigSchema = z.object({
   ROLE: z
@@ -36,7 +54,41 @@ export const ConfigSchema = z.object({
     .url()
     .optional()
     .describe("this service's public URL (`https://upload.example.com`): it serves items' data (`GET /:id`), so receipts name its host first in `dataCaches`"),
-  FAST_FINALITY_INDEXES: hostList.default([]).describe('comma-separated host names put in receipts'),
+  FAST_FINALITY_INDEXES: hostList
+    .default([])
+    .describe("comma-separated host names always put in receipts' `fastFinalityIndexes` (the optical bridge's gateways are added only while healthy)"),
+  /** the optical bridge (src/app/bridge) */
+  OPTICAL_BRIDGE_URLS: gatewayList
+    .optional()
+    .describe(
+      "ar.io gateways the optical bridge posts each accepted item's signed header to (nested items' too), comma-separated; each `https://gateway.example` (`/ar-io/admin/queue-data-item` is added unless the URL ends with it) or `https://gateway.example=KEY` with its own admin key. Unset: no bridge. Receipts name a gateway's host in `fastFinalityIndexes` only while its posts (or the probes of an idle one) succeed",
+    ),
+  OPTICAL_BRIDGE_ADMIN_KEY: z.string().min(1).optional().describe("the gateways' admin key (`Authorization: Bearer`), for those listed without their own"),
+  OPTICAL_BRIDGE_BATCH_SIZE: int(1, 1000)
+    .default(100)
+    .describe("headers per post (a post also stays under 100 KiB, the JSON body limit of ar-io-node's route)"),
+  OPTICAL_BRIDGE_INTERVAL_MS: int(1, 60_000).default(200).describe('a batch not full is posted once its oldest header waited this long'),
+  OPTICAL_BRIDGE_TIMEOUT_MS: int(100, 600_000)
+    .default(5_000)
+    .describe('time limit of each post to a gateway (a slow gateway never holds an upload: posts are made after the receipt)'),
+  OPTICAL_BRIDGE_RETRY_MS: int(1, 3_600_000)
+    .default(1_000)
+    .describe('wait before posting again to a gateway that failed (no answer, 401, 429, 5xx), doubled per failure in a row up to 64 times this'),
+  OPTICAL_BRIDGE_MAX_ATTEMPTS: int(1, 1000)
+    .default(8)
+    .describe(
+      'posts of one header to one gateway before it is given up on (recorded `DataItemBridged` with `ok: false`); an answer of 400 or 413 is not tried again',
+    ),
+  OPTICAL_BRIDGE_QUEUE_MAX: int(1, 1_000_000)
+    .default(10_000)
+    .describe(
+      'headers the bridge holds in memory; past it, it reads no further events until some are done (they wait in the event store, never in front of an upload)',
+    ),
+  OPTICAL_BRIDGE_HEALTH_WINDOW_MS: int(1000, 3_600_000)
+    .default(30_000)
+    .describe(
+      'a gateway counts as healthy while its last post or probe, at most this long ago (monotonic clock), succeeded; an idle one is probed twice per window',
+    ),
   MAX_DATA_ITEM_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(2_147_483_648).describe('largest accepted item in bytes'),
   STRICT_TAGS: z
     .enum(['true', 'false'])
@@ -339,6 +391,16 @@ export const ConfigSchema = z.object({
 
 export type Config = ReturnType<typeof parseConfig>;
 
+/** ar-io-node's route for a bundler's headers (src/routes/ar-io.ts) */
+export const QUEUE_DATA_ITEM_PATH = '/ar-io/admin/queue-data-item';
+
+/** a bridge gateway's post URL (the route added to a base URL) and its host, as receipts name it */
+function opticalGateway(url: string): { url: string; host: string } {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  return { url: path.endsWith(QUEUE_DATA_ITEM_PATH) ? `${parsed.origin}${path}` : `${parsed.origin}${path}${QUEUE_DATA_ITEM_PATH}`, host: parsed.host };
+}
+
 /** every environment variable the service reads (docs/configuration.md, generated from the schema by `npm run docs`, lists each) */
 export const configVariables: readonly string[] = Object.keys(ConfigSchema.shape);
 
@@ -363,6 +425,13 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   if (c.ETHEREUM_RPC_URL && (!c.ADDRESS_ETHEREUM || !/^0x[0-9a-fA-F]{40}$/.test(c.ADDRESS_ETHEREUM) || c.TOPUP_WINC_PER_ETH === undefined)) {
     throw new ConfigError('invalid configuration:\n  ETHEREUM_RPC_URL: needs ADDRESS_ETHEREUM (0x and 40 hex digits) and TOPUP_WINC_PER_ETH');
   }
+  const bridgeGateways = (c.OPTICAL_BRIDGE_URLS ?? []).map(({ url, key }) => ({ ...opticalGateway(url), key: key ?? c.OPTICAL_BRIDGE_ADMIN_KEY }));
+  const keyless = bridgeGateways.filter((g) => g.key === undefined);
+  if (keyless.length > 0) {
+    throw new ConfigError(
+      `invalid configuration:\n  OPTICAL_BRIDGE_URLS: no admin key for ${keyless.map((g) => g.host).join(', ')} (give url=key, or OPTICAL_BRIDGE_ADMIN_KEY)`,
+    );
+  }
   const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
   return {
     role: c.ROLE,
@@ -375,6 +444,16 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     // GET /:id), and the configured caches; the gateway holds it only once bundled
     dataCaches: [...new Set([...(c.PUBLIC_URL ? [new URL(c.PUBLIC_URL).host] : []), ...(c.DATA_CACHES ?? [])])],
     fastFinalityIndexes: c.FAST_FINALITY_INDEXES,
+    opticalBridge: {
+      gateways: bridgeGateways.map((g) => ({ ...g, key: g.key! })),
+      batchSize: c.OPTICAL_BRIDGE_BATCH_SIZE,
+      intervalMs: c.OPTICAL_BRIDGE_INTERVAL_MS,
+      timeoutMs: c.OPTICAL_BRIDGE_TIMEOUT_MS,
+      retryMs: c.OPTICAL_BRIDGE_RETRY_MS,
+      maxAttempts: c.OPTICAL_BRIDGE_MAX_ATTEMPTS,
+      queueMax: c.OPTICAL_BRIDGE_QUEUE_MAX,
+      healthWindowMs: c.OPTICAL_BRIDGE_HEALTH_WINDOW_MS,
+    },
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
     strictTags: c.STRICT_TAGS === 'true',
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,

@@ -1,3 +1,4 @@
+import type { OpticalBridge } from './app/bridge/bridge.js';
 import type { Express } from 'express';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -46,6 +47,8 @@ export interface RunningService {
   expireUploads(): Promise<number>;
   finalizer: Finalizer;
   bundler: Bundler;
+  /** the optical bridge, when gateways are configured and this process takes uploads */
+  opticalBridge?: OpticalBridge;
   /** the blob digests of uploads, off the request's thread */
   hasher: BlobHasher;
   stop(): Promise<void>;
@@ -93,6 +96,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       expireUploads: background.expire,
       finalizer: commands.finalizer,
       bundler: background.bundler,
+      ...(background.opticalBridge ? { opticalBridge: background.opticalBridge } : {}),
       hasher: commands.hasher,
       stop: () => life.stop(),
     };

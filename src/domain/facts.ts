@@ -38,6 +38,11 @@ export const factsOf = (event: DomainEvent): string =>
         ...(d.more ? ['more in the next part'] : []),
       ].join('; ');
     })
+    .with(
+      { type: 'DataItemBridged' },
+      ({ data: d }) =>
+        `${d.items.length} headers ${d.ok ? 'posted to' : 'not taken by'} optical bridge ${d.gateway} after ${d.attempts} posts${d.status !== undefined ? ` (last status ${d.status})` : ''}${d.error !== undefined ? `: ${d.error}` : ''}`,
+    )
     .with({ type: 'DataItemFailed' }, ({ data: d }) => `failed after ${d.attempts} bundle attempts: ${d.reason}`)
     .with({ type: 'DataItemDamaged' }, ({ data: d }) => `${damageOf(d)}${d.planId !== undefined ? ` (found in bundle ${d.planId})` : ''}`)
     .with(

@@ -12,6 +12,7 @@ import { createBundler } from '../app/bundler/bundler.js';
 import { BundleRepository } from '../app/bundles.js';
 import { LeaseFence } from '../app/bundler/fence.js';
 import { createReconciler } from '../app/accounts/reconciler.js';
+import { createOpticalBridge } from '../app/bridge/bridge.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -56,7 +57,7 @@ export function awaitProjectionOf({ config, roles }: Wiring, runner: ProjectionR
 /**
  * The work nobody asks for, each under its lease where only one process may do it: the reconciler of
  * stale reservations, the maintenance pass (finalizations to resume, uploads to expire, nested indexes
- * to recover), the orphan blob sweep, the bundler, the top-ups still pending.
+ * to recover), the orphan blob sweep, the bundler, the top-ups still pending, the optical bridge.
  */
 export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: Stores, shared: Shared, commands: CommandSide) {
   const { config, log, roles, now } = w;
@@ -113,7 +114,32 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
       (periodic) => periodic.stop(),
     );
   }
-  return { reconciler, bundler, expire };
+  const opticalBridge = await startOpticalBridge(life, w, stores, shared, commands);
+  return { reconciler, bundler, expire, opticalBridge };
+}
+
+/**
+ * The optical bridge, where uploads are taken (it reads their blobs), one process at a time under its
+ * lease: each accepted item's signed header, nested items' too, posted to the configured gateways.
+ */
+async function startOpticalBridge(life: Lifecycle, { config, log, roles, now, clocks }: Wiring, stores: Stores, shared: Shared, commands: CommandSide) {
+  const { gateways, healthWindowMs: _, ...settings } = config.opticalBridge;
+  if (!roles.commands || gateways.length === 0) return undefined;
+  const bridge = createOpticalBridge({
+    eventStore: stores.eventStore,
+    readStore: stores.readStore,
+    blobStore: stores.blobStore,
+    items: shared.items,
+    gateways,
+    settings,
+    health: commands.bridgeHealth,
+    holdLease: stores.leases.hold('optical-bridge'),
+    now,
+    monotonic: clocks.monotonic,
+    log: (message, fields) => log.warn(message, fields),
+  });
+  await life.start({ name: 'optical bridge', start: () => bridge.start(), stop: () => bridge.stop() });
+  return bridge;
 }
 
 /** the maintenance pass, where uploads are taken: returns the expiry of uploads past their lifetime (tests run it) */

@@ -14,6 +14,8 @@ import { createTopUps, TopUpRepository } from '../app/accounts/topUps.js';
 import { countedSigner, createReceiptSigner, unavailableSigner } from '../receipts/receiptSigner.js';
 import { createBlobHasher, inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { countedBytes, countingFetch, timedSigner } from '../metrics/instrument.js';
+import { createBridgeHealth } from '../app/bridge/health.js';
+import { every } from '../app/periodic.js';
 import { createSingleUploadHandler } from '../app/acceptance/singleUpload.js';
 import { createUpload, requestFinalize } from '../app/multipart/commands.js';
 import { receiveChunk } from '../app/multipart/receiveChunk.js';
@@ -68,6 +70,7 @@ export async function startCommandSide(
   // the operator's block list, where uploads are taken: read from its stream, followed every second
   const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
   if (blocklist) await life.start({ name: 'block list', start: () => blocklist.start(), stop: () => blocklist.stop() });
+  const bridgeHealth = await startBridgeHealth(life, w);
   // items nested in accepted bundle items are indexed here, after the upload has answered
   const nestedIndex = createNestedIndexQueue({
     index: async (rootId, metadata, signal) => {
@@ -100,7 +103,10 @@ export async function startCommandSide(
     signer,
     receiptSettings: {
       dataCaches: config.dataCaches,
-      fastFinalityIndexes: config.fastFinalityIndexes,
+      // read at each receipt: the configured ones, then the bridge's gateways that are healthy now
+      get fastFinalityIndexes() {
+        return [...new Set([...config.fastFinalityIndexes, ...bridgeHealth.healthyHosts()])];
+      },
       publicModulus: wallet.publicModulus,
       deadlineHeightOffset: config.deadlineHeightOffset,
     },
@@ -128,7 +134,30 @@ export async function startCommandSide(
     ...(awaitProjection ? { awaitProjection } : {}),
     log: (message, fields) => log.warn(message, fields),
   });
-  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection };
+  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth };
+}
+
+/**
+ * What receipts' `fastFinalityIndexes` know of the optical bridge's gateways, where commands run: the
+ * bridge's own posts (background.ts, in the process holding its lease) and this process's probes of
+ * the gateways nobody posted to lately, so every replica's receipts name only gateways that are up.
+ */
+async function startBridgeHealth(life: Lifecycle, { config, roles, clocks, log }: Wiring) {
+  const { gateways, healthWindowMs, timeoutMs } = config.opticalBridge;
+  const health = createBridgeHealth({ gateways, windowMs: healthWindowMs, timeoutMs, clocks });
+  if (roles.commands && gateways.length > 0) {
+    const probes = () => {
+      const periodic = every(
+        healthWindowMs / 4,
+        () => health.probeIdle(),
+        (message, error) => log.warn(`optical bridge probe: ${message}`, { error: String(error) }),
+      );
+      periodic.now();
+      return periodic;
+    };
+    await life.open('optical bridge probes', probes, (periodic) => periodic.stop());
+  }
+  return health;
 }
 
 /** what the multi-part commands and the finalizer use: the accept deps of a single upload, and the upload's own */

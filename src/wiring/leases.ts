@@ -14,6 +14,8 @@ export function leaseTerms(config: Config) {
     reconciler: 3 * config.reconcileIntervalMs,
     'top-ups': 3 * config.topUps.checkIntervalMs,
     'blob-sweep': 3 * config.blobSweep.intervalMs,
+    // renewed every second: a bridge that died is replaced within about ten seconds
+    'optical-bridge': 10_000,
   } as const satisfies Record<string, number>;
 }
 

@@ -52,6 +52,8 @@ export interface Targets {
   slowReadersRssAboveIdleMiB: number;
   /** slow readers: a bystander's /info p99 meanwhile */
   slowReadersBystanderP99Ms: number;
+  /** small uploads/s with the optical bridge on over off, same run */
+  opticalBridgeRatio: number;
 }
 
 export const TARGETS: { full: Targets; quick: Targets } = {
@@ -70,6 +72,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     startupSeconds: 5,
     slowReadersRssAboveIdleMiB: 200,
     slowReadersBystanderP99Ms: 500,
+    opticalBridgeRatio: 0.95,
   },
   quick: {
     smallUploadRatio: { 1: 0.3, 2: 0.3, 4: 0.3 },
@@ -89,6 +92,8 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     startupSeconds: 5,
     slowReadersRssAboveIdleMiB: 200,
     slowReadersBystanderP99Ms: 500,
+    // a few seconds of each on a shared machine: a smoke check's bound
+    opticalBridgeRatio: 0.7,
   },
 };
 
@@ -549,6 +554,28 @@ export const suite: Benchmark[] = [
         target: atLeast(num(j, `${search}.ratio`), targets.graphqlRatio, `ratio >= ${targets.graphqlRatio}`),
         notes: `p50 ${num(j, `${search}.p50Ms`)} ms (bare ${num(j, `${search}.bareP50Ms`)} ms); read model ${num(j, 'bytesPerItem')} bytes per item`,
       })),
+  },
+  {
+    name: 'optical-bridge',
+    script: 'optical-bridge.ts',
+    args: ({ quick }) => (quick ? ['--seconds', '3', '--warmup', '1'] : ['--rounds', '2']),
+    rows: (j, targets) => [
+      {
+        benchmark: 'optical-bridge',
+        figure: `1 KiB uploads with the optical bridge on, posting to a sink gateway, ${num(j, 'concurrency')} clients`,
+        value: num(j, 'uploadsPerSecondBridgeOn'),
+        unit: 'uploads/s',
+        baseline: { value: num(j, 'uploadsPerSecondBridgeOff'), unit: 'uploads/s', what: 'the same uploads with the bridge off, same run' },
+        ratio: num(j, 'ratio'),
+        target: atLeast(num(j, 'ratio'), targets.opticalBridgeRatio, `ratio >= ${targets.opticalBridgeRatio}`),
+        notes:
+          `backlog ${num(j, 'backlogFirstThird')} items in the first third of the run, ${num(j, 'backlogLastThird')} in the last, peak ${num(j, 'backlogPeak')}; ` +
+          `drained ${num(j, 'drainSeconds')} s after the load; ${num(j, 'postsPerSecond')} posts/s of ${num(j, 'headersPerPost')} headers; ${num(j, 'errors')} upload errors` +
+          (typeof j.cpuMsPerUploadBridgeOn === 'number'
+            ? `; CPU per upload ${num(j, 'cpuMsPerUploadBridgeOn')} ms on, ${num(j, 'cpuMsPerUploadBridgeOff')} ms off`
+            : ''),
+      },
+    ],
   },
   {
     name: 'nested-index',

@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import { ItemDamaged, ItemNotFailed, TxNotFound } from '../errors.js';
-import type { DataItemAccepted, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
+import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
 import { afterPart, decideNestedPart, noNestedIndex, type NestedIndexProgress, type RecordNestedPart } from './nestedIndex.js';
 
 /**
@@ -52,8 +52,10 @@ export type RecordRepair = { type: 'RecordRepair'; data: { id: string; sha256: s
 export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string; reason: string; now: number } };
 /** the bundler: the item's bundles were dropped `attempts` times, the limit; `now` when */
 export type FailItem = { type: 'FailItem'; data: { id: string; attempts: number; reason: string; now: number } };
+/** the optical bridge: what became of the posts of these items' headers to one gateway; `now` when */
+export type RecordBridged = { type: 'RecordBridged'; data: Omit<DataItemBridged['data'], 'timestamp'> & { now: number } };
 export type { RecordNestedPart } from './nestedIndex.js';
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart;
+export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -93,6 +95,8 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       return { ...rest, requeued: { by: data.by, reason: data.reason, at: data.timestamp } };
     })
     .with({ type: 'DataItemDamaged' }, () => (state.status === 'accepted' ? { ...state, damaged: true } : state))
+    // a fact about copies of its header elsewhere: nothing the item's own commands decide on
+    .with({ type: 'DataItemBridged' }, () => state)
     .with({ type: 'DataItemRepaired' }, () => {
       if (state.status !== 'accepted') return state;
       const { damaged: _, ...repaired } = state;
@@ -163,5 +167,9 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
     // nothing for an item never accepted or whose payload is no bundle
     .with({ type: 'RecordNestedPart' }, ({ data }) => ({
       events: state.status === 'accepted' && state.nested ? decideNestedPart(state.nested, data) : [],
+    }))
+    // only of an accepted item (the bridge read its acceptance from the store)
+    .with({ type: 'RecordBridged' }, ({ data: { now, ...d } }) => ({
+      events: state.status === 'accepted' ? [{ type: 'DataItemBridged' as const, data: { ...d, timestamp: now } }] : [],
     }))
     .exhaustive();

@@ -168,8 +168,36 @@ export const NestedItemsIndexed = z.object({
 });
 export type NestedItemsIndexed = z.infer<typeof NestedItemsIndexed>;
 
+/**
+ * The signed headers of items of this stream (the item itself, and/or items nested in it) were posted
+ * to an optical bridge gateway's queue (`POST /ar-io/admin/queue-data-item`, ar-io-node), or given up
+ * on: one event per gateway and batch, once its retries are over, never one per retry. Receipts name
+ * the gateway in `fastFinalityIndexes` only while its posts succeed (src/app/bridge).
+ */
+export const DataItemBridged = z.object({
+  type: z.literal('DataItemBridged'),
+  data: z.object({
+    /** the stream's own item */
+    id: z.string(),
+    /** the items whose headers were in the posts: this one and/or items nested in it */
+    items: z.array(z.string()).min(1),
+    /** the gateway's host (`gateway.example:443` as URL.host spells it) */
+    gateway: z.string(),
+    ok: z.boolean(),
+    /** the last answer's HTTP status; absent when none came (refused, timed out) or no post was made */
+    status: z.number().int().optional(),
+    /** posts made for these items to this gateway (0: none could be made, see `error`) */
+    attempts: z.number().int().nonnegative(),
+    /** why it failed, when it did */
+    error: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemBridged = z.infer<typeof DataItemBridged>;
+
 export const DataItemEvent = z.discriminatedUnion('type', [
   DataItemAccepted,
+  DataItemBridged,
   NestedItemsIndexed,
   DataItemFailed,
   DataItemDamaged,

@@ -1,0 +1,222 @@
+/**
+ * Optical bridge benchmark: small uploads at full rate (N clients posting distinct 1 KiB arweave
+ * items for a fixed time, as small-uploads.ts does) against a fresh service with the optical
+ * bridge off, then against one with it on, posting to a sink ar.io gateway (lib/opticalSink.ts, a
+ * process of its own that answers the queue route as ar-io-node does and counts the headers).
+ * Prints the uploads/s of both and their ratio (on / off; the target is at least 0.95), and, with
+ * the bridge on, whether it keeps up: its backlog (uploads answered minus headers the gateway took)
+ * sampled every `--sample-ms`, its mean over the first and the last third of the run, its peak, and
+ * how long it takes to drain once the load stops; posts/s and headers per post. On Linux also the
+ * service's CPU per upload both ways and their ratio (`cpuRatio`, off / on): on a machine shared
+ * with other work the rates swing with the neighbours' load between runs, CPU per upload much less.
+ *
+ *   npx tsx scripts/bench/optical-bridge.ts [--seconds 15] [--warmup 3] [--concurrency 64] [--rounds 1] [--json]
+ *
+ * `--rounds N` runs off and on N times, alternating which goes first; the medians are compared.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startServiceProcess } from '../lib/serviceProcess.js';
+import { benchGatewayUrl } from './lib/heightGateway.js';
+import { startOpticalSink, type OpticalSink } from './lib/opticalSink.js';
+import { presignItems } from './lib/presign.js';
+import { processCpuMs } from './lib/processCpu.js';
+import { measureSigningCapacity } from './lib/signingCapacity.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '15' },
+    warmup: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '64' },
+    rounds: { type: 'string', default: '1' },
+    'sample-ms': { type: 'string', default: '500' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const seconds = Number(values.seconds);
+const warmupSeconds = Number(values.warmup);
+const concurrency = Number(values.concurrency);
+const rounds = Number(values.rounds);
+const sampleMs = Number(values['sample-ms']);
+const ADMIN_KEY = 'bench-admin-key';
+/** the longest wait for the backlog to drain after the load */
+const DRAIN_LIMIT_MS = 60_000;
+
+function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/octet-stream', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Run {
+  bridge: boolean;
+  uploadsPerSecond: number;
+  uploads: number;
+  errors: number;
+  /** the service's CPU ms per upload (all its threads), where measurable (Linux) */
+  cpuMsPerUpload?: number;
+  /** with the bridge on: backlog samples [seconds since the measured start, items] */
+  backlog?: [number, number][];
+  drainSeconds?: number;
+  posts?: number;
+  headers?: number;
+  refused?: number;
+}
+
+/** `concurrency` clients posting `items` from `from` for `warmup` + `seconds`; the backlog sampled while measuring */
+async function load(base: string, pid: number | undefined, items: readonly Buffer[], sink: OpticalSink | undefined, firstHeaders: () => Promise<number>) {
+  const url = new URL('/v1/tx', base);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  let accepted = 0;
+  let errors = 0;
+  const backlog: [number, number][] = [];
+  const clients = (until: number, count: boolean) =>
+    Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < until && next < items.length) {
+          const status = await post(agent, url, items[next++]!).catch(() => 0);
+          if (status === 200) accepted++;
+          else if (count) errors++;
+        }
+      }),
+    );
+  try {
+    await clients(performance.now() + warmupSeconds * 1000, false);
+    const warmAccepted = accepted;
+    const cpuBefore = await processCpuMs(pid);
+    const started = performance.now();
+    const sampler = sink && setInterval(() => void firstHeaders().then((h) => backlog.push([(performance.now() - started) / 1000, accepted - h])), sampleMs);
+    await clients(started + seconds * 1000, true);
+    const elapsed = (performance.now() - started) / 1000;
+    const cpuAfter = await processCpuMs(pid);
+    if (sampler) clearInterval(sampler);
+    const uploads = accepted - warmAccepted;
+    const cpuMsPerUpload = cpuBefore !== undefined && cpuAfter !== undefined && uploads > 0 ? (cpuAfter - cpuBefore) / uploads : undefined;
+    return { uploads, totalAccepted: accepted, errors, elapsed, backlog, cpuMsPerUpload, ranOut: next >= items.length };
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function runOnce(bridge: boolean, items: readonly Buffer[]): Promise<Run> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-bridge-'));
+  const sink = bridge ? await startOpticalSink(ADMIN_KEY) : undefined;
+  const env: Record<string, string> = { DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' };
+  if (sink) Object.assign(env, { OPTICAL_BRIDGE_URLS: sink.url, OPTICAL_BRIDGE_ADMIN_KEY: ADMIN_KEY });
+  const service = await startServiceProcess(env);
+  try {
+    const headers = async () => (sink ? (await sink.tally()).headers : 0);
+    const run = await load(service.url, service.process.pid, items, sink, headers);
+    if (run.ranOut) process.stderr.write('  (ran out of items: sign more)\n');
+    const result: Run = {
+      bridge,
+      uploadsPerSecond: Number((run.uploads / run.elapsed).toFixed(1)),
+      uploads: run.uploads,
+      errors: run.errors,
+      ...(run.cpuMsPerUpload !== undefined && { cpuMsPerUpload: Number(run.cpuMsPerUpload.toFixed(2)) }),
+    };
+    if (!sink) return result;
+    const drainStart = performance.now();
+    while ((await headers()) < run.totalAccepted && performance.now() - drainStart < DRAIN_LIMIT_MS) await new Promise((r) => setTimeout(r, 50));
+    const tally = await sink.tally();
+    return {
+      ...result,
+      backlog: run.backlog.map(([t, n]) => [Number(t.toFixed(1)), n]),
+      drainSeconds: Number(((performance.now() - drainStart) / 1000).toFixed(2)),
+      posts: tally.posts,
+      headers: tally.headers,
+      refused: tally.refused,
+    };
+  } finally {
+    await service.stop();
+    await sink?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Number((s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2).toFixed(2));
+};
+const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+async function main() {
+  const jwk = generateKeyPairSync('rsa', { modulusLength: 4096, publicExponent: 65537 }).privateKey.export({ format: 'jwk' });
+  // each run its own items, enough for it: a receipt costs one RSA-4096 signature, so no run passes
+  // the signing capacity (with room for the neighbours' load to drop)
+  const capacity = await measureSigningCapacity({ seconds: 3 });
+  const perRun = Math.ceil(capacity.perSecond * 1.5 * (seconds + warmupSeconds)) + concurrency;
+  process.stderr.write(`pre-signing ${perRun * 2 * rounds} items of 1024 bytes...\n`);
+  const items = await presignItems(jwk, perRun * 2 * rounds, 1024, 1);
+  const runs: Run[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const bridge of round % 2 === 0 ? [false, true] : [true, false]) {
+      const at = runs.length * perRun;
+      const run = await runOnce(bridge, items.slice(at, at + perRun));
+      process.stderr.write(
+        `  bridge ${bridge ? 'on ' : 'off'}: ${run.uploadsPerSecond} uploads/s, ${run.cpuMsPerUpload ?? '?'} CPU ms per upload, errors ${run.errors}\n`,
+      );
+      runs.push(run);
+    }
+  }
+  const on = runs.filter((r) => r.bridge);
+  const off = runs.filter((r) => !r.bridge);
+  const onRate = median(on.map((r) => r.uploadsPerSecond));
+  const offRate = median(off.map((r) => r.uploadsPerSecond));
+  const last = on[on.length - 1]!;
+  const samples = last.backlog ?? [];
+  const third = Math.max(1, Math.floor(samples.length / 3));
+  const result = {
+    benchmark: 'optical-bridge',
+    seconds,
+    concurrency,
+    rounds,
+    uploadsPerSecondBridgeOff: offRate,
+    uploadsPerSecondBridgeOn: onRate,
+    ratio: Number((onRate / offRate).toFixed(3)),
+    ...(on.every((r) => r.cpuMsPerUpload !== undefined) &&
+      off.every((r) => r.cpuMsPerUpload !== undefined) && {
+        cpuMsPerUploadBridgeOn: median(on.map((r) => r.cpuMsPerUpload!)),
+        cpuMsPerUploadBridgeOff: median(off.map((r) => r.cpuMsPerUpload!)),
+        // CPU per upload moves much less than rates with the neighbours' load on a shared machine
+        cpuRatio: Number((median(off.map((r) => r.cpuMsPerUpload!)) / median(on.map((r) => r.cpuMsPerUpload!))).toFixed(3)),
+      }),
+    backlogFirstThird: Number(mean(samples.slice(0, third).map(([, n]) => n)).toFixed(1)),
+    backlogLastThird: Number(mean(samples.slice(-third).map(([, n]) => n)).toFixed(1)),
+    backlogPeak: Math.max(0, ...samples.map(([, n]) => n)),
+    drainSeconds: last.drainSeconds,
+    postsPerSecond: Number(((last.posts ?? 0) / seconds).toFixed(1)),
+    headersPerPost: Number(((last.headers ?? 0) / Math.max(1, last.posts ?? 0)).toFixed(1)),
+    refused: last.refused,
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    backlog: samples,
+  };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `optical bridge: ${onRate} uploads/s with it on, ${offRate} off, ratio ${result.ratio} (${concurrency} clients, ${seconds} s); ` +
+      `CPU per upload ${result.cpuMsPerUploadBridgeOn ?? '?'} ms on, ${result.cpuMsPerUploadBridgeOff ?? '?'} ms off (ratio ${result.cpuRatio ?? '?'}); ` +
+      `backlog ${result.backlogFirstThird} items in the first third, ${result.backlogLastThird} in the last, peak ${result.backlogPeak}, ` +
+      `drained ${result.drainSeconds} s after the load; ${result.postsPerSecond} posts/s, ${result.headersPerPost} headers per post, ` +
+      `${result.refused} refused, ${result.errors} upload errors\n` +
+      `backlog over time (s, items): ${samples.map(([t, n]) => `${t}:${n}`).join(' ')}\n`,
+  );
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

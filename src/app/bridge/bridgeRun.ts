@@ -1,0 +1,221 @@
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { EventStore, Subscription } from '../../ports/eventStore.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import type { DataItemRepository } from '../acceptance/dataItems.js';
+import type { BridgeHealth } from './health.js';
+import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome } from './post.js';
+import { bestEffort } from '../../bestEffort.js';
+import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
+import { itemsToBridge, pairKey, ReadPositions, type ItemToBridge } from './work.js';
+
+/** the read store's checkpoint of the bridge: every event up to it has had its headers' outcomes recorded */
+export const BRIDGE_CHECKPOINT = 'optical-bridge';
+
+/** posts in flight to one gateway at once */
+const POSTS_IN_FLIGHT = 4;
+/**
+ * the checkpoint is written at most this often: what a crash leaves after it is read again, and its
+ * recorded outcomes skipped, so a later checkpoint costs a restart nothing but that read
+ */
+const CHECKPOINT_EVERY_MS = 1_000;
+/** the wait before posting again doubles per failure in a row, up to this many times the first */
+const MAX_BACKOFF_FACTOR = 64;
+
+export interface BridgeSettings {
+  batchSize: number;
+  intervalMs: number;
+  timeoutMs: number;
+  retryMs: number;
+  maxAttempts: number;
+  queueMax: number;
+}
+
+export interface BridgeDeps {
+  eventStore: Pick<EventStore, 'subscribeToAll' | 'readAll' | 'headPosition'>;
+  readStore: Pick<ReadStore, 'getCheckpoint' | 'commit'>;
+  blobStore: BlobStore;
+  items: Pick<DataItemRepository, 'execute'>;
+  gateways: readonly BridgeGateway[];
+  settings: BridgeSettings;
+  health: Pick<BridgeHealth, 'record'>;
+  now: () => number;
+  monotonic: () => number;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+  fetchFn?: typeof fetch;
+}
+
+interface Lane {
+  gateway: BridgeGateway;
+  queue: Unit[];
+  inFlight: number;
+  pausedUntil: number;
+  failuresInRow: number;
+}
+
+export interface BridgeStats {
+  /** items read and not yet done (every gateway's outcome recorded) */
+  queued: number;
+  /** headers a gateway took, per host */
+  posted: Record<string, number>;
+  /** posts made (each up to a batch), per host */
+  posts: Record<string, number>;
+  /** headers given up on, per host */
+  failed: Record<string, number>;
+}
+
+/**
+ * One holding of the bridge's lease: reads the events after the checkpoint, posts the headers of
+ * the items they name to every gateway in batches, retries with back-off, records each outcome as
+ * `DataItemBridged` on the item's stream (one append per stream, gateway and batch), and moves the
+ * checkpoint past what is done. At most `queueMax` items are held: past it the reading waits, so
+ * the rest waits in the event store; nothing here is on an upload's path.
+ */
+export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
+  const { settings } = deps;
+  const lanes = deps.gateways.map((gateway): Lane => ({ gateway, queue: [], inFlight: 0, pausedUntil: 0, failuresInRow: 0 }));
+  const sends = new Set<Promise<void>>();
+  let positions: ReadPositions | undefined;
+  let subscription: Subscription | undefined;
+  let stopped = false;
+  let saved: bigint | undefined;
+  let savedAt = -Infinity;
+  let room: (() => void) | undefined;
+
+  function finish(unit: Unit, host: string) {
+    if (!unit.waiting.delete(host) || unit.waiting.size > 0) return;
+    stats.queued--;
+    positions?.finish(unit.event);
+    room?.();
+  }
+  const { record, retryUnrecorded } = createOutcomeRecorder(deps, finish);
+
+  /** a batch's headers, as many as fit one body (the rest go back first in line); those that cannot be read are given up on */
+  async function bodyOf(lane: Lane, batch: Unit[]): Promise<{ body: string; posted: Unit[] }> {
+    const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
+    const readable: { unit: Unit; text: string }[] = [];
+    for (const [i, unit] of batch.entries()) {
+      const text = texts[i]!;
+      if (typeof text === 'string') readable.push({ unit, text });
+      else await record({ units: [unit], host: lane.gateway.host, ok: false, error: `header not read: ${text.message}` });
+    }
+    const fit = fitInBody(readable.map((r) => r.text));
+    lane.queue.unshift(...readable.slice(fit).map((r) => r.unit));
+    const posted = readable.slice(0, fit);
+    return { body: `[${posted.map((r) => r.text).join(',')}]`, posted: posted.map((r) => r.unit) };
+  }
+
+  async function send(lane: Lane, batch: Unit[]) {
+    const { body, posted } = await bodyOf(lane, batch);
+    if (posted.length === 0) return;
+    const host = lane.gateway.host;
+    const outcome: PostOutcome = await postToGateway(lane.gateway, body, settings.timeoutMs, deps.fetchFn);
+    deps.health.record(host, outcome.ok);
+    stats.posts[host] = (stats.posts[host] ?? 0) + 1;
+    for (const unit of posted) unit.attempts.set(host, (unit.attempts.get(host) ?? 0) + 1);
+    if (outcome.ok) {
+      lane.failuresInRow = 0;
+      stats.posted[host] = (stats.posted[host] ?? 0) + posted.length;
+      await record({ units: posted, host, ok: true, status: outcome.status });
+      return;
+    }
+    // stopping: what would be tried again is left to the next holder, which reads it again after the checkpoint
+    if (outcome.retry && stopped) return;
+    const again = outcome.retry ? posted.filter((u) => (u.attempts.get(host) ?? 0) < settings.maxAttempts) : [];
+    const givenUp = posted.filter((u) => !again.includes(u));
+    if (again.length > 0) {
+      lane.failuresInRow++;
+      lane.pausedUntil = deps.monotonic() + settings.retryMs * Math.min(2 ** (lane.failuresInRow - 1), MAX_BACKOFF_FACTOR);
+      lane.queue.unshift(...again);
+    }
+    if (givenUp.length > 0) {
+      stats.failed[host] = (stats.failed[host] ?? 0) + givenUp.length;
+      await record({ units: givenUp, host, ok: false, ...(outcome.status !== undefined ? { status: outcome.status } : {}), error: outcome.error });
+    }
+  }
+
+  /** posts what is due to one gateway: full batches at once, a partial one once its oldest waited the interval */
+  function pump(lane: Lane) {
+    while (!stopped && lane.inFlight < POSTS_IN_FLIGHT && lane.queue.length > 0 && deps.monotonic() >= lane.pausedUntil) {
+      if (lane.queue.length < settings.batchSize && deps.monotonic() - lane.queue[0]!.queuedAt < settings.intervalMs) return;
+      const batch = lane.queue.splice(0, settings.batchSize);
+      lane.inFlight++;
+      const sending: Promise<void> = send(lane, batch)
+        .catch((error: unknown) => deps.log('optical bridge: a post failed unexpectedly', { gateway: lane.gateway.host, error: String(error) }))
+        .finally(() => {
+          lane.inFlight--;
+          sends.delete(sending);
+          pump(lane);
+        });
+      sends.add(sending);
+    }
+  }
+
+  function enqueue(item: ItemToBridge, event: { left: number }, hosts: string[]) {
+    const unit: Unit = { item, event, queuedAt: deps.monotonic(), waiting: new Set(hosts), attempts: new Map() };
+    stats.queued++;
+    for (const lane of lanes) {
+      if (!unit.waiting.has(lane.gateway.host)) continue;
+      lane.queue.push(unit);
+      if (lane.queue.length >= settings.batchSize) pump(lane);
+    }
+  }
+
+  async function follow(after: bigint) {
+    const { pairs, until } = await recordedSince(deps.eventStore, after);
+    positions = new ReadPositions(after);
+    subscription = deps.eventStore.subscribeToAll({ after });
+    if (stopped) return;
+    for await (const recorded of subscription) {
+      if (recorded.position > until) pairs.clear();
+      const items = itemsToBridge(recorded);
+      const todo = items.map((item) => lanes.map((l) => l.gateway.host).filter((host) => !pairs.has(pairKey(item.id, host))));
+      const event = positions.read(recorded.position, todo.filter((hosts) => hosts.length > 0).length);
+      if (event) for (const [i, item] of items.entries()) if (todo[i]!.length > 0) enqueue(item, event, todo[i]!);
+      while (!stopped && stats.queued >= settings.queueMax) await new Promise<void>((resolve) => (room = resolve));
+      room = undefined;
+      if (stopped) break;
+    }
+  }
+
+  /** every interval: partial batches and paused gateways, outcomes not recorded yet; the checkpoint at most once a second */
+  async function tick(final = false) {
+    for (const lane of lanes) pump(lane);
+    await retryUnrecorded();
+    const checkpoint = positions?.checkpoint();
+    if (checkpoint !== undefined && checkpoint !== saved && (final || deps.monotonic() - savedAt >= CHECKPOINT_EVERY_MS)) {
+      await deps.readStore.commit([], [{ name: BRIDGE_CHECKPOINT, position: checkpoint }]);
+      saved = checkpoint;
+      savedAt = deps.monotonic();
+    }
+  }
+
+  const started = (async () => {
+    let after = await deps.readStore.getCheckpoint(BRIDGE_CHECKPOINT);
+    if (after === undefined) {
+      // a bridge turned on bridges what is accepted from now on, not the whole history
+      after = await deps.eventStore.headPosition();
+      await deps.readStore.commit([], [{ name: BRIDGE_CHECKPOINT, position: after }]);
+    }
+    saved = after;
+    await follow(after);
+  })();
+  const reading = started.catch((error: unknown) => {
+    if (!stopped) throw error;
+  });
+
+  return {
+    /** ends when the reading ends: with an error (the event store failed), or after `stop` */
+    reading,
+    tick,
+    async stop() {
+      stopped = true;
+      room?.();
+      await subscription?.close();
+      await bestEffort(reading, 'a failed reading was logged by the supervisor, which started this stop');
+      while (sends.size > 0) await Promise.allSettled([...sends]);
+      await tick(true).catch((error: unknown) => deps.log('optical bridge: last checkpoint not saved', { error: String(error) }));
+      // what was queued and not done is read again by the next holder, after the checkpoint
+      stats.queued = 0;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { RecordedEvent } from '../../ports/eventStore.js';
+import { fromRecorded } from '../../domain/events.js';
+import { itemBlobKey } from '../../domain/ids.js';
+import type { ItemPlace } from './opticalHeader.js';
+
+/** The events whose items have headers to post: an acceptance (the item), a nested index's part (its items). */
+const SOURCES: ReadonlySet<string> = new Set(['DataItemAccepted', 'NestedItemsIndexed']);
+
+/** One item's header to post: where its bytes are, and the item whose stream records the outcome. */
+export interface ItemToBridge extends ItemPlace {
+  /** the stream's item: the item itself, or the root item it is nested in */
+  rootId: string;
+}
+
+/**
+ * The items of one recorded event whose headers are to be posted (none for any other event; the
+ * type is looked at before anything is parsed, so the many other events cost nothing). A nested
+ * item's bytes are in its root item's blob, at its offset there.
+ */
+export function itemsToBridge(recorded: RecordedEvent): ItemToBridge[] {
+  if (!SOURCES.has(recorded.type)) return [];
+  const event = fromRecorded(recorded);
+  if (event?.type === 'DataItemAccepted') {
+    const d = event.data;
+    return [{ id: d.id, rootId: d.id, blobKey: d.blobKey, start: 0, rawContentLength: d.rawContentLength, payloadDataStart: d.payloadDataStart }];
+  }
+  if (event?.type === 'NestedItemsIndexed') {
+    const rootId = event.data.id;
+    return event.data.items.map((i) => ({
+      id: i.id,
+      rootId,
+      blobKey: itemBlobKey(rootId),
+      start: i.offsetInRootItem,
+      rawContentLength: i.rawContentLength,
+      payloadDataStart: i.payloadDataStart,
+    }));
+  }
+  return [];
+}
+
+/** `item host` pairs already recorded (`DataItemBridged`) by the event, so a restart posts them no more */
+export function bridgedPairs(recorded: RecordedEvent): string[] {
+  if (recorded.type !== 'DataItemBridged') return [];
+  const event = fromRecorded(recorded);
+  return event?.type === 'DataItemBridged' ? event.data.items.map((id) => pairKey(id, event.data.gateway)) : [];
+}
+
+export const pairKey = (itemId: string, host: string) => `${itemId} ${host}`;
+
+/**
+ * The positions the bridge has read, and how many items of each are not done yet: the checkpoint
+ * (what a restart reads after) is the last position before the first one not done, so an item
+ * never done (a crash, a lost lease) is read again, and nothing done is held in memory.
+ */
+export class ReadPositions {
+  private readonly open: { position: bigint; left: number }[] = [];
+  private head = 0;
+  private lastRead: bigint;
+  /** where every item before has been done */
+  private done: bigint;
+
+  constructor(after: bigint) {
+    this.lastRead = after;
+    this.done = after;
+  }
+
+  /** an event read with `items` items to post; returns its handle for `finish` (undefined when none) */
+  read(position: bigint, items: number): { left: number } | undefined {
+    this.lastRead = position;
+    if (items === 0) {
+      if (this.head === this.open.length) this.done = position;
+      return undefined;
+    }
+    const entry = { position, left: items };
+    this.open.push(entry);
+    return entry;
+  }
+
+  /** one item of the event `entry` is done (its outcome recorded for every gateway) */
+  finish(entry: { left: number }): void {
+    entry.left--;
+    while (this.head < this.open.length && this.open[this.head]!.left === 0) this.head++;
+    if (this.head === this.open.length) {
+      this.open.length = 0;
+      this.head = 0;
+      this.done = this.lastRead;
+    } else {
+      // every position before the first open one was read: the one just before it is done
+      this.done = this.head > 0 ? this.open[this.head - 1]!.position : this.done;
+      if (this.head > 1024) {
+        this.open.splice(0, this.head);
+        this.head = 0;
+      }
+    }
+  }
+
+  /** every event up to this position is done */
+  checkpoint(): bigint {
+    return this.done;
+  }
+}
