@@ -17,6 +17,7 @@ import { uploadStatsProjection } from './uploadStats.js';
 import { receivedApprovalsProjection } from './receivedApprovals.js';
 import { pendingTopUpsProjection } from './pendingTopUps.js';
 import { bundleProofsProjection } from './bundleProofs.js';
+import { unrefundedFailuresProjection } from './unrefundedFailures.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -37,6 +38,7 @@ export const allProjections: readonly AnyProjection[] = [
   receivedApprovalsProjection,
   pendingTopUpsProjection,
   bundleProofsProjection,
+  unrefundedFailuresProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -57,3 +59,4 @@ export { uploadStatsProjection, UPLOAD_STATS_ID, type RecentFailure, type Upload
 export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './receivedApprovals.js';
 export { pendingTopUpsProjection, type PendingTopUp } from './pendingTopUps.js';
 export { bundleProofsProjection, type BundleProofDocument } from './bundleProofs.js';
+export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';

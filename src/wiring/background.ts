@@ -12,6 +12,7 @@ import { createBundler } from '../app/bundler/bundler.js';
 import { BundleRepository } from '../app/bundles.js';
 import { LeaseFence } from '../app/bundler/fence.js';
 import { createReconciler } from '../app/accounts/reconciler.js';
+import { createRefunder } from '../app/accounts/refunder.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -55,7 +56,7 @@ export function awaitProjectionOf({ config, roles }: Wiring, runner: ProjectionR
 
 /**
  * The work nobody asks for, each under its lease where only one process may do it: the reconciler of
- * stale reservations, the maintenance pass (finalizations to resume, uploads to expire, nested indexes
+ * stale reservations, the refunder of FAILED items' charges, the maintenance pass (finalizations to resume, uploads to expire, nested indexes
  * to recover), the orphan blob sweep, the bundler, the top-ups still pending.
  */
 export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: Stores, shared: Shared, commands: CommandSide) {
@@ -72,6 +73,17 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     log: (message, error) => log.error(message, error),
   });
   await life.start({ name: 'reconciler', start: () => roles.commands && reconciler.start(), stop: () => reconciler.stop() });
+  // FAILED items' charges given back, on the reconciler's beat: both heal accounts after the fact
+  const refunder = createRefunder({
+    items: shared.items,
+    readStore,
+    accounts: shared.accounts,
+    intervalMs: config.reconcileIntervalMs,
+    holdLease: leases.hold('refunder'),
+    now,
+    log: (message, error) => log.error(message, error),
+  });
+  await life.start({ name: 'refunder', start: () => roles.commands && refunder.start(), stop: () => refunder.stop() });
   const expire = await startMaintenance(life, w, stores, commands);
   await startBlobSweep(life, w, stores, shared);
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
@@ -113,7 +125,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
       (periodic) => periodic.stop(),
     );
   }
-  return { reconciler, bundler, expire };
+  return { reconciler, refunder, bundler, expire };
 }
 
 /** the maintenance pass, where uploads are taken: returns the expiry of uploads past their lifetime (tests run it) */
