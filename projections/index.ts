@@ -18,6 +18,7 @@ import { receivedApprovalsProjection } from './receivedApprovals.js';
 import { pendingTopUpsProjection } from './pendingTopUps.js';
 import { bundleProofsProjection } from './bundleProofs.js';
 import { unrefundedFailuresProjection } from './unrefundedFailures.js';
+import { accountEntriesProjection } from './accountEntries.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -39,6 +40,7 @@ export const allProjections: readonly AnyProjection[] = [
   pendingTopUpsProjection,
   bundleProofsProjection,
   unrefundedFailuresProjection,
+  accountEntriesProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -60,3 +62,4 @@ export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './r
 export { pendingTopUpsProjection, type PendingTopUp } from './pendingTopUps.js';
 export { bundleProofsProjection, type BundleProofDocument } from './bundleProofs.js';
 export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';
+export { accountEntriesProjection, accountEntriesStart, type AccountEntry } from './accountEntries.js';

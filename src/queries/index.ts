@@ -24,11 +24,14 @@ import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
+import { createStatementQuery } from './statement.js';
+import type { RsaPrivateJwk } from '../wallet/rsaJwk.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
 export type { ReceivedApproval } from './receivedApprovals.js';
 export type { ProofChunk, TxProof } from './txProof.js';
+export { STATEMENT_DEFAULT_LIMIT, STATEMENT_MAX_LIMIT, type AccountStatement } from './statement.js';
 
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
@@ -52,6 +55,8 @@ export interface QueryDeps {
   now: () => number;
   /** winc per whole token of each token top-ups are taken in (topUpChains.ts `topUpRatesOf`); none: no token prices */
   tokenRates?: ReadonlyMap<string, TokenRate>;
+  /** the service wallet, which signs account statements as it signs receipts */
+  walletJwk: RsaPrivateJwk;
 }
 
 /**
@@ -79,6 +84,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData: createItemDataQueries({ readStore, blobStore: deps.blobStore }),
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
+      accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

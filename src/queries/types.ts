@@ -6,6 +6,7 @@ import type { UploadDocument } from '../../projections/uploads.js';
 import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
 import type { TxProof } from './txProof.js';
+import type { AccountStatement } from './statement.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -38,6 +39,8 @@ export interface QueryHandlers {
   itemData: ItemDataQueries;
   /** undefined until the item's root transaction is known (and for bundles prepared before proofs were kept) */
   txProof(id: DataItemId): Promise<TxProof | undefined>;
+  /** a page of the account's signed statement (InvalidRequest: a cursor not of this account) */
+  accountStatement(address: string, page: { limit: number; cursor?: string }): Promise<AccountStatement>;
 }
 
 export interface TxOffsets {

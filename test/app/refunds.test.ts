@@ -13,6 +13,7 @@ import { isAccountEvent, type AccountEvent } from '../../src/domain/account/even
 import { InsufficientBalance } from '../../src/domain/errors.js';
 import { fromRecorded } from '../../src/domain/events.js';
 import { history } from '../../src/history/history.js';
+import type { AccountStatement } from '../../src/queries/index.js';
 import type { ArweaveGateway } from '../../src/ports/gateway.js';
 import { GatewayRejected } from '../../src/ports/gatewayErrors.js';
 import { nativeAddress } from '../../src/verify/index.js';
@@ -129,6 +130,16 @@ describe('refunds of FAILED items', function () {
     for await (const piece of history({ eventStore: node.service.eventStore }, payer)) text += piece;
     expect(text).to.include(`+3000 winc refunded for item ${item.id}`);
     expect(await auditFindings()).to.deep.equal([]);
+
+    const res = await fetch(`${node.service.url}/account/statement/${payer}`);
+    const statement = (await res.json()) as AccountStatement;
+    const failed = { status: 'FAILED', info: 'failed' };
+    expect(statement.entries.map(({ timestamp: _, ...e }) => e)).to.deep.equal([
+      { kind: 'credit', id: `c-${payer}`, winc: '1000000' },
+      { kind: 'charge', id: item.id, winc: '3000', item: failed },
+      { kind: 'refund', id: item.id, winc: '3000', item: failed },
+    ]);
+    expect(statement.balance.winc).to.equal('1000000');
   });
 
   it('refunds once when two refunders (split roles, a restarted process with a stale read model) race', async () => {
