@@ -11,7 +11,8 @@ import type { Finding } from '../../src/audit/types.js';
 import { accountStream } from '../../src/domain/account/ids.js';
 import { isAccountEvent, type AccountEvent } from '../../src/domain/account/events.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
-import { fromRecorded } from '../../src/domain/events.js';
+import { fromRecorded, toNewEvent } from '../../src/domain/events.js';
+import { newEventId } from '../../src/domain/ids.js';
 import { history } from '../../src/history/history.js';
 import type { AccountStatement } from '../../src/queries/index.js';
 import type { ArweaveGateway } from '../../src/ports/gateway.js';
@@ -159,6 +160,38 @@ describe('refunds of FAILED items', function () {
     expect(await refunder().runOnce()).to.deep.equal({ refunded: 0 });
     expect(await refundsOf(payer)).to.deep.equal([{ item: item.id, winc: '3000' }]);
     expect(await balanceOf(payer)).to.equal('1000000');
+  });
+
+  it('audits refunds appended by hand: a second refund of one failure, a refund of an item not FAILED', async () => {
+    const { item, payer } = await paidItem(1_000_000n);
+    await failQueued();
+    await refunder().runOnce();
+    const { item: pending, payer: otherPayer } = await paidItem(1_000_000n);
+    const reservationOf = async (id: string) => {
+      const state = await node.service.items.read(id);
+      return state.status === 'accepted' ? state.reservationId! : '';
+    };
+    const byHand = async (id: string, address: string) =>
+      toNewEvent(
+        {
+          type: 'ChargeRefunded',
+          data: { address, dataItemId: id, reservationId: await reservationOf(id), winc: '3000', failure: 1, reason: 'by hand', timestamp: Date.now() },
+        },
+        newEventId(),
+        meta,
+      );
+    const { eventStore } = node.service;
+    await eventStore.append(accountStream(payer), [await byHand(item.id, payer)], 'any');
+    await eventStore.append(accountStream(otherPayer), [await byHand(pending.id, otherPayer)], 'any');
+    await settle();
+    expect((await auditFindings()).map(({ kind, id, detail }) => ({ kind, id, detail }))).to.deep.equal([
+      { kind: 'refund-twice', id: item.id, detail: `failure 1 refunded again to ${payer} (3000 winc)` },
+      {
+        kind: 'refund-mismatch',
+        id: pending.id,
+        detail: `refunded 3000 winc to ${otherPayer} while the item was not FAILED (permanent, pending or never failed)`,
+      },
+    ]);
   });
 
   it('gives a free item nothing', async () => {

@@ -60,7 +60,9 @@ describe('audit: refunds', () => {
   });
 
   it('reports a refund for an item that became permanent (appended by hand)', async () => {
-    expect(kinds(await findingsOf([paid(a), permanent([a]), refund(a)]))).to.deep.equal([{ kind: 'refund-mismatch', id: a }]);
+    expect(await findingsOf([paid(a), permanent([a]), refund(a)])).to.deep.equal([
+      { kind: 'refund-mismatch', id: a, detail: `refunded 3000 winc to ${PAYER} while the item was not FAILED (permanent, pending or never failed)` },
+    ]);
   });
 
   it('reports an item made permanent while its refund stood uncharged (requeued without its charge)', async () => {
