@@ -10,7 +10,16 @@ import type { ProjectionDefinition } from './definition.js';
 export const accountBalanceProjection: ProjectionDefinition<SerializedAccount, AccountEvent> = {
   name: 'account-balance',
   version: 1,
-  handles: ['AccountCredited', 'BalanceReserved', 'ReservationSettled', 'ReservationReleased', 'PaymentApproved', 'PaymentApprovalRevoked'],
+  handles: [
+    'AccountCredited',
+    'BalanceReserved',
+    'ReservationSettled',
+    'ReservationReleased',
+    'PaymentApproved',
+    'PaymentApprovalRevoked',
+    'ChargeRefunded',
+    'ItemRecharged',
+  ],
   documentIds: (event) => [event.data.address],
   reduce: (doc, event) => serializeAccount(evolveAccount(doc ? deserializeAccount(doc) : initialAccountState, event)),
 };

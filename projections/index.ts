@@ -18,6 +18,8 @@ import { receivedApprovalsProjection } from './receivedApprovals.js';
 import { pendingTopUpsProjection } from './pendingTopUps.js';
 import { bundleProofsProjection } from './bundleProofs.js';
 import { graphqlItemsProjection } from './graphqlItems.js';
+import { unrefundedFailuresProjection } from './unrefundedFailures.js';
+import { accountEntriesProjection } from './accountEntries.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -39,6 +41,8 @@ export const allProjections: readonly AnyProjection[] = [
   pendingTopUpsProjection,
   bundleProofsProjection,
   graphqlItemsProjection,
+  unrefundedFailuresProjection,
+  accountEntriesProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -60,3 +64,5 @@ export { receivedApprovalsProjection, type ReceivedApprovalsDocument } from './r
 export { pendingTopUpsProjection, type PendingTopUp } from './pendingTopUps.js';
 export { bundleProofsProjection, type BundleProofDocument } from './bundleProofs.js';
 export { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from './graphqlItems.js';
+export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';
+export { accountEntriesProjection, accountEntriesStart, type AccountEntry } from './accountEntries.js';

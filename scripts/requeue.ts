@@ -2,7 +2,8 @@
  * `npm run requeue -- <dataItemId...|--all-failed> --reason R [--by NAME]`: puts FAILED items back in
  * the bundle queue, in the configured event store (the same environment as the service; it may be
  * running: its bundler plans them at its next pass). Each requeue is a DataItemRequeued on the item's
- * stream, with who and why; `npm run history -- <id>` shows it.
+ * stream, with who and why; `npm run history -- <id>` shows it. A paid item whose charge was refunded
+ * is charged again first (its payer cannot pay: refused, `Insufficient balance`, it stays FAILED).
  */
 import { userInfo } from 'node:os';
 import { DataItemId } from '../src/domain/ids.js';
@@ -11,6 +12,7 @@ import { httpErrorOf } from '../src/contract/errorMessages.js';
 import { Operator, Reason } from '../src/contract/adminSchemas.js';
 import { createRequeue, failedItemsNow, type RequeueOutcome } from '../src/app/requeueItems.js';
 import { DataItemRepository } from '../src/app/acceptance/dataItems.js';
+import { AccountRepository } from '../src/app/accounts/accounts.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { cliMetadata, withExistingEventStore } from './lib/operatorStore.js';
 import { runCli } from './lib/runCli.js';
@@ -64,7 +66,7 @@ await runCli(USAGE, async () => {
   const by = argOf(Operator, values.by ?? currentUser(), '--by');
 
   return withExistingEventStore(async (eventStore) => {
-    const requeue = createRequeue({ items: new DataItemRepository(eventStore), now: Date.now });
+    const requeue = createRequeue({ items: new DataItemRepository(eventStore), accounts: new AccountRepository(eventStore), now: Date.now });
     const metadata = cliMetadata('requeue');
     const lines: string[] = [];
     const refusals: string[] = [];

@@ -14,6 +14,7 @@ import type { MultipartDeps } from './app/multipart/deps.js';
 import type { Finalizer } from './app/multipart/finalizer.js';
 import type { Bundler } from './app/bundler/bundler.js';
 import type { createReconciler } from './app/accounts/reconciler.js';
+import type { createRefunder } from './app/accounts/refunder.js';
 import type { TopUps } from './app/accounts/topUps.js';
 import type { BlobHasher } from './crypto/blobHasher.js';
 import { withLifecycle } from './lifecycle.js';
@@ -40,6 +41,8 @@ export interface RunningService {
   items: DataItemRepository;
   projections: ProjectionRunner;
   reconciler: ReturnType<typeof createReconciler>;
+  /** gives FAILED items' charges back (`runOnce()`: one pass, as the periodic one) */
+  refunder: ReturnType<typeof createRefunder>;
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
   topUps: TopUps;
   multipart: MultipartDeps;
@@ -91,6 +94,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       items: shared.items,
       projections,
       reconciler: background.reconciler,
+      refunder: background.refunder,
       topUps: commands.topUps,
       multipart: commands.multipart,
       expireUploads: background.expire,

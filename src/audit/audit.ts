@@ -10,6 +10,7 @@ import { checkItemBytes } from './checks/itemBytes.js';
 import { checkLiveBundles } from './checks/liveBundles.js';
 import { checkOrphanBlobs } from './checks/orphanBlobs.js';
 import { checkReceipts } from './checks/receipts.js';
+import { checkRefunds } from './checks/refunds.js';
 import { checkSettlements } from './checks/settlements.js';
 import { checkTopUps } from './checks/topUps.js';
 import type { TransferSource } from '../ports/transfers.js';
@@ -55,6 +56,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkDamagedItems,
   checkFailedItems,
   checkBundleFences,
+  (events, sink) => checkRefunds(events, stores, sink),
   (events, sink) => checkTopUps(events, { transfers: stores.transfers ?? new Map() }, sink),
 ];
 
@@ -100,6 +102,7 @@ const COUNTED: readonly Counted[] = [
   'blobsNotJudged',
   'topUps',
   'topUpsNotChecked',
+  'refunds',
 ];
 
 async function* eventsUpTo(eventStore: AuditStores['eventStore'], head: bigint, sink: AuditSink): AsyncGenerator<AuditEvent> {

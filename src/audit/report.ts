@@ -15,6 +15,7 @@ export function summaryText(s: AuditSummary): string {
     `  accounts ${c.accounts}${c.accountsNotProjectedYet > 0 ? ` (${c.accountsNotProjectedYet} not projected yet)` : ''}`,
     `  bundle plans ${c.bundlePlans} (${c.plannedItems} planned items)`,
     `  paid items ${c.paidItems}${c.awaitingSettlement > 0 ? ` (${c.awaitingSettlement} awaiting settlement)` : ''}`,
+    `  refunds ${c.refunds} of FAILED items' charges`,
     `  top-up credits ${c.topUps} against their chain${c.topUpsNotChecked > 0 ? ` (${c.topUpsNotChecked} not checked: chain not configured or not reachable)` : ''}`,
     `  blobs ${c.blobsListed} against their events${c.blobsNotJudged > 0 ? ` (${c.blobsNotJudged} changed within ${minutes(s.blobGraceMs)}, not judged)` : ''}`,
     s.findings === 0 ? 'no findings' : `${s.findings} finding${s.findings === 1 ? '' : 's'}`,

@@ -40,7 +40,13 @@ export type FindingKind =
   /** a top-up credit that its chain does not show as recorded (unknown, other sender, target or amount, failed, not in a block) */
   | 'top-up-mismatch'
   /** one transfer (its canonical id, whatever the spelling) credited more than once, or claimed again while claimed */
-  | 'top-up-twice';
+  | 'top-up-twice'
+  /** a refund that is not one FAILED item's charge (other account, amount, reservation; the item not FAILED then; never charged) */
+  | 'refund-mismatch'
+  /** one failure of an item refunded more than once */
+  | 'refund-twice'
+  /** an item made permanent while its charge stood refunded */
+  | 'refund-permanent';
 
 export interface Finding {
   kind: FindingKind;
@@ -65,7 +71,9 @@ export type Counted =
   | 'blobsNotJudged'
   /** top-up credits checked against their chain, and those whose chain is not configured or could not be read */
   | 'topUps'
-  | 'topUpsNotChecked';
+  | 'topUpsNotChecked'
+  /** refunds of FAILED items' charges checked */
+  | 'refunds';
 
 export interface AuditSink {
   finding(finding: Finding): void;

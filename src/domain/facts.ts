@@ -92,6 +92,12 @@ export const factsOf = (event: DomainEvent): string =>
       ({ data: d }) => `${d.approvedAddress} may spend up to ${d.winc} winc${d.expiresAt !== undefined ? ` until ${iso(d.expiresAt)}` : ''}`,
     )
     .with({ type: 'PaymentApprovalRevoked' }, ({ data: d }) => `approval of ${d.approvedAddress} revoked`)
+    .with(
+      { type: 'ChargeRefunded' },
+      ({ data: d }) =>
+        `+${d.winc} winc refunded for item ${d.dataItemId} (reservation ${d.reservationId}), FAILED${d.failure > 1 ? ` for the ${d.failure}th time` : ''}: ${d.reason}`,
+    )
+    .with({ type: 'ItemRecharged' }, ({ data: d }) => `${d.winc} winc charged again for item ${d.dataItemId}, requeued by ${d.by} after its refund`)
     .with({ type: 'BundlePlanned' }, ({ data: d }) => {
       const shown = d.items.slice(0, PLAN_ITEMS_SHOWN).map((i) => `${i.id} at ${i.offset} (${i.size} bytes)`);
       const more = d.items.length - shown.length;

@@ -72,6 +72,7 @@ export function adminRouter(deps: AdminDeps): Router {
   const operations = createAccountOperations(deps);
   const requeue = createRequeue({
     items: deps.items,
+    accounts: deps.accounts,
     now: deps.now,
     ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
   });

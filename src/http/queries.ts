@@ -13,6 +13,7 @@ import { inFrontOf, serve } from './openapi/serve.js';
 import { onlyIds, sendPayload } from './itemData.js';
 import { headerBody } from './txHeaderBody.js';
 import { serveTxProof } from './txProof.js';
+import { serveStatement } from './statement.js';
 import type { PaceWatch } from './bodyRate.js';
 import { graphqlRoutes } from './graphql.js';
 import {
@@ -101,6 +102,7 @@ export function queriesRouter(handlers: QueryHandlers, readPace?: PaceWatch, log
     const { address } = parseParams(balanceRoute, req);
     res.json(balanceBodyOfDocument(address, await handlers.accountBalance(address)));
   });
+  serveStatement(router, handlers.accountStatement);
   serve(router, approvalsRoute, async (req, res) => {
     const { givenApprovals, receivedApprovals } = await tokenBalanceOf(req.query.userAddress);
     res.set('Cache-Control', 'no-store');

@@ -25,11 +25,14 @@ import { createItemDataQueries } from './itemData.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
 import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
+import { createStatementQuery } from './statement.js';
+import type { RsaPrivateJwk } from '../wallet/rsaJwk.js';
 import type { MultipartQueryHandlers, QueryHandlers, ServiceInfo } from './types.js';
 
 export type { MultipartQueryHandlers, QueryHandlers, ServiceInfo, TxOffsets } from './types.js';
 export type { ReceivedApproval } from './receivedApprovals.js';
 export type { ProofChunk, TxProof } from './txProof.js';
+export { STATEMENT_DEFAULT_LIMIT, STATEMENT_MAX_LIMIT, type AccountStatement } from './statement.js';
 
 export interface QueryDeps {
   eventStore: Pick<EventStore, 'headPosition' | 'countEventsAfter'>;
@@ -55,6 +58,8 @@ export interface QueryDeps {
   tokenRates?: ReadonlyMap<string, TokenRate>;
   /** what one GraphQL request may ask (default: DEFAULT_GRAPHQL_LIMITS) */
   graphqlLimits?: Partial<GraphqlLimits>;
+  /** the service wallet, which signs account statements as it signs receipts */
+  walletJwk: RsaPrivateJwk;
 }
 
 /**
@@ -84,6 +89,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       itemData,
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
       graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
+      accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),
     },
     dashboard: createDashboardQueries({
       eventStore: deps.eventStore,

@@ -7,6 +7,7 @@ import type { ReceivedApproval } from './receivedApprovals.js';
 import type { ItemDataQueries } from './itemData.js';
 import type { TxProof } from './txProof.js';
 import type { GraphqlQueries } from './graphql/index.js';
+import type { AccountStatement } from './statement.js';
 
 /** What the query side answers from: the read models, never the event store's streams (but the dashboard's lag). */
 
@@ -41,6 +42,8 @@ export interface QueryHandlers {
   txProof(id: DataItemId): Promise<TxProof | undefined>;
   /** `GET`/`POST /graphql`: the gateway schema over every accepted item (docs/graphql.md); absent: not served */
   graphql?: GraphqlQueries;
+  /** a page of the account's signed statement (InvalidRequest: a cursor not of this account) */
+  accountStatement(address: string, page: { limit: number; cursor?: string }): Promise<AccountStatement>;
 }
 
 export interface TxOffsets {

@@ -13,6 +13,7 @@ import { BundleRepository } from '../app/bundles.js';
 import { LeaseFence } from '../app/bundler/fence.js';
 import { createReconciler } from '../app/accounts/reconciler.js';
 import { createOpticalBridge } from '../app/bridge/bridge.js';
+import { createRefunder } from '../app/accounts/refunder.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -56,8 +57,9 @@ export function awaitProjectionOf({ config, roles }: Wiring, runner: ProjectionR
 
 /**
  * The work nobody asks for, each under its lease where only one process may do it: the reconciler of
- * stale reservations, the maintenance pass (finalizations to resume, uploads to expire, nested indexes
- * to recover), the orphan blob sweep, the bundler, the top-ups still pending, the optical bridge.
+ * stale reservations, the refunder of FAILED items' charges, the maintenance pass (finalizations to resume,
+ * uploads to expire, nested indexes to recover), the orphan blob sweep, the bundler, the top-ups still
+ * pending, the optical bridge.
  */
 export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: Stores, shared: Shared, commands: CommandSide) {
   const { config, log, roles, now } = w;
@@ -73,6 +75,17 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     log: (message, error) => log.error(message, error),
   });
   await life.start({ name: 'reconciler', start: () => roles.commands && reconciler.start(), stop: () => reconciler.stop() });
+  // FAILED items' charges given back, on the reconciler's beat: both heal accounts after the fact
+  const refunder = createRefunder({
+    items: shared.items,
+    readStore,
+    accounts: shared.accounts,
+    intervalMs: config.reconcileIntervalMs,
+    holdLease: leases.hold('refunder'),
+    now,
+    log: (message, error) => log.error(message, error),
+  });
+  await life.start({ name: 'refunder', start: () => roles.commands && refunder.start(), stop: () => refunder.stop() });
   const expire = await startMaintenance(life, w, stores, commands);
   await startBlobSweep(life, w, stores, shared);
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
@@ -115,7 +128,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     );
   }
   const opticalBridge = await startOpticalBridge(life, w, stores, shared, commands);
-  return { reconciler, bundler, expire, opticalBridge };
+  return { reconciler, refunder, bundler, expire, opticalBridge };
 }
 
 /**

@@ -36,6 +36,7 @@ export function queryRoutes(
     ...(w.bundlerRuns ? { funds: shared.funds.snapshot } : {}),
     now: w.now,
     tokenRates: topUpRatesOf(config),
+    walletJwk: wallet.jwk,
   });
   return { ...queries, liveStatus };
 }

@@ -80,6 +80,7 @@ describe('npm run audit on a clean service', function () {
         blobsNotJudged: 0,
         topUps: 0,
         topUpsNotChecked: 0,
+        refunds: 0,
       },
       findings: 0,
       receiptKeyChecked: true,

@@ -268,6 +268,7 @@ describe('dashboard pages in a browser', function () {
     // requeued, it leaves the list and waits for a bundle again: the page follows without a reload
     const outcome = await createRequeue({
       items: env.service.items,
+      accounts: env.service.accounts,
       now: Date.now,
       awaitProjection: (p) => env.service.projections.waitFor(p, 10_000),
     })({ id: failing.id, by: 'ops', reason: 'gateway healed' }, { correlationId: 'dashboard-test' });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decideAccount, InvalidAccountCommand, type AccountCommand } from '../../src/domain/account/decider.js';
+import { ChargeNotSettled, decideAccount, InvalidAccountCommand, type AccountCommand } from '../../src/domain/account/decider.js';
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import { availableOf, evolveAccount, initialAccountState, approvalAvailable } from '../../src/domain/account/state.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
@@ -119,5 +119,59 @@ describe('account decider', () => {
       { type: 'PaymentApproved', data: { address: A, approvedAddress: O, winc: '70', approvalDataItemId: 'item-1', timestamp: 4 } },
     ]);
     expect(state.approvals.get(O)).to.deep.equal({ remaining: 70n, approvedWinc: '70', createdAt: 4, approvalDataItemId: 'item-1' });
+  });
+
+  describe('refunds of FAILED items', () => {
+    const settled: AccountEvent = { type: 'ReservationSettled', data: { address: A, reservationId: 'r1', winc: '60', dataItemId: 'item-r1', timestamp: 3 } };
+    const charged = [credited('100'), reserved('r1', '60'), settled];
+    const refund = (failure: number): AccountCommand => ({
+      type: 'Refund',
+      data: { address: A, dataItemId: 'item-r1', reservationId: 'r1', winc: 60n, failure, reason: 'failed', now: 20 },
+    });
+    const requeue = (failure: number): AccountCommand => ({
+      type: 'ChargeForRequeue',
+      data: { address: A, dataItemId: 'item-r1', reservationId: 'r1', winc: 60n, failure, by: 'ops', now: 30 },
+    });
+    const refunded = (failure: number): AccountEvent => ({
+      type: 'ChargeRefunded',
+      data: { address: A, dataItemId: 'item-r1', reservationId: 'r1', winc: '60', failure, reason: 'failed', timestamp: 20 },
+    });
+    const recharged = (failure: number): AccountEvent => ({
+      type: 'ItemRecharged',
+      data: { address: A, dataItemId: 'item-r1', winc: '60', failure, by: 'ops', timestamp: 30 },
+    });
+
+    it('refunds a failure once: the charge comes back, the same failure again decides nothing', () => {
+      expect(decideAccount(refund(1), given(charged))).to.deep.equal([refunded(1)]);
+      expect(availableOf(given([...charged, refunded(1)]))).to.equal(100n);
+      expect(decideAccount(refund(1), given([...charged, refunded(1)]))).to.deep.equal([]);
+    });
+
+    it('refuses a refund while the charge is not settled (the refunder asks again later)', () => {
+      expect(() => decideAccount(refund(1), given([credited('100'), reserved('r1', '60')]))).to.throw(ChargeNotSettled);
+    });
+
+    it('charges a refunded item again for its requeue, once, and refuses when the account cannot pay', () => {
+      const afterRefund = given([...charged, refunded(1)]);
+      expect(decideAccount(requeue(1), afterRefund)).to.deep.equal([recharged(1)]);
+      expect(decideAccount(requeue(1), given([...charged, refunded(1), recharged(1)]))).to.deep.equal([]);
+      expect(() => decideAccount(requeue(1), given([...charged, refunded(1), reserved('r2', '50')]))).to.throw(InsufficientBalance);
+    });
+
+    it('records the refund and the charge together for a requeue before the refund: the late refund then decides nothing', () => {
+      expect(decideAccount(requeue(1), given(charged))).to.deep.equal([
+        { ...refunded(1), data: { ...refunded(1).data, reason: 'requeued by ops', timestamp: 30 } },
+        recharged(1),
+      ]);
+      const state = given([...charged, refunded(1), recharged(1)]);
+      expect(availableOf(state)).to.equal(40n);
+      expect(decideAccount(refund(1), state)).to.deep.equal([]);
+      // failing again after the requeue, it is refunded again
+      expect(decideAccount(refund(2), state)).to.deep.equal([refunded(2)]);
+    });
+
+    it('never refunds twice a charge that was not charged again (a requeue recorded without its charge)', () => {
+      expect(decideAccount(refund(2), given([...charged, refunded(1)]))).to.deep.equal([]);
+    });
   });
 });

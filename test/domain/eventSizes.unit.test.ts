@@ -162,6 +162,11 @@ async function largest(): Promise<DomainEvent[]> {
     { type: 'ReservationReleased', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), reason: reason500, timestamp } },
     { type: 'PaymentApproved', data: { address, approvedAddress: address, winc, expiresAt: big, timestamp } },
     { type: 'PaymentApprovalRevoked', data: { address, approvedAddress: address, timestamp } },
+    {
+      type: 'ChargeRefunded',
+      data: { address, dataItemId: id(0), reservationId: 'R'.repeat(36), winc, failure: big, reason: `requeued by ${'o'.repeat(200)}`, timestamp },
+    },
+    { type: 'ItemRecharged', data: { address, dataItemId: id(0), winc, failure: big, by: 'o'.repeat(200), timestamp } },
     { type: 'UploadCreated', data: { uploadId, token: 't'.repeat(32), chunkSize: big, timestamp } },
     {
       type: 'ChunkReceived',

@@ -286,6 +286,15 @@ const story = (): [string, DomainEvent][] => {
       },
     }),
     [`dataItem-${failing}`, { type: 'DataItemFailed', data: { id: failing, attempts: 1, reason: '1 bundles dropped', timestamp: at() } }],
+    // its charge refunded, then charged again by its requeue
+    [
+      `account-${payer}`,
+      {
+        type: 'ChargeRefunded',
+        data: { address: payer, dataItemId: failing, reservationId: 'r-failing', winc: '1100', failure: 1, reason: '1 bundles dropped', timestamp: at() },
+      },
+    ],
+    [`account-${payer}`, { type: 'ItemRecharged', data: { address: payer, dataItemId: failing, winc: '1100', failure: 1, by: 'ops', timestamp: at() } }],
     [
       `dataItem-${failing}`,
       {
@@ -339,6 +348,8 @@ const story = (): [string, DomainEvent][] => {
     [`account-${payer}`, { type: 'PaymentApprovalRevoked', data: { address: payer, approvedAddress: approved, timestamp: at() } }],
     ['blocklist', { type: 'AddressBlocked', data: { address: 'spam-address', by: 'ops', reason: 'spam', timestamp: at() } }],
     ['blocklist', { type: 'AddressUnblocked', data: { address: 'spam-address', by: 'ops', reason: 'appeal', timestamp: at() } }],
+    // an item FAILED last, its refund still to come
+    [`dataItem-${failing}`, { type: 'DataItemFailed', data: { id: failing, attempts: 1, reason: '1 bundles dropped', timestamp: at() } }],
   ];
 };
 

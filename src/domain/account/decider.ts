@@ -19,7 +19,14 @@ export type AccountCommand =
       type: 'Approve';
       data: { address: string; approvedAddress: string; winc: bigint; expiresAt?: number; approvalDataItemId?: string; now: number };
     }
-  | { type: 'Revoke'; data: { address: string; approvedAddress: string; revokeDataItemId?: string; now: number } };
+  | { type: 'Revoke'; data: { address: string; approvedAddress: string; revokeDataItemId?: string; now: number } }
+  /** the item's charge back: it is FAILED now, for the `failure`-th time (the refunder) */
+  | { type: 'Refund'; data: { address: string; dataItemId: string; reservationId: string; winc: bigint; failure: number; reason: string; now: number } }
+  /** an operator requeues the item, FAILED for the `failure`-th time: its charge must stand again */
+  | {
+      type: 'ChargeForRequeue';
+      data: { address: string; dataItemId: string; reservationId: string; winc: bigint; failure: number; by: string; now: number };
+    };
 
 /** a command no account can take (a zero credit, a self-approval): a 400 for the operator */
 export class InvalidAccountCommand extends InvalidRequest {}
@@ -102,4 +109,59 @@ export const decideAccount = (command: AccountCommand, state: AccountState): Acc
         },
       ];
     })
+    .with({ type: 'Refund' }, ({ data }) => refund(state, data))
+    .with({ type: 'ChargeForRequeue' }, ({ data }) => chargeForRequeue(state, data))
     .exhaustive();
+
+type RefundData = Extract<AccountCommand, { type: 'Refund' }>['data'];
+type ChargeForRequeueData = Extract<AccountCommand, { type: 'ChargeForRequeue' }>['data'];
+
+/** a refund refused because the charge is not settled yet (its reservation is open): asked again later */
+export class ChargeNotSettled extends Error {
+  override readonly name = 'ChargeNotSettled';
+}
+
+const refundEvent = (data: RefundData | ChargeForRequeueData, reason: string): AccountEvent => ({
+  type: 'ChargeRefunded',
+  data: {
+    address: data.address,
+    dataItemId: data.dataItemId,
+    reservationId: data.reservationId,
+    winc: data.winc.toString(),
+    failure: data.failure,
+    reason,
+    timestamp: data.now,
+  },
+});
+
+/**
+ * Once per failure, never twice for one charge: nothing when this failure (or a later one) was refunded
+ * already, or when an earlier refund was never charged again (an item requeued without its recharge:
+ * its one charge was given back already).
+ */
+function refund(state: AccountState, data: RefundData): AccountEvent[] {
+  const before = state.refunds.get(data.dataItemId);
+  if (before && (before.refunded >= data.failure || before.recharged < before.refunded)) return [];
+  if (data.winc <= 0n) throw new InvalidAccountCommand('a refund must be a positive amount of winc');
+  if (state.reservations.has(data.reservationId)) throw new ChargeNotSettled(`${data.dataItemId}: reservation ${data.reservationId} is not settled yet`);
+  return [refundEvent(data, data.reason)];
+}
+
+/**
+ * The requeue of a FAILED paid item leaves its charge standing: refunded already, it is charged again
+ * (refused when the account cannot pay); not refunded yet, the refund and the charge are recorded
+ * together, so a refunder still working on the failure finds it refunded and gives back nothing more.
+ */
+function chargeForRequeue(state: AccountState, data: ChargeForRequeueData): AccountEvent[] {
+  const before = state.refunds.get(data.dataItemId) ?? { refunded: 0, recharged: 0, winc: data.winc };
+  if (before.recharged >= data.failure) return [];
+  const recharged: AccountEvent = {
+    type: 'ItemRecharged',
+    data: { address: data.address, dataItemId: data.dataItemId, winc: data.winc.toString(), failure: data.failure, by: data.by, timestamp: data.now },
+  };
+  if (before.refunded >= data.failure) {
+    if (availableOf(state) < data.winc) throw new InsufficientBalance(`${data.address} cannot pay ${data.winc} winc to requeue ${data.dataItemId}`);
+    return [recharged];
+  }
+  return [refundEvent(data, `requeued by ${data.by}`), recharged];
+}

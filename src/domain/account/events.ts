@@ -86,6 +86,43 @@ export const PaymentApprovalRevoked = z.object({
   }),
 });
 
+/**
+ * An item's charge given back: the item ended FAILED (out of bundle attempts, never made permanent). Once
+ * per failure of the item (`failure`: how many times it had failed then, 1 for its first), to the account
+ * that was charged, the charge's exact winc; the refunder records it, and so does a requeue of an item
+ * whose failure was not refunded yet (in one append with its `ItemRecharged`, so the two cancel out).
+ */
+export const ChargeRefunded = z.object({
+  type: z.literal('ChargeRefunded'),
+  data: z.object({
+    address: z.string(),
+    dataItemId: z.string(),
+    /** the reservation the charge settled */
+    reservationId: z.string(),
+    winc: Winc,
+    failure: z.number().int().positive(),
+    reason: z.string(),
+    timestamp: z.number().int(),
+  }),
+});
+
+/**
+ * A refunded item requeued by the operator is charged its refunded winc again (never a free permanent
+ * item): once per failure it leaves, before the item's `DataItemRequeued`.
+ */
+export const ItemRecharged = z.object({
+  type: z.literal('ItemRecharged'),
+  data: z.object({
+    address: z.string(),
+    dataItemId: z.string(),
+    winc: Winc,
+    failure: z.number().int().positive(),
+    /** who requeued it */
+    by: z.string(),
+    timestamp: z.number().int(),
+  }),
+});
+
 export const AccountEvent = z.discriminatedUnion('type', [
   AccountCredited,
   BalanceReserved,
@@ -93,6 +130,8 @@ export const AccountEvent = z.discriminatedUnion('type', [
   ReservationReleased,
   PaymentApproved,
   PaymentApprovalRevoked,
+  ChargeRefunded,
+  ItemRecharged,
 ]);
 export type AccountEvent = z.infer<typeof AccountEvent>;
 

@@ -9,6 +9,8 @@ export interface SerializedAccount {
   approvals: Record<string, { remaining: string; expiresAt?: number; approvedWinc?: string; createdAt?: number; approvalDataItemId?: string }>;
   /** absent in documents written before tagged approvals */
   taggedItemIds?: string[];
+  /** absent in documents written before refunds */
+  refunds?: Record<string, { refunded: number; recharged: number; winc: string }>;
 }
 
 export const serializeAccount = (s: AccountState): SerializedAccount => ({
@@ -18,6 +20,7 @@ export const serializeAccount = (s: AccountState): SerializedAccount => ({
   reservations: Object.fromEntries([...s.reservations].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }])),
   approvals: Object.fromEntries([...s.approvals].map(([a, ap]) => [a, { ...ap, remaining: ap.remaining.toString() }])),
   taggedItemIds: [...s.taggedItemIds],
+  ...(s.refunds.size > 0 ? { refunds: Object.fromEntries([...s.refunds].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }])) } : {}),
 });
 
 export const deserializeAccount = (s: SerializedAccount): AccountState => ({
@@ -27,4 +30,5 @@ export const deserializeAccount = (s: SerializedAccount): AccountState => ({
   reservations: new Map(Object.entries(s.reservations).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),
   approvals: new Map(Object.entries(s.approvals).map(([a, ap]) => [a, { ...ap, remaining: BigInt(ap.remaining) }])),
   taggedItemIds: new Set(s.taggedItemIds ?? []),
+  refunds: new Map(Object.entries(s.refunds ?? {}).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),
 });

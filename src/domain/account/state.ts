@@ -17,6 +17,13 @@ export interface Approval {
   approvalDataItemId?: string;
 }
 
+/** an item whose charge was refunded: the last failure refunded and the last one recharged (by a requeue) */
+export interface ItemRefunds {
+  refunded: number;
+  recharged: number;
+  winc: bigint;
+}
+
 export interface AccountState {
   /** ids of the credits applied, so a retried credit applies once */
   creditIds: ReadonlySet<string>;
@@ -26,6 +33,8 @@ export interface AccountState {
   approvals: ReadonlyMap<string, Approval>;
   /** ids of the tagged items whose approval or revocation was applied, so a re-sent item applies once */
   taggedItemIds: ReadonlySet<string>;
+  /** items whose charge was refunded (few: failed items), so a refund applies once per failure */
+  refunds: ReadonlyMap<string, ItemRefunds>;
 }
 
 export const initialAccountState: AccountState = {
@@ -35,6 +44,7 @@ export const initialAccountState: AccountState = {
   reservations: new Map(),
   approvals: new Map(),
   taggedItemIds: new Set(),
+  refunds: new Map(),
 };
 
 const withTagged = (s: AccountState, id: string | undefined) => (id === undefined ? s.taggedItemIds : new Set(s.taggedItemIds).add(id));
@@ -118,5 +128,20 @@ export function evolveAccount(s: AccountState, event: AccountEvent): AccountStat
         approvals: without(s.approvals, event.data.approvedAddress),
         taggedItemIds: withTagged(s, event.data.revokeDataItemId),
       };
+    // a refund gives back what was spent, a recharge spends it again: `credited` stays what was paid in
+    case 'ChargeRefunded': {
+      const { data } = event;
+      const before = s.refunds.get(data.dataItemId) ?? { refunded: 0, recharged: 0, winc: BigInt(data.winc) };
+      return {
+        ...s,
+        spent: s.spent - BigInt(data.winc),
+        refunds: withEntry(s.refunds, data.dataItemId, { ...before, refunded: data.failure, winc: BigInt(data.winc) }),
+      };
+    }
+    case 'ItemRecharged': {
+      const { data } = event;
+      const before = s.refunds.get(data.dataItemId) ?? { refunded: 0, recharged: 0, winc: BigInt(data.winc) };
+      return { ...s, spent: s.spent + BigInt(data.winc), refunds: withEntry(s.refunds, data.dataItemId, { ...before, recharged: data.failure }) };
+    }
   }
 }

@@ -31,6 +31,8 @@ export type DataItemState =
       uploadId?: string;
       /** FAILED: out of bundle attempts, and not requeued since */
       failed?: { reason: string; attempts: number };
+      /** how many times it has failed (requeued in between): a refund and a requeue's charge name the failure */
+      failures?: number;
       /** the last requeue, while the item has not failed again since */
       requeued?: { by: string; reason: string; at: number };
       /** its stored bytes were found not to be the accepted ones, and not repaired since */
@@ -86,6 +88,7 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       return {
         ...rest,
         failed: { reason: data.reason, attempts: data.attempts },
+        failures: (rest.failures ?? 0) + 1,
         ...(rest.nested ? { nested: { ...rest.nested, stopped: true } } : {}),
       };
     })

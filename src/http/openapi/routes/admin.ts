@@ -81,11 +81,12 @@ export const requeueRoute = defineRoute({
   description:
     'Records `DataItemRequeued` (who, why, the failure it leaves) on the item: it waits for a bundle again, with its bundle attempts counted from zero, ' +
     'and `GET /tx/:id/status` answers `CONFIRMED`/`new`. Requeuing an item requeued and not failed since does nothing (`requeued: false`). ' +
-    'An item that is not FAILED: 409 `Data item not failed`; a damaged one (its stored bytes are not the accepted ones): 409 `Data item damaged: upload it again`.',
+    'An item that is not FAILED: 409 `Data item not failed`; a damaged one (its stored bytes are not the accepted ones): 409 `Data item damaged: upload it again`. ' +
+    'A paid item is charged its price again first (its FAILED charge is refunded): a payer who cannot pay, 402 `Insufficient balance`, and the item stays FAILED.',
   params: { id: dataItemIdParam },
   requestBody: { ...json(RequeueBody), description: 'who and why', required: true },
   responses: { 200: { description: 'requeued, or already requeued before', content: json(RequeueAnswerBody) } },
-  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED'],
+  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED', 'INSUFFICIENT_BALANCE'],
 });
 
 export const blockRoute = defineRoute({
