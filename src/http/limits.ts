@@ -7,6 +7,7 @@ import { continueIfExpected } from './expectContinue.js';
 import type { Refusal, TempSpace } from './tempSpace.js';
 import { uploadChunkRoute } from './openapi/routes/multipart.js';
 import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
+import { X402_UPLOAD_ROUTES } from './openapi/routes/x402.js';
 import { inFrontOf } from './openapi/serve.js';
 
 /**
@@ -109,7 +110,7 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
   const chunk = guard('chunk');
   const finalize = guard('finalize');
   const router = Router();
-  inFrontOf(router, [uploadRoute, uploadWithTokenRoute], single);
+  inFrontOf(router, [uploadRoute, uploadWithTokenRoute, ...X402_UPLOAD_ROUTES], single);
   // the chunk route's path also matches the finalize routes (`-1`, `finalize`: no body); a chunk's
   // offset is digits (anything else the route refuses)
   inFrontOf(router, [uploadChunkRoute], (req, res, next) => (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next));
