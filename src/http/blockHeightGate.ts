@@ -2,19 +2,10 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { ServiceUnavailable } from '../domain/errors.js';
 import { createUploadRoute, createUploadWithTokenRoute, finalizeUploadAsyncRoute, finalizeUploadRoute } from './openapi/routes/multipart.js';
 import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
-import { X402_UPLOAD_ROUTES } from './openapi/routes/x402.js';
 import { inFrontOf } from './openapi/serve.js';
 
 /** the routes whose answer is (or leads to) a signed receipt */
-const RECEIPT_ROUTES = [
-  uploadRoute,
-  uploadWithTokenRoute,
-  ...X402_UPLOAD_ROUTES,
-  createUploadRoute,
-  createUploadWithTokenRoute,
-  finalizeUploadRoute,
-  finalizeUploadAsyncRoute,
-];
+const RECEIPT_ROUTES = [uploadRoute, uploadWithTokenRoute, createUploadRoute, createUploadWithTokenRoute, finalizeUploadRoute, finalizeUploadAsyncRoute];
 
 /**
  * Refuses the uploads that would end in a receipt, before a byte of their body is read, while no

@@ -26,6 +26,8 @@ export interface UploadLimits {
   bodyRate: BodyRateLimits;
   /** a declared length above this is refused by the route itself (413), not by the budget */
   maxDataItemSize: number;
+  /** the x402 upload routes are served (X402_NETWORKS): they are single uploads too */
+  x402?: boolean;
 }
 
 export interface UploadGuard {
@@ -110,7 +112,7 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
   const chunk = guard('chunk');
   const finalize = guard('finalize');
   const router = Router();
-  inFrontOf(router, [uploadRoute, uploadWithTokenRoute, ...X402_UPLOAD_ROUTES], single);
+  inFrontOf(router, [uploadRoute, uploadWithTokenRoute, ...(limits.x402 ? X402_UPLOAD_ROUTES : [])], single);
   // the chunk route's path also matches the finalize routes (`-1`, `finalize`: no body); a chunk's
   // offset is digits (anything else the route refuses)
   inFrontOf(router, [uploadChunkRoute], (req, res, next) => (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next));

@@ -30,7 +30,7 @@ export async function startHttp(life: Lifecycle, w: Wiring, stores: Stores, shar
   const uploadGuard = roles.commands
     ? await life.open(
         'upload guard',
-        () => createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace),
+        () => createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize, x402: config.x402 !== undefined }, tempSpace),
         (guard) => guard.stop(),
       )
     : undefined;

@@ -5,7 +5,7 @@ import type { DataItemId } from '../../domain/ids.js';
 import type { Receipt } from '../../domain/receipt.js';
 import type { X402Settlement } from '../../adapters/x402/settlement.js';
 import type { BlobHasher } from '../../crypto/blobHasher.js';
-import { acceptDataItem, type AcceptDeps } from '../acceptance/acceptDataItem.js';
+import { acceptDataItem, freshBlockHeight, type AcceptDeps } from '../acceptance/acceptDataItem.js';
 import { receiveDataItem, type ReceivedDataItem } from '../acceptance/receiveDataItem.js';
 import { ensureNotBlocked } from '../blocklist.js';
 import { metadataOf, type RequestContext } from '../context.js';
@@ -88,6 +88,8 @@ export async function uploadWithX402(deps: X402Deps, request: X402Request): Prom
   const length = request.contentLength;
   if (length === undefined) return { kind: 'lengthRequired' };
   if (length > deps.maxDataItemSize) throw new DataItemTooLarge(`content-length ${length}`);
+  // no receipt could be signed (503): refused before a payment is verified, let alone settled
+  freshBlockHeight(deps);
   const offered = request.network === undefined ? deps.networks : deps.networks.filter((n) => n.network === request.network);
   const winc = await deps.pricing.priceOf(length);
   const usdc = usdcForWinc(winc, deps.wincPerUsdc);
