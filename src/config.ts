@@ -375,6 +375,13 @@ export const ConfigSchema = z.object({
     .regex(/^[1-9]\d*$/, 'a positive integer')
     .optional()
     .describe('winc one USDC (10^6 atomic units) pays for: an item of price P winc costs ceil(P × 10^6 / rate) atomic units (required with `X402_NETWORKS`)'),
+  X402_DATA_ITEM_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'with `X402_NETWORKS`: a file holding the 0x private key of the Ethereum key that signs the data items of `POST /x402/data-item/unsigned` (served only when set; never in the repository)',
+    ),
   X402_RPC_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('each JSON-RPC request of an x402 verification or settlement times out after this long'),
 });
 
@@ -485,7 +492,12 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     },
     x402:
       c.X402_NETWORKS && c.X402_WINC_PER_USDC !== undefined
-        ? { networks: c.X402_NETWORKS, wincPerUsdc: BigInt(c.X402_WINC_PER_USDC), rpcTimeoutMs: c.X402_RPC_TIMEOUT_MS }
+        ? {
+            networks: c.X402_NETWORKS,
+            wincPerUsdc: BigInt(c.X402_WINC_PER_USDC),
+            rpcTimeoutMs: c.X402_RPC_TIMEOUT_MS,
+            dataItemKeyFile: c.X402_DATA_ITEM_KEY_FILE,
+          }
         : undefined,
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,

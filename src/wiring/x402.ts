@@ -1,6 +1,8 @@
 import type { AcceptDeps } from '../app/acceptance/acceptDataItem.js';
+import { EthereumSigner } from 'arbundles';
 import { uploadWithX402, type X402Network } from '../app/x402/x402Upload.js';
-import { createX402Settlement } from '../adapters/x402/settlement.js';
+import { uploadUnsignedWithX402, type UnsignedRequest } from '../app/x402/unsignedUpload.js';
+import { createX402Settlement, readKeyFile } from '../adapters/x402/settlement.js';
 import type { BlobHasher } from '../crypto/blobHasher.js';
 import type { X402Handlers } from '../http/x402.js';
 import type { InFlight } from '../http/shutdown.js';
@@ -29,5 +31,12 @@ export function x402Routes(config: Config, accept: AcceptDeps, hasher: BlobHashe
     ),
   }));
   const deps = { ...accept, networks, wincPerUsdc: x402.wincPerUsdc, maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags, hasher };
-  return { x402: { uploadSigned: inFlight.track((request) => uploadWithX402(deps, request)) } };
+  const keyFile = x402.dataItemKeyFile;
+  const dataItemSigner = keyFile ? new EthereumSigner(readKeyFile(keyFile).slice(2)) : undefined;
+  return {
+    x402: {
+      uploadSigned: inFlight.track((request) => uploadWithX402(deps, request)),
+      ...(dataItemSigner ? { uploadUnsigned: inFlight.track((request: UnsignedRequest) => uploadUnsignedWithX402({ ...deps, dataItemSigner }, request)) } : {}),
+    },
+  };
 }

@@ -37,10 +37,12 @@ describe('x402 pay-per-upload (ganache with an EIP-3009 USDC, x402 verify and se
     await usdc.mint(payer.account.address, 100_000_000n);
     keyDir = await mkdtemp(join(tmpdir(), 'x402-key-'));
     await writeFile(join(keyDir, 'settler.key'), `${settler!.privateKey}\n`, { mode: 0o600 });
+    await writeFile(join(keyDir, 'items.key'), chain.accounts[5]!.privateKey, { mode: 0o600 });
     service = await startTestService({
       FREE_UPLOAD_LIMIT_BYTES: String(FREE),
       PRICE_WINC_PER_BYTE: WINC_PER_BYTE.toString(),
       X402_WINC_PER_USDC: WINC_PER_USDC.toString(),
+      X402_DATA_ITEM_KEY_FILE: join(keyDir, 'items.key'),
       X402_NETWORKS: JSON.stringify([
         { network: 'base-sepolia', chainId: BASE_SEPOLIA_CHAIN_ID, rpcUrl: chain.url, usdc: usdc.address, payTo, keyFile: join(keyDir, 'settler.key') },
       ]),
@@ -117,6 +119,84 @@ describe('x402 pay-per-upload (ganache with an EIP-3009 USDC, x402 verify and se
       expect(res.status).to.equal(402);
       expect(((await res.json()) as { error: string }).error).to.equal('invalid_exact_evm_payload_authorization_value');
       expect(await usdc.balanceOf(payer.account.address)).to.equal(before);
+    });
+  });
+
+  describe('POST `/x402/data-item/unsigned` (the reference suite, tests/router.int.test.ts)', () => {
+    const data = new Uint8Array(1000).fill(7);
+    it('with no valid x402 payment header returns 402 with requirements for payment header', async () => {
+      const res = await post('/v1/x402/data-item/unsigned', data);
+      expect(res.status).to.equal(402);
+      const body = (await res.json()) as { x402Version: number; accepts: PaymentRequirements[]; error: string };
+      expect(body.x402Version).to.equal(1);
+      expect(body.error).to.equal('X-Payment header is required for x402 uploads.');
+      const requirements = body.accepts[0]!;
+      expect(requirements.resource).to.equal(`${service.url}/v1/x402/data-item/unsigned`);
+      expect(requirements.mimeType).to.equal('application/octet-stream');
+      expect(requirements.maxTimeoutSeconds).to.equal(300);
+      // the price of the item the data becomes: its header (Ethereum signature and key, tags) and the data
+      const itemBytes = Number(requirements.description.match(/\d+/)![0]);
+      expect(itemBytes).to.be.greaterThan(data.byteLength + 2 + 65 + 65);
+      expect(requirements.maxAmountRequired).to.equal(usdcOf(itemBytes).toString());
+    });
+
+    it('rejects upload without Content-Length when X-PAYMENT header is present', async () => {
+      const requirements = await requirementsFor('/v1/x402/data-item/unsigned', data);
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new Uint8Array(data));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${service.url}/v1/x402/data-item/unsigned`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/octet-stream', 'x-payment': await paymentHeader(payer, requirements) },
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).to.equal(411);
+      expect(await res.text()).to.equal('Missing Content Length. Content Length is required for raw data post.');
+    });
+
+    it('with a x402 payment header containing insufficient payment amount for the content length returns 402', async () => {
+      const requirements = await requirementsFor('/v1/x402/data-item/unsigned', data);
+      const short = await paymentHeader(payer, requirements, (a) => ({ value: (BigInt(a.value) - 1n).toString() }));
+      const res = await post('/v1/x402/data-item/unsigned', data, { 'x-payment': short });
+      expect(res.status).to.equal(402);
+      expect(((await res.json()) as { error: string }).error).to.equal('invalid_exact_evm_payload_authorization_value');
+    });
+
+    it("makes paid raw data an item signed by the service's key, tagged from the headers and with the payer", async () => {
+      const text = new TextEncoder().encode('hello x402 '.repeat(20));
+      const headers = { 'content-type': 'text/plain', 'x-data-item-tags': JSON.stringify([{ name: 'App-Name', value: 'x402-test' }]) };
+      const first = await fetch(`${service.url}/x402/data-item/unsigned`, { method: 'POST', body: asBody(text), headers });
+      const requirements = ((await first.json()) as { accepts: PaymentRequirements[] }).accepts[0]!;
+      const before = await usdc.balanceOf(payer.account.address);
+      const res = await fetch(`${service.url}/x402/data-item/unsigned`, {
+        method: 'POST',
+        body: asBody(text),
+        headers: { ...headers, 'x-payment': await paymentHeader(payer, requirements) },
+      });
+      expect(res.status).to.equal(200);
+      const receipt = (await res.json()) as { id: string; winc: string };
+      expect(await usdc.balanceOf(payer.account.address)).to.equal(before - BigInt(requirements.maxAmountRequired));
+      const header = (await (await fetch(`${service.url}/tx/${receipt.id}`)).json()) as {
+        signatureType: number;
+        tags: { name: string; value: string }[];
+        rawContentLength: number;
+      };
+      expect(header.signatureType).to.equal(3);
+      expect(header.tags).to.deep.equal([
+        { name: 'Content-Type', value: 'text/plain' },
+        { name: 'Data-Item-Authority', value: 'Permaweb Upload Service' },
+        { name: 'App-Name', value: 'x402-test' },
+        { name: 'X402-Payer-Address', value: payer.account.address },
+      ]);
+      expect(`Cost to upload ${header.rawContentLength} bytes`).to.equal(requirements.description);
+      expect(receipt.winc).to.equal((BigInt(header.rawContentLength) * WINC_PER_BYTE).toString());
+      const payload = await fetch(`${service.url}/${receipt.id}`);
+      expect(payload.headers.get('content-type')).to.match(/^text\/plain/);
+      expect(new Uint8Array(await payload.arrayBuffer())).to.deep.equal(text);
     });
   });
 

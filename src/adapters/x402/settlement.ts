@@ -43,7 +43,7 @@ const AUTHORIZATION_STATE_ABI = [
 ] as const;
 
 /** the 0x key in a key file (whitespace around it ignored); never logged */
-function readKey(path: string): Hex {
+export function readKeyFile(path: string): Hex {
   const key = readFileSync(path, 'utf8').trim();
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error(`the x402 key file ${path} holds no 0x private key of 64 hex digits`);
   return key as Hex;
@@ -71,7 +71,9 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
   }
   if (!config.keyFile) throw new Error(`x402 network ${config.network} needs a facilitatorUrl or a keyFile`);
   // polled for the settlement's receipt every half second (viem's default for HTTP is 4 s)
-  const wallet = createWalletClient({ account: privateKeyToAccount(readKey(config.keyFile)), chain, transport, pollingInterval: 500 }).extend(publicActions);
+  const wallet = createWalletClient({ account: privateKeyToAccount(readKeyFile(config.keyFile)), chain, transport, pollingInterval: 500 }).extend(
+    publicActions,
+  );
   return {
     verify: (payload, requirements) => verifyLocally(reader, payload, requirements),
     settle: (payload, requirements) => settleLocally(wallet, payload, requirements),

@@ -75,6 +75,13 @@ function requirementsOf(n: X402Network, usdc: bigint, bytes: number, request: X4
   };
 }
 
+/** The item an x402 upload pays for: the size it is priced at, and how its bytes are received once paid for. */
+export interface PaidItemSource {
+  bytes: number;
+  /** the verified item in a provisional blob; `payer`: the verified payment's payer (none for a free item) */
+  receive(payer: string | undefined): Promise<ReceivedDataItem>;
+}
+
 /**
  * `POST /x402/data-item/signed`: a signed item paid with one x402 `exact` USDC authorization for its
  * exact price. The payment is verified (x402's `verify`) before a byte of the body is read, the item is
@@ -88,14 +95,19 @@ export async function uploadWithX402(deps: X402Deps, request: X402Request): Prom
   const length = request.contentLength;
   if (length === undefined) return { kind: 'lengthRequired' };
   if (length > deps.maxDataItemSize) throw new DataItemTooLarge(`content-length ${length}`);
+  return payForItem(deps, request, { bytes: length, receive: () => receiveExactly(deps, request, length) });
+}
+
+/** prices `source`, takes its payment, receives it, settles, credits the payer and accepts the item charging it */
+export async function payForItem(deps: X402Deps, request: X402Request, source: PaidItemSource): Promise<X402Outcome> {
   // no receipt could be signed (503): refused before a payment is verified, let alone settled
   freshBlockHeight(deps);
   const offered = request.network === undefined ? deps.networks : deps.networks.filter((n) => n.network === request.network);
-  const winc = await deps.pricing.priceOf(length);
+  const winc = await deps.pricing.priceOf(source.bytes);
   const usdc = usdcForWinc(winc, deps.wincPerUsdc);
-  const accepts = (offered.length > 0 ? offered : deps.networks).map((n) => requirementsOf(n, usdc, length, request));
+  const accepts = (offered.length > 0 ? offered : deps.networks).map((n) => requirementsOf(n, usdc, source.bytes, request));
   if (offered.length === 0) return { kind: 'paymentRequired', accepts, error: 'invalid_network' };
-  if (winc === 0n) return acceptFree(deps, request, length);
+  if (winc === 0n) return acceptFree(deps, request, source);
 
   const payload = decodePaymentHeader(request.paymentHeader);
   if (!payload) return { kind: 'paymentRequired', accepts, error: PAYMENT_HEADER_REQUIRED };
@@ -112,7 +124,7 @@ export async function uploadWithX402(deps: X402Deps, request: X402Request): Prom
     return { kind: 'paymentRequired', accepts, error: 'authorization already used', payer };
   }
 
-  const received = await receiveExactly(deps, request, length);
+  const received = await source.receive(payer);
   try {
     const existing = await deps.items.read(received.verified.id as DataItemId);
     // a re-sent item is answered with its receipt, and its payment is not taken
@@ -138,14 +150,14 @@ export async function uploadWithX402(deps: X402Deps, request: X402Request): Prom
 /** items paid in USDC are recorded with this token name (turbo-sdk's name for USDC on Base is `base-usdc`) */
 const TOKEN = 'usdc';
 
-async function acceptFree(deps: X402Deps, request: X402Request, length: number): Promise<X402Outcome> {
-  const received = await receiveExactly(deps, request, length);
+async function acceptFree(deps: X402Deps, request: X402Request, source: PaidItemSource): Promise<X402Outcome> {
+  const received = await source.receive(undefined);
   const outcome = await acceptDataItem(received, { token: TOKEN, ctx: request.ctx }, deps);
   return { kind: outcome.kind, receipt: outcome.receipt };
 }
 
 /** the body as a verified item of exactly the declared (and priced) length; the block list checked on its header */
-async function receiveExactly(deps: X402Deps, request: X402Request, length: number): Promise<ReceivedDataItem> {
+export async function receiveExactly(deps: X402Deps, request: X402Request, length: number): Promise<ReceivedDataItem> {
   const received = await receiveDataItem(request.body, {
     blobStore: deps.blobStore,
     // no byte past what was priced and paid for is taken

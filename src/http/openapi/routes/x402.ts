@@ -95,5 +95,39 @@ export const x402SignedSdkRoute = defineRoute({
   summary: 'As /x402/data-item/signed (the path turbo-sdk 1.43.0 posts to)',
 });
 
-/** every x402 upload route: held to the single uploads' limits and block-height gate (limits.ts, blockHeightGate.ts) */
+const unsigned = {
+  ...signed,
+  summary: 'Upload raw data as a data item signed by the service, paid with x402 (USDC)',
+  description:
+    "As the signed route, for raw data: the service makes it a data item signed with its Ethereum key, tagged `Content-Type` (the request's), " +
+    '`Data-Item-Authority`, the tags of `x-data-item-tags` and `X402-Payer-Address`, and prices that item. Served when `X402_DATA_ITEM_KEY_FILE` is set.',
+  headers: {
+    ...headers,
+    'content-type': { schema: z.string(), description: "the data's content type, its `Content-Type` tag (default application/octet-stream)" },
+    'x-data-item-tags': { schema: z.string(), description: 'a JSON array of `{ name, value }` tags for the item (ignored when it does not parse)' },
+  },
+  requestBody: { contentType: 'application/octet-stream', description: 'the raw data', required: true },
+  responses: {
+    ...signed.responses,
+    411: { description: '`Missing Content Length. Content Length is required for raw data post.` (plain text)' },
+  },
+  errors: ['INVALID_DATA_ITEM', 'DATA_ITEM_TOO_LARGE', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
+} as const;
+
+export const x402UnsignedRoute = defineRoute({ ...unsigned, operationId: 'x402UploadUnsigned', path: '/x402/data-item/unsigned' });
+export const x402UnsignedNetworkRoute = defineRoute({
+  ...unsigned,
+  operationId: 'x402UploadUnsignedOnNetwork',
+  path: '/x402/data-item/unsigned/:network',
+  params: { network: networkParam },
+});
+export const x402UnsignedSdkRoute = defineRoute({
+  ...unsigned,
+  operationId: 'x402UploadUnsignedSdkPath',
+  path: '/x402/upload/unsigned',
+  summary: 'As /x402/data-item/unsigned (the path turbo-sdk 1.43.0 posts to)',
+});
+
+/** every x402 upload route: held to the single uploads' limits (limits.ts) */
 export const X402_UPLOAD_ROUTES = [x402SignedRoute, x402SignedNetworkRoute, x402SignedSdkRoute];
+export const X402_UNSIGNED_ROUTES = [x402UnsignedRoute, x402UnsignedNetworkRoute, x402UnsignedSdkRoute];
