@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { maxTimeoutSecondsFor, usdcForWinc } from '../../src/app/x402/pricing.js';
+import { maxTimeoutSecondsFor, usdcForWinc, wincForUsdc } from '../../src/app/x402/pricing.js';
 
 describe('x402 prices in USDC', () => {
   it('converts winc to USDC atomic units exactly, rounding up against the payer', () => {
@@ -15,6 +15,12 @@ describe('x402 prices in USDC', () => {
   it('costs nothing for a free item, and refuses a rate that is not positive', () => {
     expect(usdcForWinc(0n, 5n)).to.equal(0n);
     expect(() => usdcForWinc(1n, 0n)).to.throw(RangeError);
+  });
+  it('credits what a payment is worth rounded down, never less than the price it was asked for', () => {
+    expect(wincForUsdc(367n, 3_000_000_000n)).to.equal(1_101_000n);
+    for (const price of [1n, 999n, 1_100_000n, 123_456_789_012n]) {
+      for (const rate of [7n, 3_000_000_000n, 10n ** 18n]) expect(wincForUsdc(usdcForWinc(price, rate), rate) >= price).to.equal(true);
+    }
   });
   it("gives the reference's authorization lifetimes by size", () => {
     expect([1, 10 * 1024 * 1024, 10 * 1024 * 1024 + 1, 100 * 1024 * 1024 + 1].map(maxTimeoutSecondsFor)).to.deep.equal([300, 300, 1800, 3600]);

@@ -11,13 +11,15 @@ import { startLocalChain, type LocalChain } from '../support/ganache.js';
 import { deployTestUsdc, type TestUsdc } from '../support/testUsdc.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { BASE_SEPOLIA_CHAIN_ID, decodeHeader, payerWallet, paymentHeader, type PayerWallet } from './support.js';
-import { usdcForWinc } from '../../src/app/x402/pricing.js';
+import { usdcForWinc, wincForUsdc } from '../../src/app/x402/pricing.js';
 
 const FREE = 100;
 const WINC_PER_BYTE = 1000n;
 /** winc per USDC: a price of P winc costs ceil(P × 10^6 / 3×10^9) atomic units, so rounding shows */
 const WINC_PER_USDC = 3_000_000_000n;
 const usdcOf = (bytes: number) => usdcForWinc(BigInt(bytes) * WINC_PER_BYTE, WINC_PER_USDC);
+/** what stays on the payer's account after paying for `bytes`: the USDC paid is credited, rounded down, the price charged */
+const leftOver = (bytes: number) => wincForUsdc(usdcOf(bytes), WINC_PER_USDC) - BigInt(bytes) * WINC_PER_BYTE;
 
 describe('x402 pay-per-upload (ganache with an EIP-3009 USDC, x402 verify and settle)', function () {
   this.timeout(120_000);
@@ -208,6 +210,7 @@ describe('x402 pay-per-upload (ganache with an EIP-3009 USDC, x402 verify and se
       const header = await paymentHeader(payer, requirements);
       const { authorization } = decodeHeader(header).payload;
       const [payerBefore, payToBefore] = [await usdc.balanceOf(payer.account.address), await usdc.balanceOf(payTo)];
+      const creditBefore = BigInt(await balanceOf(payer.account.address));
       const res = await post('/x402/data-item/signed', item, { 'x-payment': header });
       expect(res.status).to.equal(200);
       const receipt = (await res.json()) as { id: string; winc: string; x402PaymentTxId: string; mUSDCPaid: string };
@@ -220,8 +223,9 @@ describe('x402 pay-per-upload (ganache with an EIP-3009 USDC, x402 verify and se
       expect(await usdc.balanceOf(payer.account.address)).to.equal(payerBefore - usdcOf(item.byteLength));
       expect(await usdc.balanceOf(payTo)).to.equal(payToBefore + usdcOf(item.byteLength));
       expect(await usdc.authorizationState(payer.account.address, authorization.nonce as Hex)).to.equal(true);
-      // credited the price and charged it: the payer's account is back where it was
-      expect(await balanceOf(payer.account.address)).to.equal('0');
+      // credited what the USDC paid is worth (rounded down) and charged the price: the rounding stays
+      expect(leftOver(item.byteLength) < WINC_PER_USDC / 10n ** 6n, 'less than one atomic unit is worth').to.equal(true);
+      expect(await balanceOf(payer.account.address)).to.equal((creditBefore + leftOver(item.byteLength)).toString());
       expect(await itemStored(data.id)).to.equal(true);
     });
 

@@ -13,6 +13,15 @@ export function usdcForWinc(winc: bigint, wincPerUsdc: bigint): bigint {
 }
 
 /**
+ * The winc `usdc` atomic units are worth, rounded down (as top-ups are: src/app/accounts/topUps.ts `wincOf`):
+ * what a settled payment credits. For a payment of `usdcForWinc(P)` this is at least P; the few winc of
+ * rounding above the price stay on the payer's account, as does whatever an authorization paid beyond it.
+ */
+export function wincForUsdc(usdc: bigint, wincPerUsdc: bigint): bigint {
+  return (usdc * wincPerUsdc) / USDC_UNITS;
+}
+
+/**
  * How long an authorization for an upload of `bytes` stays usable, as the reference sets it
  * (ardriveapp/turbo-upload-service src/arch/x402.ts `calculateRequirements`): 5 minutes, 30 over 10 MiB,
  * 60 over 100 MiB.

@@ -10,7 +10,7 @@ import { receiveDataItem, type ReceivedDataItem } from '../acceptance/receiveDat
 import { ensureNotBlocked } from '../blocklist.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import { authorizationOf, decodePaymentHeader } from './paymentHeader.js';
-import { maxTimeoutSecondsFor, usdcForWinc } from './pricing.js';
+import { maxTimeoutSecondsFor, usdcForWinc, wincForUsdc } from './pricing.js';
 
 /** One configured network: what its requirements name, and x402's verify and settle for it. */
 export interface X402Network {
@@ -138,7 +138,9 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
   }
   const settled = await settleOrRefuse(network, payload, requirements, authorization, received);
   if (settled.kind === 'failed') return { kind: 'paymentFailed', reason: settled.reason };
-  await creditPayer(deps, { payer, winc, creditId, network: network.network, transaction: settled.response.transaction }, request.ctx, received);
+  // all the USDC paid is credited (at least the price: verify saw value >= maxAmountRequired), then the price charged
+  const credit = wincForUsdc(BigInt(authorization.value), deps.wincPerUsdc);
+  await creditPayer(deps, { payer, winc: credit, creditId, network: network.network, transaction: settled.response.transaction }, request.ctx, received);
   const outcome = await acceptDataItem(received, { token: TOKEN, payer, ctx: request.ctx }, deps);
   return {
     kind: outcome.kind,
