@@ -86,7 +86,7 @@ export interface PaidItemSource {
  * `POST /x402/data-item/signed`: a signed item paid with one x402 `exact` USDC authorization for its
  * exact price. The payment is verified (x402's `verify`) before a byte of the body is read, the item is
  * received and verified, then the payment is settled on chain (x402's `settle`) and recorded as a credit
- * of its price to the payer's account, keyed by the authorization (payer and nonce), before the item is
+ * of what it is worth to the payer's account, keyed by the authorization (payer and nonce), before the item is
  * accepted charging that account. A payment that does not settle stores and charges nothing; a crash after
  * the settlement leaves the credit on the payer's account; an authorization already credited is refused
  * before it is settled again.
