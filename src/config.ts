@@ -382,7 +382,11 @@ export const ConfigSchema = z.object({
     .describe(
       'with `X402_NETWORKS`: a file holding the 0x private key of the Ethereum key that signs the data items of `POST /x402/data-item/unsigned` (served only when set; never in the repository)',
     ),
-  X402_RPC_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('each JSON-RPC request of an x402 verification or settlement times out after this long'),
+  X402_RPC_TIMEOUT_MS: int(100, 600_000)
+    .default(30_000)
+    .describe(
+      'each JSON-RPC request of an x402 verification or settlement times out after this long; a settlement not mined within six times this ends unknown (the chain then says whether it went through)',
+    ),
 });
 
 export type Config = ReturnType<typeof parseConfig>;

@@ -109,6 +109,28 @@ describe('x402 settlement when the chain fails it (ganache behind a faulty RPC p
     expect(await itemStored(data.id)).to.equal(false);
   });
 
+  it('leaves a settled payment credited to its payer when another upload of the same item is accepted first', async () => {
+    const data = await signedItem(signers.arweave(), new Uint8Array(1000));
+    const requirements = await requirementsFor(data.getRaw());
+    const other = payerWallet(chain.url, chain.accounts[6]!.privateKey as Hex);
+    await usdc.mint(other.account.address, 10_000_000n);
+    const wallets = [payer, other];
+    const before = await Promise.all(wallets.map(async (w) => [await usdc.balanceOf(w.account.address), BigInt(await balanceOf(w.account.address))] as const));
+    const headers = await Promise.all(wallets.map((w) => paymentHeader(w, requirements)));
+    const answers = await Promise.all(headers.map((h) => post(data.getRaw(), { 'x-payment': h })));
+    expect(answers.map((r) => r.status).sort()).to.deep.equal([200, 202]);
+    expect(await itemStored(data.id)).to.equal(true);
+    // every USDC paid is on its payer's account, but for the one price charged: nothing is paid for nothing
+    const price = BigInt(data.getRaw().byteLength) * WINC_PER_BYTE;
+    let worth = 0n;
+    let credits = 0n;
+    for (const [i, w] of wallets.entries()) {
+      worth += ((before[i]![0] - (await usdc.balanceOf(w.account.address))) * WINC_PER_USDC) / 10n ** 6n;
+      credits += BigInt(await balanceOf(w.account.address)) - before[i]![1];
+    }
+    expect(worth - credits).to.equal(price);
+  });
+
   it('pays once when a payer with funds for one upload pays two at once: the other is 402, not stored', async () => {
     const [a, b] = [await signedItem(signers.arweave(), new Uint8Array(1000)), await signedItem(signers.arweave(), new Uint8Array(1000))];
     const requirements = await requirementsFor(a.getRaw());

@@ -42,6 +42,15 @@ const AUTHORIZATION_STATE_ABI = [
   },
 ] as const;
 
+/** `step`, or a rejection once `ms` have passed (the step itself is left to end as it will) */
+function withinTime<T>(step: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no settlement within ${ms} ms`)), ms);
+  });
+  return Promise.race([step, late]).finally(() => clearTimeout(timer));
+}
+
 /** the 0x key in a key file (whitespace around it ignored); never logged */
 export function readKeyFile(path: string): Hex {
   const key = readFileSync(path, 'utf8').trim();
@@ -70,13 +79,24 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
     return { verify: facilitator.verify, settle: facilitator.settle, authorizationUsed };
   }
   if (!config.keyFile) throw new Error(`x402 network ${config.network} needs a facilitatorUrl or a keyFile`);
+  // a settlement that is not mined within this ends unknown (the caller asks the chain), and frees the turn;
+  // the reference gives up after 3 minutes (turbo-upload-service src/arch/x402.ts `settlementTimeoutMs`)
+  const settleTimeoutMs = timeoutMs * 6;
   // polled for the settlement's receipt every half second (viem's default for HTTP is 4 s)
   const wallet = createWalletClient({ account: privateKeyToAccount(readKeyFile(config.keyFile)), chain, transport, pollingInterval: 500 }).extend(
     publicActions,
   );
+  // One settlement at a time per key: each is a transaction from the key's account, and two sent at once
+  // would be given the same account nonce (read from the node), one replacing or refusing the other.
+  let last: Promise<unknown> = Promise.resolve();
+  const settleInTurn = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const turn = last.then(() => withinTime(settleLocally(wallet, payload, requirements), settleTimeoutMs));
+    last = turn.catch(() => undefined);
+    return turn;
+  };
   return {
     verify: (payload, requirements) => verifyLocally(reader, payload, requirements),
-    settle: (payload, requirements) => settleLocally(wallet, payload, requirements),
+    settle: settleInTurn,
     authorizationUsed,
   };
 }
