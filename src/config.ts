@@ -5,6 +5,26 @@ import { z } from 'zod';
  * with a message naming the variable. No configuration at all runs everything embedded under ./data.
  */
 
+const hex = (digits: number) =>
+  z
+    .string()
+    .regex(new RegExp(`^0x[0-9a-fA-F]{${digits}}$`))
+    .transform((v) => v as `0x${string}`);
+const X402Networks = z
+  .array(
+    z.object({
+      network: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+      chainId: z.number().int().positive(),
+      rpcUrl: z.url(),
+      usdc: hex(40),
+      payTo: hex(40),
+      eip712Name: z.string().default('USD Coin'),
+      eip712Version: z.string().default('2'),
+      facilitatorUrl: z.url().optional(),
+      keyFile: z.string().min(1).optional(),
+    }),
+  )
+  .min(1);
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const hostList = z.string().transform((s) =>
   s
@@ -387,6 +407,38 @@ export const ConfigSchema = z.object({
     .describe(
       'a claimed transaction the chain does not know is answered `Invalid transaction` from memory this long (at most 10,000 ids, on a monotonic clock), without asking the chain again (0: never)',
     ),
+  /** x402 pay-per-upload in USDC (src/app/x402/x402Upload.ts, docs/x402.md) */
+  X402_NETWORKS: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return X402Networks.parse(JSON.parse(s));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `a JSON array of networks: ${error instanceof Error ? error.message : String(error)}` });
+        return z.NEVER;
+      }
+    })
+    .optional()
+    .describe(
+      "turns on x402 uploads (`POST /x402/data-item/signed`): a JSON array, one object per network: `network` (x402's name: `base`, `base-sepolia`, ...), `chainId`, `rpcUrl`, `usdc` (the USDC contract), `payTo` (the address paid), optional `eip712Name`/`eip712Version` of the USDC contract (default `USD Coin`/`2`, as on Base), and either `facilitatorUrl` (a facilitator verifies and settles) or `keyFile` (a file holding the 0x private key the service settles with, paying the gas; never in the repository). Unset: the routes answer 404",
+    ),
+  X402_WINC_PER_USDC: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'a positive integer')
+    .optional()
+    .describe('winc one USDC (10^6 atomic units) pays for: an item of price P winc costs ceil(P × 10^6 / rate) atomic units (required with `X402_NETWORKS`)'),
+  X402_DATA_ITEM_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'with `X402_NETWORKS`: a file holding the 0x private key of the Ethereum key that signs the data items of `POST /x402/data-item/unsigned` (served only when set; never in the repository)',
+    ),
+  X402_RPC_TIMEOUT_MS: int(100, 600_000)
+    .default(30_000)
+    .describe(
+      'each JSON-RPC request of an x402 verification or settlement times out after this long; a settlement not mined within six times this ends unknown (the chain then says whether it went through)',
+    ),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -431,6 +483,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     throw new ConfigError(
       `invalid configuration:\n  OPTICAL_BRIDGE_URLS: no admin key for ${keyless.map((g) => g.host).join(', ')} (give url=key, or OPTICAL_BRIDGE_ADMIN_KEY)`,
     );
+  }
+  if (c.X402_NETWORKS && (c.X402_WINC_PER_USDC === undefined || c.X402_NETWORKS.some((n) => !n.facilitatorUrl && !n.keyFile))) {
+    throw new ConfigError('invalid configuration:\n  X402_NETWORKS: needs X402_WINC_PER_USDC, and a facilitatorUrl or a keyFile for each network');
   }
   const gatewayOrigin = new URL(c.GATEWAY_URL).origin;
   return {
@@ -518,6 +573,15 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       claimsPerClientPerMinute: c.TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE,
       unknownTxCacheMs: c.TOPUP_UNKNOWN_TX_CACHE_MS,
     },
+    x402:
+      c.X402_NETWORKS && c.X402_WINC_PER_USDC !== undefined
+        ? {
+            networks: c.X402_NETWORKS,
+            wincPerUsdc: BigInt(c.X402_WINC_PER_USDC),
+            rpcTimeoutMs: c.X402_RPC_TIMEOUT_MS,
+            dataItemKeyFile: c.X402_DATA_ITEM_KEY_FILE,
+          }
+        : undefined,
     logLevel: c.LOG_LEVEL,
     readyMaxLag: c.READY_MAX_LAG,
     readyCheckTimeoutMs: c.READY_CHECK_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import { commandsRouter, type CommandHandlers } from './commands.js';
+import { x402Router, type X402Handlers } from './x402.js';
 import { queriesRouter } from './queries.js';
 import { irysPriceRouter, turboPaymentRouter } from './payment.js';
 import type { MultipartQueryHandlers, QueryHandlers } from '../queries/types.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
   commands?: CommandHandlers;
   queries?: QueryHandlers;
   multipartCommands?: MultipartCommandHandlers;
+  /** x402 pay-per-upload (x402.ts), when configured */
+  x402?: X402Handlers;
   multipartQueries?: MultipartQueryHandlers;
   /** the operator API; absent (no ADMIN_TOKEN configured) means /admin answers 404 */
   admin?: AdminDeps;
@@ -68,7 +71,8 @@ export function createApp(options: AppOptions): Express {
   const multipartQueries = options.multipartQueries ? multipartQueriesRouter(options.multipartQueries) : undefined;
   const live = options.liveStatus ? liveStatusRouter(options.liveStatus.streams, options.liveStatus.limits) : undefined;
   const gate = options.blockHeightFresh ? blockHeightGate(options.blockHeightFresh) : undefined;
-  const publicRouters = [gate, options.uploadGuard, commands, multipartCommands, queries, multipartQueries, live].filter((r) => r !== undefined);
+  const x402 = options.x402 ? x402Router(options.x402) : undefined;
+  const publicRouters = [gate, options.uploadGuard, commands, x402, multipartCommands, queries, multipartQueries, live].filter((r) => r !== undefined);
   for (const prefix of PUBLIC) for (const router of publicRouters) app.use(prefix, router);
   // after them: `/price/bytes/:bytes` is served above at both places; `/price/:token/:x` means bytes at the
   // root (Irys) and a token amount under /v1 (turbo-sdk), as each client calls it (payment.ts)
@@ -83,7 +87,7 @@ export function createApp(options: AppOptions): Express {
   // What this app serves, as /openapi.json and /api-docs describe it: each router's routes as it
   // registered them (src/http/openapi/serve.ts), with the prefixes it is mounted at.
   const api = new ApiCatalog();
-  for (const router of [queries, commands, multipartCommands, multipartQueries, live]) if (router) api.add(PUBLIC, servedRoutes(router));
+  for (const router of [queries, commands, x402, multipartCommands, multipartQueries, live]) if (router) api.add(PUBLIC, servedRoutes(router));
   if (turboPayment) api.add(['/v1'], servedRoutes(turboPayment));
   if (irysPrice) api.add(['/'], servedRoutes(irysPrice));
   if (admin) api.add(['/v1/admin', '/admin'], servedRoutes(admin));

@@ -7,6 +7,7 @@ import { continueIfExpected } from './expectContinue.js';
 import type { Refusal, TempSpace } from './tempSpace.js';
 import { uploadChunkRoute } from './openapi/routes/multipart.js';
 import { uploadRoute, uploadWithTokenRoute } from './openapi/routes/public.js';
+import { X402_UNSIGNED_ROUTES, X402_UPLOAD_ROUTES } from './openapi/routes/x402.js';
 import { inFrontOf } from './openapi/serve.js';
 
 /**
@@ -25,6 +26,8 @@ export interface UploadLimits {
   bodyRate: BodyRateLimits;
   /** a declared length above this is refused by the route itself (413), not by the budget */
   maxDataItemSize: number;
+  /** the x402 upload routes are served (X402_NETWORKS; `unsigned` too with X402_DATA_ITEM_KEY_FILE): single uploads too */
+  x402?: { unsigned: boolean };
 }
 
 export interface UploadGuard {
@@ -109,7 +112,11 @@ export function createUploadGuard(limits: UploadLimits, tempSpace: TempSpace): U
   const chunk = guard('chunk');
   const finalize = guard('finalize');
   const router = Router();
-  inFrontOf(router, [uploadRoute, uploadWithTokenRoute], single);
+  inFrontOf(
+    router,
+    [uploadRoute, uploadWithTokenRoute, ...(limits.x402 ? X402_UPLOAD_ROUTES : []), ...(limits.x402?.unsigned ? X402_UNSIGNED_ROUTES : [])],
+    single,
+  );
   // the chunk route's path also matches the finalize routes (`-1`, `finalize`: no body); a chunk's
   // offset is digits (anything else the route refuses)
   inFrontOf(router, [uploadChunkRoute], (req, res, next) => (/^\d+$/.test(String(req.params.offset)) ? chunk : finalize)(req, res, next));

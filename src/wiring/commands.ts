@@ -26,6 +26,7 @@ import type { ServiceStores } from './stores.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
+import { x402Routes } from './x402.js';
 
 /**
  * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
@@ -206,7 +207,7 @@ export function commandRoutes(
   { metrics, accounts, items }: Shared,
   { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection }: CommandSide,
   inFlight: InFlight,
-): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands'> {
+): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands' | 'x402'> {
   const singleUpload = createSingleUploadHandler({
     ...accept,
     maxDataItemSize: config.maxDataItemSize,
@@ -224,6 +225,7 @@ export function commandRoutes(
     ...(config.adminToken && blocklist
       ? { admin: { token: config.adminToken, accounts, eventStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
+    ...x402Routes(config, accept, hasher, inFlight),
     multipartCommands: {
       create: inFlight.track((input) => createUpload(multipart, input)),
       receiveChunk: inFlight.track((input) => receiveChunk(multipart, { ...input, body: countedBytes(input.body, 'chunk', metrics) })),

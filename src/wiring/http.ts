@@ -30,7 +30,15 @@ export async function startHttp(life: Lifecycle, w: Wiring, stores: Stores, shar
   const uploadGuard = roles.commands
     ? await life.open(
         'upload guard',
-        () => createUploadGuard({ ...config.abuse, maxDataItemSize: config.maxDataItemSize }, tempSpace),
+        () =>
+          createUploadGuard(
+            {
+              ...config.abuse,
+              maxDataItemSize: config.maxDataItemSize,
+              ...(config.x402 ? { x402: { unsigned: config.x402.dataItemKeyFile !== undefined } } : {}),
+            },
+            tempSpace,
+          ),
         (guard) => guard.stop(),
       )
     : undefined;

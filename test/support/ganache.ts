@@ -29,10 +29,11 @@ interface GanacheServer {
   };
 }
 
-export async function startLocalChain(): Promise<LocalChain> {
+/** `chainId`: 1337 unless a test needs the id of a named network (x402 knows base-sepolia as 84532) */
+export async function startLocalChain(options: { chainId?: number } = {}): Promise<LocalChain> {
   // ganache's types pull in its whole EVM; the few calls used here are typed above
   const ganache = createRequire(import.meta.url)('ganache') as { server(options: unknown): GanacheServer };
-  const server = ganache.server({ wallet: { deterministic: true }, logging: { quiet: true }, chain: { chainId: 1337 } });
+  const server = ganache.server({ wallet: { deterministic: true }, logging: { quiet: true }, chain: { chainId: options.chainId ?? 1337 } });
   await server.listen(0, '127.0.0.1');
   const request = (method: string, params: unknown[] = []) => server.provider.request({ method, params });
   const accounts = Object.entries(server.provider.getInitialAccounts()).map(([address, { secretKey }]) => ({ address, privateKey: secretKey }));

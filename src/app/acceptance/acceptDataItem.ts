@@ -97,7 +97,14 @@ export function freshBlockHeight(deps: Pick<AcceptDeps, 'blockHeight'>): number 
  */
 export async function acceptDataItem(
   received: ReceivedDataItem,
-  input: { token: string; paidBy?: readonly string[]; uploadId?: string; ctx: RequestContext },
+  input: {
+    token: string;
+    paidBy?: readonly string[];
+    /** the account that pays, whoever owns the item: one an x402 payment for this item was just credited to */
+    payer?: string;
+    uploadId?: string;
+    ctx: RequestContext;
+  },
   deps: AcceptDeps,
 ): Promise<AcceptOutcome> {
   const { verified } = received;
@@ -123,7 +130,9 @@ export async function acceptDataItem(
     if (price > 0n) {
       const reserved = await reserveOrAwaitRacing(
         { accounts: deps.accounts, loadItem: () => deps.items.read(id), now },
-        { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
+        input.payer !== undefined
+          ? { owner: input.payer, paidBy: [], winc: price, dataItemId: id, ctx: input.ctx }
+          : { owner: verified.nativeAddress, paidBy: input.paidBy ?? [], winc: price, dataItemId: id, ctx: input.ctx },
       );
       if (reserved.kind === 'reserved') payment = reserved.payment;
       else acceptedMeanwhile = reserved.state;

@@ -1,0 +1,25 @@
+import { PaymentPayloadSchema, type PaymentPayload } from 'x402/types';
+
+/** The `X-PAYMENT` header is at most a few hundred bytes of base64 JSON; more is refused unread. */
+const MAX_HEADER_CHARS = 8192;
+
+/**
+ * The payment payload of an `X-PAYMENT` header (base64 of x402's JSON payload), checked against x402's own
+ * schema; undefined when absent or unreadable, which the routes answer as the reference does: 402 with the
+ * requirements.
+ */
+export function decodePaymentHeader(header: string | undefined): PaymentPayload | undefined {
+  if (!header || header.length > MAX_HEADER_CHARS) return undefined;
+  try {
+    const parsed = PaymentPayloadSchema.safeParse(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** the EIP-3009 authorization of an `exact` EVM payload, when it is one */
+export function authorizationOf(payload: PaymentPayload): { from: string; to: string; value: string; nonce: string } | undefined {
+  const inner = payload.payload as { authorization?: { from: string; to: string; value: string; nonce: string } };
+  return inner.authorization;
+}

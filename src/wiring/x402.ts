@@ -1,0 +1,42 @@
+import type { AcceptDeps } from '../app/acceptance/acceptDataItem.js';
+import { EthereumSigner } from 'arbundles';
+import { uploadWithX402, type X402Network } from '../app/x402/x402Upload.js';
+import { uploadUnsignedWithX402, type UnsignedRequest } from '../app/x402/unsignedUpload.js';
+import { createX402Settlement, readKeyFile } from '../adapters/x402/settlement.js';
+import type { BlobHasher } from '../crypto/blobHasher.js';
+import type { X402Handlers } from '../http/x402.js';
+import type { InFlight } from '../http/shutdown.js';
+import type { Config } from '../config.js';
+
+/** x402 pay-per-upload where commands run, when X402_NETWORKS configures it (else its routes are not served) */
+export function x402Routes(config: Config, accept: AcceptDeps, hasher: BlobHasher, inFlight: InFlight): { x402?: X402Handlers } {
+  const x402 = config.x402;
+  if (!x402) return {};
+  const networks: X402Network[] = x402.networks.map((n) => ({
+    network: n.network,
+    usdc: n.usdc,
+    payTo: n.payTo,
+    eip712: { name: n.eip712Name, version: n.eip712Version },
+    settlement: createX402Settlement(
+      {
+        network: n.network,
+        chainId: n.chainId,
+        rpcUrl: n.rpcUrl,
+        usdc: n.usdc,
+        payTo: n.payTo,
+        ...(n.facilitatorUrl ? { facilitatorUrl: n.facilitatorUrl } : {}),
+        ...(n.keyFile ? { keyFile: n.keyFile } : {}),
+      },
+      x402.rpcTimeoutMs,
+    ),
+  }));
+  const deps = { ...accept, networks, wincPerUsdc: x402.wincPerUsdc, maxDataItemSize: config.maxDataItemSize, strictTags: config.strictTags, hasher };
+  const keyFile = x402.dataItemKeyFile;
+  const dataItemSigner = keyFile ? new EthereumSigner(readKeyFile(keyFile).slice(2)) : undefined;
+  return {
+    x402: {
+      uploadSigned: inFlight.track((request) => uploadWithX402(deps, request)),
+      ...(dataItemSigner ? { uploadUnsigned: inFlight.track((request: UnsignedRequest) => uploadUnsignedWithX402({ ...deps, dataItemSigner }, request)) } : {}),
+    },
+  };
+}
