@@ -17,7 +17,9 @@
  *   bundle, bytes posted to the gateway per item;
  * - CPU s per GiB through one core for a large item: uploading it, then bundling and posting it.
  *
- *   npm run build && tsx scripts/bench/per-item-costs.ts [--items 20000] [--large-mib 256] [--concurrency 32] [--json]
+ *   npm run build && tsx scripts/bench/per-item-costs.ts [--items 20000] [--large-mib 256] [--concurrency 32] [--quick] [--json]
+ *
+ * `--quick`: 1,000 items and a 32 MiB item (what `npm run bench -- --quick` runs).
  *
  * A bench, not a test: CPU figures swing with the machine's other work, byte figures do not.
  */
@@ -38,15 +40,24 @@ import { settled, storeFigures, type StoreFigures } from './lib/storeFigures.js'
 
 const { values } = parseArgs({
   options: {
-    items: { type: 'string', default: '20000' },
-    'large-mib': { type: 'string', default: '256' },
+    items: { type: 'string' },
+    'large-mib': { type: 'string' },
+    quick: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '32' },
     json: { type: 'boolean', default: false },
   },
 });
-const ITEMS = Number(values.items);
-const LARGE_BYTES = Number(values['large-mib']) * 2 ** 20;
+/** `--quick`: a smoke check's sizes (under a minute), unless given */
+const ITEMS = Number(values.items ?? (values.quick ? 1000 : 20_000));
+const LARGE_BYTES = Number(values['large-mib'] ?? (values.quick ? 32 : 256)) * 2 ** 20;
 const CONCURRENCY = Number(values.concurrency);
+for (const [flag, value] of [
+  ['--items', ITEMS],
+  ['--large-mib', LARGE_BYTES],
+  ['--concurrency', CONCURRENCY],
+] as const) {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${flag} must be a positive integer`);
+}
 const PAYLOAD_BYTES = 1024;
 const TYPES: Readonly<Record<number, string>> = { 1: 'arweave', 2: 'ed25519', 3: 'ethereum', 4: 'solana', 7: 'typed ethereum' };
 /** a few tags, as an uploading app sets them */

@@ -617,7 +617,7 @@ export const suite: Benchmark[] = [
   {
     name: 'per-item-costs',
     script: 'per-item-costs.ts',
-    args: ({ quick }) => (quick ? ['--items', '1000', '--large-mib', '32'] : []),
+    args: ({ quick }) => (quick ? ['--quick'] : []),
     rows: (j) => perItemCostRows(j),
   },
   {
