@@ -6,7 +6,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { ArweaveSigner, EthereumSigner, HexSolanaSigner, SolanaSigner, TypedEthereumSigner, createData } from 'arbundles';
 
-const { jwk, count, payloadBytes, signatureType = 1 } = workerData;
+const { jwk, count, payloadBytes, signatureType = 1, tags = [{ name: 'Content-Type', value: 'application/octet-stream' }] } = workerData;
 
 /** an ed25519 secret key as Solana wallets export it: seed then public key, base58 */
 function solanaSecretKey() {
@@ -27,7 +27,7 @@ if (!makeSigner) throw new Error(`no benchmark signer for signature type ${signa
 const signer = makeSigner();
 const items = [];
 for (let i = 0; i < count; i++) {
-  const item = createData(randomBytes(payloadBytes), signer, { tags: [{ name: 'Content-Type', value: 'application/octet-stream' }] });
+  const item = createData(randomBytes(payloadBytes), signer, { tags });
   await item.sign(signer);
   items.push(item.getRaw());
 }

@@ -229,6 +229,55 @@ function largeUploadCpuRows(json: Json, targets: Targets, how: 'single' | 'multi
   ];
 }
 
+/** per-item-costs' rows: the stores' growth per item against the item's own bytes, CPU per item and per GiB */
+function perItemCostRows(j: Json): Row[] {
+  const item = { value: num(j, 'itemBytesPerItem'), unit: 'bytes', what: 'the item itself (1 KiB payload, its tags and signature)' };
+  const of = (bytes: number) => Number((bytes / item.value).toFixed(2));
+  const store = (figure: string, path: string, notes: string): Row => ({
+    benchmark: 'per-item-costs',
+    figure: `${figure} per item, ${num(j, 'items')} items, settled`,
+    value: num(j, path),
+    unit: 'bytes',
+    baseline: item,
+    ratio: of(num(j, path)),
+    notes,
+  });
+  const collections = (j.settled as Json | undefined)?.['readStore'] as Json | undefined;
+  const byCollection = Object.entries((collections?.['collections'] ?? {}) as Record<string, Json>)
+    .map(([name, c]) => `${name} ${num(c, 'docBytesPerItem')} B`)
+    .join(', ');
+  const cpuByType = (j.cpuMsPerUploadByType ?? {}) as Record<string, number>;
+  return [
+    store(
+      'event store file growth',
+      'settled.eventStore.fileBytesPerItem',
+      `${num(j, 'settled.eventStore.eventsPerItem')} events, ${num(j, 'settled.eventStore.serializedBytesPerItem')} serialized bytes per item`,
+    ),
+    store('read store file growth', 'settled.readStore.fileBytesPerItem', `documents' JSON per item: ${byCollection}`),
+    store('small-blob table growth', 'settled.smallBlobs.fileBytesPerItem', `${num(j, 'settled.smallBlobs.storedBytesPerItem')} bytes stored per item`),
+    ...Object.entries(cpuByType).map(([type, ms]): Row => ({
+      benchmark: 'per-item-costs',
+      figure: `service CPU per 1 KiB upload, ${type} (bundler stopped)`,
+      value: ms,
+      unit: 'ms',
+    })),
+    {
+      benchmark: 'per-item-costs',
+      figure: 'bundler CPU per item, to permanent (projections of its events included)',
+      value: num(j, 'bundler.cpuMsPerItem'),
+      unit: 'ms',
+      notes: `${num(j, 'bundler.bundles')} bundles of ${num(j, 'bundler.itemsPerBundle')} items, ${num(j, 'bundler.eventsPerBundle')} events each (${num(j, 'bundler.eventBytesPerItem')} bytes per item); posted ${num(j, 'bundler.postedBytesPerItem')} bytes per item (${num(j, 'bundler.postedToItemBytes')} of the items' bytes)`,
+    },
+    {
+      benchmark: 'per-item-costs',
+      figure: `service CPU per GiB, a ${sizeLabel(num(j, 'large.bytes'))} item: upload`,
+      value: num(j, 'large.uploadCpuSecondsPerGiB'),
+      unit: 's',
+      notes: `bundling and posting it: ${num(j, 'large.bundleCpuSecondsPerGiB')} CPU s per GiB; its file ${num(j, 'large.fileBytes')} bytes, ${num(j, 'large.allocatedBytes')} allocated`,
+    },
+  ];
+}
+
 /** Every benchmark, in the order `npm run bench` runs them, with its quick and full sizes. */
 export const suite: Benchmark[] = [
   {
@@ -591,6 +640,12 @@ export const suite: Benchmark[] = [
         notes: `event loop worst delay ${num(j, 'worstLoopDelayMs')} ms (baseline ${num(j, 'baselineWorstLoopDelayMs')} ms); upload answered in ${num(j, 'uploadMs')} ms, indexed in ${num(j, 'indexedSeconds')} s`,
       },
     ],
+  },
+  {
+    name: 'per-item-costs',
+    script: 'per-item-costs.ts',
+    args: ({ quick }) => (quick ? ['--quick'] : []),
+    rows: (j) => perItemCostRows(j),
   },
   {
     name: 'load',
