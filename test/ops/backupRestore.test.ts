@@ -231,6 +231,41 @@ describe('npm run backup and npm run restore (embedded profile)', function () {
     expect(existsSync(empty), 'DATA_DIR made').to.equal(false);
   });
 
+  it('copies, not links, item files onto another filesystem (/dev/shm), and the restore from there is whole', async function () {
+    const other = '/dev/shm';
+    if (!existsSync(other) || (await stat(other)).dev === (await stat(service.dataDir)).dev) return this.skip();
+    const items = [await upload(service.url, 70_000), await upload(service.url, 70_000), await upload(service.url)];
+    const backupDir = await mkdtemp(join(other, 'backup-'));
+    cleanup.push(backupDir);
+    const { blobs, manifest } = await takeBackup({ dataDir: service.dataDir, dest: join(backupDir, 'b'), walletFile: SERVICE_WALLET_FILE });
+    expect(blobs).to.deep.equal({ linked: 0, copied: 2, kept: 2 });
+    expect(manifest.files.filter((f) => f.path.startsWith('blobs/items/')).map((f) => f.size)).to.have.length(2);
+    const restoredDir = join(await temp('restored'), 'data');
+    const restore = await runScript('restore', [join(backupDir, 'b')], { DATA_DIR: restoredDir });
+    expect({ code: restore.code, stderr: restore.stderr }).to.deep.equal({ code: 0, stderr: '' });
+    const again = await startOn(restoredDir);
+    await eventually(
+      () => notReadBack(again.url, items),
+      (wrong) => wrong.length === 0,
+      'items read back',
+    );
+  });
+
+  it('refuses a manifest that names a file outside the backup, writing nothing', async () => {
+    const backupDir = join(await temp('backup'), 'b');
+    await takeBackup({ dataDir: service.dataDir, dest: backupDir, walletFile: SERVICE_WALLET_FILE });
+    const manifest = await readManifest(backupDir);
+    manifest.files.push({ path: '../outside', size: 0, sha256: '0'.repeat(64) });
+    await writeFile(join(backupDir, 'manifest.json'), JSON.stringify(manifest));
+    const empty = join(await temp('restored'), 'data');
+    const refused = await runScript('restore', [backupDir], { DATA_DIR: empty });
+    expect({ code: refused.code, stderr: refused.stderr }).to.deep.equal({
+      code: 1,
+      stderr: `error: ${join(backupDir, 'manifest.json')} names a file outside the backup: ../outside\n`,
+    });
+    expect(existsSync(empty), 'DATA_DIR made').to.equal(false);
+  });
+
   it('refuses a directory that is not empty as a backup destination', async () => {
     const dest = await temp('backup');
     await writeFile(join(dest, 'x'), 'x');
