@@ -11,6 +11,7 @@ import { readManifest } from '../../scripts/lib/backup/manifest.js';
 import { takeBackup, type BackupStep } from '../../scripts/lib/backup/takeBackup.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { runScript } from '../support/runScript.js';
+import { createUpload, postChunks } from '../support/multipart.js';
 import { SERVICE_WALLET_FILE, startTestService, testServiceConfig, type TestService } from '../support/testService.js';
 import { eventually } from '../support/eventually.js';
 
@@ -196,6 +197,40 @@ describe('npm run backup and npm run restore (embedded profile)', function () {
     const afterEvents = [...during['event store']!, ...during['blobs again']!];
     const answers = await Promise.all(afterEvents.map(async (item) => (await readBack(again.url, item.id)).status));
     expect(answers).to.deep.equal(afterEvents.map(() => 404));
+    const audit = await runScript('audit', [], { DATA_DIR: restoredDir, WALLET_FILE: join(restoredDir, 'wallet.json') });
+    expect({ code: audit.code, stderr: audit.stderr }, audit.stdout).to.deep.equal({ code: 0, stderr: '' });
+  });
+
+  it('keeps multi-part uploads: one finalized before the backup reads back, one open at it finalizes on the restored service', async () => {
+    const finalized = await signedItem(signers.arweave(), randomBytes(300_000));
+    const finalizedUpload = await createUpload(service.url);
+    // chunks of 100,000 bytes are files, composed (hard links) into the item's blob at the finalize
+    await postChunks(service.url, finalizedUpload, finalized.getRaw(), 100_000);
+    expect((await fetch(`${service.url}/chunks/arweave/${finalizedUpload}/-1`, { method: 'POST' })).status).to.equal(200);
+    // open at the backup: two chunks of 100,000 bytes (files, copied) and the last of 50,000 (a row)
+    const open = await signedItem(signers.arweave(), randomBytes(250_000));
+    const openUpload = await createUpload(service.url);
+    await postChunks(service.url, openUpload, open.getRaw(), 100_000);
+
+    const backupDir = join(await temp('backup'), 'b');
+    await takeBackup({ dataDir: service.dataDir, dest: backupDir, walletFile: SERVICE_WALLET_FILE });
+    const restoredDir = join(await temp('restored'), 'data');
+    const restore = await runScript('restore', [backupDir], { DATA_DIR: restoredDir });
+    expect({ code: restore.code, stderr: restore.stderr }).to.deep.equal({ code: 0, stderr: '' });
+
+    const again = await startOn(restoredDir);
+    const items = [
+      { id: finalized.id, payload: finalized.rawData },
+      { id: open.id, payload: open.rawData },
+    ];
+    await eventually(
+      () => notReadBack(again.url, items.slice(0, 1)),
+      (wrong) => wrong.length === 0,
+      'the finalized upload read back',
+    );
+    const fin = await fetch(`${again.url}/chunks/arweave/${openUpload}/-1`, { method: 'POST' });
+    expect(fin.status, await fin.text()).to.equal(200);
+    expect(await notReadBack(again.url, items)).to.deep.equal([]);
     const audit = await runScript('audit', [], { DATA_DIR: restoredDir, WALLET_FILE: join(restoredDir, 'wallet.json') });
     expect({ code: audit.code, stderr: audit.stderr }, audit.stdout).to.deep.equal({ code: 0, stderr: '' });
   });
