@@ -12,9 +12,10 @@ import { withAuditorStores } from './lib/auditorStores.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';
 import { writeStdout } from './lib/stdoutLines.js';
+import { listReceiptsMissing } from './lib/backup/listReceiptsMissing.js';
 import { z } from 'zod';
 
-const USAGE = `usage: npm run audit -- [--json] [--concurrency N] [--blob-grace-minutes M]
+const USAGE = `usage: npm run audit -- [--json] [--concurrency N] [--blob-grace-minutes M] [--compare-with <old DATA_DIR>]
   checks: every accepted item's blob (present, size, sha256), its bytes (signature, id) and receipt;
           every account's read model against its events, and no negative balance or approval;
           every bundle plan's offsets; no item in two live bundles; every paid item settled once;
@@ -23,6 +24,9 @@ const USAGE = `usage: npm run audit -- [--json] [--concurrency N] [--blob-grace-
   --concurrency         blobs read at once (default: the number of cores)
   --blob-grace-minutes  blobs changed more recently are not judged for their event: a running service
                         may be writing them (default 60)
+  --compare-with        after a restore: also list the items the event store of <old DATA_DIR> (SQLite)
+                        accepted, and so receipted, that this one has not (receipted after the backup);
+                        each listed one counts as a finding (not with --json)
 exit: 0 no findings, 1 findings (or the audit could not run), 2 bad command line or configuration`;
 
 /** findings were reported: runCli exits 1 and names how many on stderr */
@@ -35,6 +39,7 @@ await runCli(USAGE, async () => {
     json: { type: 'boolean' },
     concurrency: { type: 'string' },
     'blob-grace-minutes': { type: 'string' },
+    'compare-with': { type: 'string' },
   });
   if (values.help) return undefined;
   if (positionals.length !== 0) throw new UsageError(`expected no arguments, got ${positionals.length}`);
@@ -43,6 +48,8 @@ await runCli(USAGE, async () => {
   const graceMinutes = values['blob-grace-minutes'];
   const blobGraceMs = graceMinutes === undefined ? undefined : argOf(z.coerce.number().min(0), graceMinutes, '--blob-grace-minutes (0 or more)') * 60_000;
   const json = values.json ?? false;
+  const compareWith = values['compare-with'];
+  if (json && compareWith !== undefined) throw new UsageError('--compare-with prints lines: not with --json');
 
   return withAuditorStores({ readStore: 'required', blobStore: true }, async ({ config, eventStore, readStore, blobStore }) => {
     const servicePublicModulus = await readServicePublicModulus(config);
@@ -67,8 +74,10 @@ await runCli(USAGE, async () => {
       },
     );
     const closing = json ? jsonClosing(summary) : summaryText(summary);
-    if (summary.findings === 0) return closing;
+    const missing = compareWith === undefined ? 0 : await listReceiptsMissing(eventStore, compareWith);
+    const findings = summary.findings + missing;
+    if (findings === 0) return closing;
     await writeStdout(`${closing}\n`);
-    throw new AuditFindings(`the audit found ${summary.findings} finding${summary.findings === 1 ? '' : 's'}`);
+    throw new AuditFindings(`the audit found ${findings} finding${findings === 1 ? '' : 's'}`);
   });
 });

@@ -26,6 +26,8 @@ const readingTools: [string, string[]][] = [
   ['history', [alice]],
   ['audit', []],
   ['blocklist', []],
+  // reads the stores, writes only its own directory (never made when refused)
+  ['backup', [join(tmpdir(), 'missing-store-backup-never-made')]],
 ];
 
 const refusal = (dataDir: string) => ({
@@ -80,7 +82,8 @@ describe('operator tools on a DATA_DIR with no store', function () {
 
   it('no tool opens an event store but through the helpers that refuse a missing one', async () => {
     // writers: withExistingEventStore (scripts/lib/operatorStore.ts); readers: withAuditorStores.
-    // The benches make their own stores in temporary directories.
+    // The benches make their own stores in temporary directories. The audit's --compare-with opens the
+    // old DATA_DIR's event store only once it found its events.db (scripts/lib/backup/listReceiptsMissing.ts).
     const scripts = fileURLToPath(new URL('../../scripts/', import.meta.url));
     const files = (await readdir(scripts, { recursive: true })).filter((f) => f.endsWith('.ts') && !f.startsWith('bench'));
     const opening: string[] = [];
@@ -88,6 +91,6 @@ describe('operator tools on a DATA_DIR with no store', function () {
       const text = await readFile(join(scripts, file), 'utf8');
       if (/\b(openEventStoreFromConfig|openSqliteEventStore|createEsdbEventStore)\(/.test(text)) opening.push(file);
     }
-    expect(opening.sort()).to.deep.equal(['lib/auditorStores.ts', 'lib/operatorStore.ts']);
+    expect(opening.sort()).to.deep.equal(['lib/auditorStores.ts', 'lib/backup/listReceiptsMissing.ts', 'lib/operatorStore.ts']);
   });
 });
