@@ -91,6 +91,7 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
   let last: Promise<unknown> = Promise.resolve();
   const settleInTurn = (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const turn = last.then(() => withinTime(settleLocally(wallet, payload, requirements), settleTimeoutMs));
+    // handled: the next turn only waits for this one to end; its failure reaches this caller through `turn`
     last = turn.catch(() => undefined);
     return turn;
   };
