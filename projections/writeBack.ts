@@ -7,6 +7,7 @@ import {
   type StoredDocument,
 } from '../src/ports/readStore.js';
 import type { WrittenIds } from './writtenIds.js';
+import { storedIdsUnder } from './follow.js';
 
 /**
  * A rebuild's documents held in memory across batches and written to the read store together: a
@@ -33,7 +34,7 @@ export class WriteBack {
   #size = 0;
 
   constructor(
-    private readonly store: Pick<ReadStore, 'getMany' | 'commit'>,
+    private readonly store: Pick<ReadStore, 'getMany' | 'commit'> & Partial<Pick<ReadStore, 'findByKey'>>,
     private readonly written: ReadonlyMap<string, WrittenIds> = new Map(),
   ) {}
 
@@ -55,6 +56,21 @@ export class WriteBack {
     }
     if (missing.length > 0) for (const [id, stored] of await this.store.getMany<T>(collection, missing)) found.set(id, stored);
     return found;
+  }
+
+  /**
+   * The ids under index key `key` (a projection's followers, follow.ts) as the held documents make them:
+   * the stored ones, less those held without the key, and the held ones with it. Reads every held
+   * document's keys: asked rarely (a leader with followers changing).
+   */
+  async idsUnder(collection: string, key: string): Promise<string[]> {
+    const held = this.#documents.get(collection);
+    const ids = new Set(await storedIdsUnder(this.store, collection, key));
+    for (const [id, entry] of held ?? []) {
+      if (entry.doc !== undefined && entry.index?.keys.includes(key)) ids.add(id);
+      else ids.delete(id);
+    }
+    return [...ids];
   }
 
   async commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void> {

@@ -38,11 +38,9 @@ const contentTypeOf = (doc: GraphqlItemDocument): string | null =>
   doc.tags ? (doc.tags.find((t) => t.name.toLowerCase() === 'content-type')?.value ?? null) : doc.contentType;
 
 /** a node of the schema's `Transaction`: plain values, and functions for what is read only when asked */
-function nodeOf(itemData: ItemDataQueries, { id, doc }: { id: string; doc: GraphqlItemDocument }, root: GraphqlItemDocument | undefined) {
+function nodeOf(itemData: ItemDataQueries, { id, doc }: { id: string; doc: GraphqlItemDocument }) {
   const header = lazyHeader(itemData, id);
-  const mined = doc.parentId === undefined ? doc : root;
   const bundledIn = doc.parentId ?? doc.bundleId;
-  const block = mined?.block;
   return {
     id,
     anchor: doc.anchor ?? '',
@@ -54,41 +52,37 @@ function nodeOf(itemData: ItemDataQueries, { id, doc }: { id: string; doc: Graph
     quantity: ZERO,
     data: { size: String(doc.dataSize), type: contentTypeOf(doc) },
     tags: doc.tags ?? [],
-    // a block the gateway named no id, time or parent for is shown with what is known (id empty)
-    block: block ? { id: block.id ?? '', timestamp: block.timestamp ?? 0, height: block.height, previous: block.previous ?? '' } : null,
+    block: blockOf(doc.block),
     bundledIn: bundledIn ? { id: bundledIn } : null,
     parent: bundledIn ? { id: bundledIn } : null,
   };
 }
 
-/** the root items of the nested items among `items`, whose bundle and block are theirs */
-async function rootsOf(store: Pick<ReadStore, 'getMany'>, items: readonly { doc: GraphqlItemDocument }[]) {
-  const rootIds = [...new Set(items.flatMap(({ doc }) => (doc.rootId !== undefined ? [doc.rootId] : [])))];
-  if (rootIds.length === 0) return new Map<string, GraphqlItemDocument>();
-  const found = await store.getMany<GraphqlItemDocument>(COLLECTION, rootIds);
-  return new Map([...found].map(([id, { doc }]) => [id, doc]));
+/**
+ * The schema's `Block` (every field non-null) when all of it is known; null for a block the gateway named
+ * no hash, time or parent for: a client never reads a made-up block (the item still sorts by its height).
+ * A nested item's block is its root's (the read model brings it along).
+ */
+function blockOf(block: GraphqlItemDocument['block']) {
+  if (!block || block.id === undefined || block.timestamp === undefined || block.previous === undefined) return null;
+  return { id: block.id, timestamp: block.timestamp, height: block.height, previous: block.previous };
 }
 
 /** The root value of the gateway schema (schema.ts): its two queries over the GraphQL read model. */
 export function gatewayRoot(deps: { readStore: Pick<ReadStore, 'get' | 'getMany' | 'findByKey'>; itemData: ItemDataQueries; limits: GraphqlLimits }) {
   const { readStore, itemData, limits } = deps;
-  const nodesOf = async (items: readonly FoundItem[]) => {
-    const roots = await rootsOf(readStore, items);
-    return items.map((item) => ({ cursor: encodeCursor(item.sort), node: nodeOf(itemData, item, item.doc.rootId ? roots.get(item.doc.rootId) : undefined) }));
-  };
+  const nodesOf = (items: readonly FoundItem[]) => items.map((item) => ({ cursor: encodeCursor(item.sort), node: nodeOf(itemData, item) }));
   return {
     async transaction({ id }: { id: string }, context: GraphqlContext) {
       context.checkTime();
       const found = await readStore.get<GraphqlItemDocument>(COLLECTION, id);
-      if (!found) return null;
-      const roots = await rootsOf(readStore, [found]);
-      return nodeOf(itemData, { id, doc: found.doc }, found.doc.rootId ? roots.get(found.doc.rootId) : undefined);
+      return found ? nodeOf(itemData, { id, doc: found.doc }) : null;
     },
     async transactions(args: TransactionFilter, context: GraphqlContext) {
       checkArguments(args, limits);
       const { items, hasNextPage } = await findItems(readStore, args, { maxExamined: limits.maxExamined, checkTime: () => context.checkTime() });
       context.checkTime();
-      return { pageInfo: { hasNextPage }, edges: await nodesOf(items) };
+      return { pageInfo: { hasNextPage }, edges: nodesOf(items) };
     },
   };
 }
