@@ -23,39 +23,95 @@ const NOT_FOUND = '<not-found>';
 
 type Header = Awaited<ReturnType<ItemDataQueries['header']>>;
 
-/** The item's signature and owner key, read from its header in the blob store, once, and only when asked. */
-function lazyHeader(itemData: ItemDataQueries, id: string): () => Promise<Header> {
-  let header: Promise<Header> | undefined;
-  return () =>
-    (header ??= (async () => {
-      const place = await itemData.itemPlace(id as DataItemId);
-      return place && (await itemData.header(place));
-    })());
-}
-
 /** as gateways derive it: the item's Content-Type tag, null without one (a document without tags: as recorded at acceptance) */
 const contentTypeOf = (doc: GraphqlItemDocument): string | null =>
   doc.tags ? (doc.tags.find((t) => t.name.toLowerCase() === 'content-type')?.value ?? null) : doc.contentType;
 
-/** a node of the schema's `Transaction`: plain values, and functions for what is read only when asked */
-function nodeOf(itemData: ItemDataQueries, { id, doc }: { id: string; doc: GraphqlItemDocument }) {
-  const header = lazyHeader(itemData, id);
-  const bundledIn = doc.parentId ?? doc.bundleId;
-  return {
-    id,
-    anchor: doc.anchor ?? '',
-    signature: async () => (await header())?.signature ?? NOT_FOUND,
-    signatureType: doc.signatureType ?? null,
-    recipient: doc.target ?? '',
-    owner: { address: doc.owner, key: async () => (await header())?.ownerPublicKey ?? NOT_FOUND },
-    fee: ZERO,
-    quantity: ZERO,
-    data: { size: String(doc.dataSize), type: contentTypeOf(doc) },
-    tags: doc.tags ?? [],
-    block: blockOf(doc.block),
-    bundledIn: bundledIn ? { id: bundledIn } : null,
-    parent: bundledIn ? { id: bundledIn } : null,
-  };
+/**
+ * A node of the schema's `Transaction` over its document. graphql-js's default resolver reads each
+ * field a query selects as a property (a getter here) or calls it (a method): nothing is worked out
+ * for a field not asked, and a node is one small object with no closures (a page is 100 of them;
+ * graphql-js's own work per field is most of a page's cost).
+ */
+class TransactionNode {
+  #header: Promise<Header> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly doc: GraphqlItemDocument,
+    private readonly itemData: ItemDataQueries,
+  ) {}
+
+  get anchor(): string {
+    return this.doc.anchor ?? '';
+  }
+  async signature(): Promise<string> {
+    return (await this.header())?.signature ?? NOT_FOUND;
+  }
+  get signatureType(): number | null {
+    return this.doc.signatureType ?? null;
+  }
+  get recipient(): string {
+    return this.doc.target ?? '';
+  }
+  get owner(): OwnerNode {
+    return new OwnerNode(this);
+  }
+  get fee() {
+    return ZERO;
+  }
+  get quantity() {
+    return ZERO;
+  }
+  get data() {
+    return { size: String(this.doc.dataSize), type: contentTypeOf(this.doc) };
+  }
+  get tags(): readonly { name: string; value: string }[] {
+    return this.doc.tags ?? [];
+  }
+  get block() {
+    return blockOf(this.doc.block);
+  }
+  get bundledIn(): { id: string } | null {
+    const bundle = this.doc.parentId ?? this.doc.bundleId;
+    return bundle ? { id: bundle } : null;
+  }
+  get parent(): { id: string } | null {
+    return this.bundledIn;
+  }
+
+  /** the item's signature and owner key, read from its header in the blob store, once, and only when asked */
+  header(): Promise<Header> {
+    return (this.#header ??= (async () => {
+      const place = await this.itemData.itemPlace(this.id as DataItemId);
+      return place && (await this.itemData.header(place));
+    })());
+  }
+}
+
+/** the schema's `Owner`: the address recorded, the key read from the header when asked */
+class OwnerNode {
+  constructor(private readonly item: TransactionNode) {}
+  get address(): string {
+    return this.item.doc.owner;
+  }
+  async key(): Promise<string> {
+    return (await this.item.header())?.ownerPublicKey ?? NOT_FOUND;
+  }
+}
+
+/** the schema's `TransactionEdge`: its cursor encoded only when asked */
+class EdgeNode {
+  readonly node: TransactionNode;
+  constructor(
+    private readonly sort: string,
+    node: TransactionNode,
+  ) {
+    this.node = node;
+  }
+  get cursor(): string {
+    return encodeCursor(this.sort);
+  }
 }
 
 /**
@@ -71,12 +127,12 @@ function blockOf(block: GraphqlItemDocument['block']) {
 /** The root value of the gateway schema (schema.ts): its two queries over the GraphQL read model. */
 export function gatewayRoot(deps: { readStore: Pick<ReadStore, 'get' | 'getMany' | 'findByKey'>; itemData: ItemDataQueries; limits: GraphqlLimits }) {
   const { readStore, itemData, limits } = deps;
-  const nodesOf = (items: readonly FoundItem[]) => items.map((item) => ({ cursor: encodeCursor(item.sort), node: nodeOf(itemData, item) }));
+  const nodesOf = (items: readonly FoundItem[]) => items.map((item) => new EdgeNode(item.sort, new TransactionNode(item.id, item.doc, itemData)));
   return {
     async transaction({ id }: { id: string }, context: GraphqlContext) {
       context.checkTime();
       const found = await readStore.get<GraphqlItemDocument>(COLLECTION, id);
-      return found ? nodeOf(itemData, { id, doc: found.doc }) : null;
+      return found ? new TransactionNode(id, found.doc, itemData) : null;
     },
     async transactions(args: TransactionFilter, context: GraphqlContext) {
       checkArguments(args, limits);
