@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { graphql } from 'graphql';
+import { execute, graphql, parse } from 'graphql';
 import type { DomainEvent } from '../../src/domain/events.js';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
@@ -14,6 +14,7 @@ import { WriteBack } from '../../projections/writeBack.js';
 import { collectionOf } from '../../projections/definition.js';
 import { graphqlItemsProjection } from '../../projections/graphqlItems.js';
 import { createGraphqlQueries, type GraphqlLimits } from '../../src/queries/graphql/index.js';
+import { fastExecute, walksItself } from '../../src/queries/graphql/execute.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
 
@@ -197,6 +198,33 @@ function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(
       ).to.equal(true);
       expect(await idsOf('first: 100')).to.deep.equal(before);
       expect(await idsOf('tags: [{ name: "App", values: ["x", "z"] }]')).to.deep.equal([d, nested, b, a]);
+    });
+
+    it('answers through fastExecute exactly as graphql-js execute does: data, fragments, aliases, nulls and errors', async () => {
+      const { schema, rootValue, context } = createGraphqlQueries({ readStore: store, itemData: noBlobs, limits: {} });
+      const node = `id anchor signature signatureType recipient owner { address key } fee { winston ar } quantity { winston ar }
+        data { size type } tags { name value } block { id timestamp height previous } parent { id } bundledIn { id }`;
+      const cases: { source: string; variables?: Record<string, unknown>; walked: boolean }[] = [
+        { source: `{ transactions(first: 100) { pageInfo { hasNextPage } edges { cursor node { ${node} } } } }`, walked: true },
+        {
+          source: `query Q($v: [String!]!) { a: transactions(owners: $v, first: 2, sort: HEIGHT_ASC) { ...page } t: transaction(id: "${b}") { __typename ... on Transaction { i: id tags { value } } }
+            none: transaction(id: "${itemId(99)}") { id } } fragment page on TransactionConnection { __typename edges { node { id owner { address } } } }`,
+          variables: { v: ['alice'] },
+          walked: true,
+        },
+        { source: '{ transactions(first: 101) { edges { cursor } } }', walked: true },
+        { source: '{ transactions(after: "not-a-cursor") { edges { cursor } } ok: transaction(id: "x") { id } }', walked: true },
+        { source: '{ transactions @include(if: true) { edges { cursor } } }', walked: false },
+        { source: 'query($v: [String!]!) { transactions(owners: $v) { edges { cursor } } }', variables: {}, walked: true },
+        { source: '{ __schema { queryType { name } } }', walked: false },
+      ];
+      for (const { source, variables, walked } of cases) {
+        const args = { schema, document: parse(source), rootValue, ...(variables ? { variableValues: variables } : {}) };
+        const expected = await execute({ ...args, contextValue: context(() => performance.now()) });
+        const answered = await fastExecute({ ...args, contextValue: context(() => performance.now()) });
+        expect(JSON.stringify(answered), source).to.equal(JSON.stringify(expected));
+        expect(walksItself(args), source).to.equal(walked);
+      }
     });
 
     it("gives nested items their root's block however events are batched, indexed before or after it is mined", async () => {
