@@ -59,6 +59,8 @@ interface PlannedField {
   type?: GraphQLOutputType;
   /** the fields selected on its object type */
   selections?: PlannedField[];
+  /** its value completed as its type says (worked out once: the type checks cost as much as the walk) */
+  complete?: Completer;
   /** root fields only: their coerced arguments */
   args?: Record<string, unknown>;
 }
@@ -132,9 +134,39 @@ function fieldOf(node: FieldNode, key: string, type: GraphQLObjectType, fragment
   const def = type.getFields()[name];
   if (!def || name.startsWith('__') || def.resolve || (!root && node.arguments?.length)) throw new Unplanned();
   const named = getNamedType(def.type);
-  if (isLeafType(named)) return { key, name, node, def, type: def.type };
+  if (isLeafType(named)) return { key, name, node, def, type: def.type, complete: completerOf(def.type, undefined) };
   if (!isObjectType(named) || !node.selectionSet) throw new Unplanned();
-  return { key, name, node, def, type: def.type, selections: fieldsOf(node.selectionSet, named, fragments, false) };
+  const selections = fieldsOf(node.selectionSet, named, fragments, false);
+  return { key, name, node, def, type: def.type, selections, complete: completerOf(def.type, selections) };
+}
+
+type Completer = (value: unknown, context: unknown) => unknown;
+
+/** as graphql-js's completeValue: a promise awaited, null checked against non-null, lists, scalars, objects */
+function completerOf(type: GraphQLOutputType, selections: readonly PlannedField[] | undefined): Completer {
+  if (isNonNullType(type)) {
+    const inner = completerOf(type.ofType, selections);
+    return (value, context) => {
+      const completed = inner(value, context);
+      return isPromise(completed) ? completed.then(nonNull) : nonNull(completed);
+    };
+  }
+  let kind: Completer;
+  if (isListType(type)) {
+    const item = completerOf(type.ofType, selections);
+    kind = (value, context) => completeList(value, item, context);
+  } else if (isLeafType(type)) {
+    kind = (value) => {
+      const serialized = type.serialize(value);
+      if (serialized === undefined || serialized === null) throw FALL_BACK;
+      return serialized;
+    };
+  } else if (isObjectType(type) && selections) {
+    kind = (value, context) => completeObject(value, type, selections, context);
+  } else throw new Unplanned();
+  const nullable: Completer = (value, context) =>
+    isPromise(value) ? value.then((v) => nullable(v, context)) : value === null || value === undefined ? null : kind(value, context);
+  return nullable;
 }
 
 /** thrown while walking: graphql-js executes the query again and answers its errors */
@@ -157,7 +189,7 @@ function completeObject(source: unknown, type: GraphQLObjectType, fields: readon
       // graphql-js's defaultFieldResolver: a property, or a method called with (args, context, info)
       const property = (source as Record<string, unknown>)[f.name];
       const value = typeof property === 'function' ? (source as Record<string, (...a: unknown[]) => unknown>)[f.name]!(f.args ?? NO_ARGS, context) : property;
-      const completed = complete(value, f.type!, f.selections, context);
+      const completed = f.complete!(value, context);
       if (isPromise(completed)) {
         result[f.key] = null;
         pending.push(completed.then((v) => (result[f.key] = v)));
@@ -175,32 +207,16 @@ function abandon(pending: readonly unknown[]): void {
   for (const p of pending) if (isPromise(p)) p.catch(() => {});
 }
 
-function complete(value: unknown, type: GraphQLOutputType, selections: readonly PlannedField[] | undefined, context: unknown): unknown {
-  if (isPromise(value)) return value.then((v) => complete(v, type, selections, context));
-  if (isNonNullType(type)) {
-    const completed = complete(value, type.ofType, selections, context);
-    if (isPromise(completed)) return completed.then(nonNull);
-    return nonNull(completed);
+function completeList(value: unknown, item: Completer, context: unknown): unknown {
+  if (!Array.isArray(value)) throw FALL_BACK;
+  const items: unknown[] = [];
+  try {
+    for (const v of value) items.push(item(v, context));
+  } catch (error) {
+    abandon(items);
+    throw error;
   }
-  if (value === null || value === undefined) return null;
-  if (isListType(type)) {
-    if (!Array.isArray(value)) throw FALL_BACK;
-    const items: unknown[] = [];
-    try {
-      for (const item of value) items.push(complete(item, type.ofType, selections, context));
-    } catch (error) {
-      abandon(items);
-      throw error;
-    }
-    return items.some(isPromise) ? Promise.all(items) : items;
-  }
-  if (isLeafType(type)) {
-    const serialized = type.serialize(value);
-    if (serialized === undefined || serialized === null) throw FALL_BACK;
-    return serialized;
-  }
-  if (!isObjectType(type) || !selections) throw FALL_BACK;
-  return completeObject(value, type, selections, context);
+  return items.some(isPromise) ? Promise.all(items) : items;
 }
 
 function nonNull(value: unknown): unknown {
