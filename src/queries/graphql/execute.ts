@@ -19,6 +19,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { bestEffort } from '../../bestEffort.js';
 
 /**
  * graphql-js's `execute`, quicker for the queries apps send. graphql-js works out, for every field of
@@ -204,7 +205,7 @@ function completeObject(source: unknown, type: GraphQLObjectType, fields: readon
 
 /** promises left behind by a walk given up: their failures are graphql-js's to answer, not unhandled */
 function abandon(pending: readonly unknown[]): void {
-  for (const p of pending) if (isPromise(p)) p.catch(() => {});
+  for (const p of pending) if (isPromise(p)) void bestEffort(p, 'the query is executed again by graphql-js, which answers its errors');
 }
 
 function completeList(value: unknown, item: Completer, context: unknown): unknown {
