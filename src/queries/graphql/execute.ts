@@ -16,6 +16,7 @@ import {
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLOutputType,
+  type GraphQLResolveInfo,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
@@ -37,14 +38,55 @@ export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
   if (plan === undefined || args.rootValue === null || typeof args.rootValue !== 'object') return execute(args);
   const variables = getVariableValues(args.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {});
   if (variables.errors) return execute(args);
-  const fallback = () => execute(args);
+  const root = args.rootValue as Record<string, unknown>;
+  // each root field's answer by response key, given to graphql-js again should it execute the query: the
+  // store is not asked twice (a query refused as too broad costs its reads once)
+  const answers = new Map<string, { value: unknown } | { error: unknown }>();
+  const fallback = () => execute({ ...args, rootValue: replaying(root, plan.fields, answers) });
   try {
-    const fields = plan.fields.map((f) => (f.typename ? f : { ...f, args: getArgumentValues(f.def!, f.node, variables.coerced) }));
-    const data = completeObject(args.rootValue, plan.type, fields, args.contextValue);
+    const fields: PlannedField[] = [];
+    const answered: Record<string, unknown> = Object.create(null);
+    for (const f of plan.fields) {
+      if (f.typename) {
+        fields.push(f);
+        continue;
+      }
+      fields.push({ ...f, name: f.key });
+      try {
+        const property = root[f.name];
+        const value =
+          typeof property === 'function'
+            ? (root[f.name] as (...a: unknown[]) => unknown)(getArgumentValues(f.def!, f.node, variables.coerced), args.contextValue)
+            : property;
+        answers.set(f.key, { value });
+        answered[f.key] = value;
+      } catch (error) {
+        answers.set(f.key, { error });
+        throw FALL_BACK;
+      }
+    }
+    const data = completeObject(answered, plan.type, fields, args.contextValue);
     return isPromise(data) ? data.then((d) => ({ data: d }) as ExecutionResult, fallback) : ({ data } as ExecutionResult);
   } catch {
     return fallback();
   }
+}
+
+/** the root value for graphql-js after a walk given up: the root fields answered already answer the same */
+function replaying(root: Record<string, unknown>, fields: readonly PlannedField[], answers: Map<string, { value: unknown } | { error: unknown }>): object {
+  const replay: Record<string, unknown> = Object.create(root);
+  for (const { name } of fields) {
+    replay[name] = (fieldArgs: unknown, context: unknown, info: GraphQLResolveInfo) => {
+      const answer = answers.get(String(info.path.key));
+      if (answer === undefined) {
+        const property = root[name];
+        return typeof property === 'function' ? (root[name] as (...a: unknown[]) => unknown)(fieldArgs, context, info) : property;
+      }
+      if ('error' in answer) throw answer.error;
+      return answer.value;
+    };
+  }
+  return replay;
 }
 
 /** whether `fastExecute` walks this document itself (else graphql-js executes it): for tests */
