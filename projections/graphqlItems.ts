@@ -31,9 +31,15 @@ export interface GraphqlItemDocument {
   parentId?: string;
   rootId?: string;
   offsetInRootItem?: number;
-  /** top-level, once its bundle is permanent: the bundle transaction and its block */
+  /** top-level, once its bundle is permanent: the bundle transaction */
   bundleId?: string;
+  /**
+   * once its bundle is permanent: its block; a nested item's is its root's (as gateways sort and filter
+   * it), brought along when the root is mined (`followers` below)
+   */
   block?: { height: number } & Partial<MinedBlock>;
+  /** top-level: it holds nested items (indexed), which follow its block */
+  holdsNested?: true;
 }
 
 const handles = ['DataItemAccepted', 'NestedItemsIndexed', 'BundlePermanent'] as const;
@@ -62,6 +68,8 @@ export const itemKeys = {
   recipient: (address: string) => `recipient:${address}`,
   tag: (name: string, value: string) => `tag:${bounded(`${name}\u0000${value}`)}`,
   bundledIn: (id: string) => `bundle:${id}`,
+  /** not a filter: the nested items of an uploaded item, found when it is mined */
+  root: (id: string) => `root:${id}`,
 };
 
 const bundledInOf = (doc: GraphqlItemDocument): string | undefined => doc.parentId ?? doc.bundleId;
@@ -71,6 +79,7 @@ function indexOf(doc: GraphqlItemDocument, id: string): DocumentIndex {
   if (doc.target) keys.push(itemKeys.recipient(doc.target));
   const bundle = bundledInOf(doc);
   if (bundle) keys.push(itemKeys.bundledIn(bundle));
+  if (doc.rootId !== undefined) keys.push(itemKeys.root(doc.rootId));
   for (const { name, value } of doc.tags ?? []) keys.push(itemKeys.tag(name, value));
   return { keys, sort: sortKeyOf(doc, id) };
 }
@@ -93,12 +102,26 @@ const headerOf = (h: { tags?: GraphqlItemDocument['tags']; target?: string; anch
   ...(h.anchor !== undefined ? { anchor: h.anchor } : {}),
 });
 
+/** a nested item takes its root's block, or loses one it had */
+function followRoot(doc: GraphqlItemDocument, root: GraphqlItemDocument | undefined): GraphqlItemDocument {
+  const { block: _, ...rest } = doc;
+  return root?.block ? { ...rest, block: root.block } : rest;
+}
+
+/**
+ * Version 2: nested items carry their root's block (and sort by it), and a `root:` key. A nested index
+ * names its root first, so a root mined before its nested items are indexed gives them its block too.
+ */
 export const graphqlItemsProjection: ProjectionDefinition<GraphqlItemDocument, GraphqlEvent> = {
   name: 'graphql-items',
-  version: 1,
+  version: 2,
   handles,
   documentIds: (event) =>
-    event.type === 'NestedItemsIndexed' ? event.data.items.map((i) => i.id) : event.type === 'BundlePermanent' ? event.data.itemIds : [event.data.id],
+    event.type === 'NestedItemsIndexed'
+      ? [event.data.id, ...event.data.items.map((i) => i.id)]
+      : event.type === 'BundlePermanent'
+        ? event.data.itemIds
+        : [event.data.id],
   reduce: (doc, event, { id, recorded }) => {
     switch (event.type) {
       case 'DataItemAccepted': {
@@ -116,6 +139,7 @@ export const graphqlItemsProjection: ProjectionDefinition<GraphqlItemDocument, G
         };
       }
       case 'NestedItemsIndexed': {
+        if (id === event.data.id) return doc && event.data.items.length > 0 && !doc.holdsNested ? { ...doc, holdsNested: true } : doc;
         // the first place found keeps it (as nested-offsets), and an upload of its own comes first
         if (doc) return doc;
         const item = nestedItemOf(event.data, id);
@@ -141,4 +165,12 @@ export const graphqlItemsProjection: ProjectionDefinition<GraphqlItemDocument, G
     }
   },
   indexOf,
+  followers: {
+    leaderOf: (doc) => doc.rootId,
+    keyOf: itemKeys.root,
+    // mined: every nested item takes the block; indexed after its root was mined: the part's items
+    after: (event, _, root) =>
+      !root?.holdsNested ? 'none' : event.type === 'BundlePermanent' ? 'all' : event.type === 'NestedItemsIndexed' && root.block ? 'named' : 'none',
+    follow: (doc, root) => followRoot(doc, root),
+  },
 };

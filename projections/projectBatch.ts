@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '../src/ports/eventStore.js';
 import type { DocumentWrite, ReadStore } from '../src/ports/readStore.js';
 import { fromRecorded } from '../src/domain/events.js';
-import { applyEvents, handledTypesOf, type EventToApply, type PositionedDocument } from './apply.js';
+import { handledTypesOf, type EventToApply, type PositionedDocument } from './apply.js';
 import { indexed, type AnyProjection } from './definition.js';
+import { applyFollowing, type FollowerSource } from './follow.js';
 
 /** Where one projection's documents and checkpoint live, and the position they reflect. */
 export interface ProjectionTarget {
@@ -21,7 +22,7 @@ export interface ProjectionTarget {
  * The live runner and the rebuild both go through here. Answers the batch's last position.
  */
 export async function projectBatch(
-  readStore: Pick<ReadStore, 'getMany' | 'commit'>,
+  readStore: Pick<ReadStore, 'commit'> & FollowerSource,
   targets: readonly ProjectionTarget[],
   batch: readonly RecordedEvent[],
 ): Promise<bigint> {
@@ -48,7 +49,7 @@ export async function projectBatch(
     if (relevant.length === 0) continue;
     const docs: Map<string, PositionedDocument<unknown>> = await readStore.getMany(collection, ids);
     const stored = new Set(docs.keys());
-    for (const id of applyEvents(p, relevant, docs)) {
+    for (const id of await applyFollowing(readStore, p, collection, relevant, docs, stored)) {
       const d = docs.get(id)!;
       // created and deleted within the batch (a reservation settled at once): nothing to write
       if (d.doc === undefined && !stored.has(id)) continue;

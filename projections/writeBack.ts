@@ -7,6 +7,7 @@ import {
   type StoredDocument,
 } from '../src/ports/readStore.js';
 import type { WrittenIds } from './writtenIds.js';
+import { storedIdsUnder } from './follow.js';
 
 /**
  * A rebuild's documents held in memory across batches and written to the read store together: a
@@ -31,9 +32,11 @@ export class WriteBack {
   /** the checkpoints as stored at the last flush (what the flush expects) */
   readonly #stored = new Map<string, bigint | null | undefined>();
   #size = 0;
+  /** by collection, then kind of key (`idsUnder`): the held documents' ids by key */
+  readonly #keyIndexes = new Map<string, Map<string, Map<string, Set<string>>>>();
 
   constructor(
-    private readonly store: Pick<ReadStore, 'getMany' | 'commit'>,
+    private readonly store: Pick<ReadStore, 'getMany' | 'commit'> & Partial<Pick<ReadStore, 'findByKey'>>,
     private readonly written: ReadonlyMap<string, WrittenIds> = new Map(),
   ) {}
 
@@ -57,6 +60,37 @@ export class WriteBack {
     return found;
   }
 
+  /**
+   * The ids under index key `key` (a projection's followers, follow.ts) as the held documents make them:
+   * the stored ones, less those held without the key, and the held ones with it. The held ones are
+   * looked up in an index of the keys of that kind (the text up to the first ':'), built over the held
+   * documents at the first question about the kind and kept up to date from then on: a rebuild asks
+   * once per leader, while holding up to tens of thousands of documents.
+   */
+  async idsUnder(collection: string, key: string): Promise<string[]> {
+    const held = this.#documents.get(collection);
+    const index = this.#keyIndexOf(collection, kindOf(key));
+    const ids = new Set<string>();
+    for (const id of await storedIdsUnder(this.store, collection, key)) {
+      const entry = held?.get(id);
+      if (entry === undefined || (entry.doc !== undefined && entry.index?.keys.includes(key))) ids.add(id);
+    }
+    for (const id of index.get(key) ?? []) ids.add(id);
+    return [...ids];
+  }
+
+  /** the held ids by key, for the keys of `kind` in `collection` (built at the first question) */
+  #keyIndexOf(collection: string, kind: string): Map<string, Set<string>> {
+    let kinds = this.#keyIndexes.get(collection);
+    if (kinds === undefined) this.#keyIndexes.set(collection, (kinds = new Map()));
+    let index = kinds.get(kind);
+    if (index === undefined) {
+      kinds.set(kind, (index = new Map()));
+      for (const [id, entry] of this.#documents.get(collection) ?? []) indexKeys(index, kind, id, entry, +1);
+    }
+    return index;
+  }
+
   async commit(writes: readonly DocumentWrite[], checkpoints: readonly CheckpointWrite[]): Promise<void> {
     for (const c of checkpoints) {
       if (c.expected === undefined) continue;
@@ -69,6 +103,11 @@ export class WriteBack {
       let held = this.#documents.get(w.collection);
       if (held === undefined) this.#documents.set(w.collection, (held = new Map()));
       if (!held.has(w.id)) this.#size++;
+      const indexes = this.#keyIndexes.get(w.collection);
+      for (const [kind, index] of indexes ?? []) {
+        indexKeys(index, kind, w.id, held.get(w.id), -1);
+        indexKeys(index, kind, w.id, w, +1);
+      }
       held.set(w.id, { doc: w.doc, position: w.position, ...(w.index ? { index: w.index } : {}) });
     }
     for (const c of checkpoints) {
@@ -100,7 +139,27 @@ export class WriteBack {
     });
     await this.store.commit(writes, checkpoints);
     this.#documents.clear();
+    for (const kinds of this.#keyIndexes.values()) for (const index of kinds.values()) index.clear();
     this.#size = 0;
     for (const [name, position] of this.#checkpoints) this.#stored.set(name, position!);
+  }
+}
+
+/** a key's kind: its text up to the first ':' (`root:<id>` is of kind `root:`) */
+const kindOf = (key: string): string => key.slice(0, key.indexOf(':') + 1);
+
+/** adds (+1) or removes (-1) a held document's keys of `kind` in `index`; a deleted document has none */
+function indexKeys(index: Map<string, Set<string>>, kind: string, id: string, entry: { doc: unknown; index?: DocumentIndex } | undefined, sign: 1 | -1): void {
+  if (entry?.doc === undefined || !entry.index) return;
+  for (const key of entry.index.keys) {
+    if (kindOf(key) !== kind) continue;
+    let ids = index.get(key);
+    if (sign === 1) {
+      if (ids === undefined) index.set(key, (ids = new Set()));
+      ids.add(id);
+    } else {
+      ids?.delete(id);
+      if (ids?.size === 0) index.delete(key);
+    }
   }
 }

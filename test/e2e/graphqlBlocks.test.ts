@@ -8,7 +8,8 @@ import { nestedIndexed } from '../nested/support/indexed.js';
 /**
  * End to end with arlocal as the gateway: an item and an item nested in an uploaded bundle are
  * answered by GraphQL from their receipts with no block, and once their bundle is permanent with the
- * block arlocal mined it in (`GET /tx/{id}/status`, `GET /block/hash/{id}` of arlocal) and the bundle.
+ * block arlocal mined it in (`GET /tx/{id}/status`, `GET /block/hash/{id}` of arlocal) and the bundle;
+ * the nested item is then found by its root's block.
  */
 describe('GraphQL blocks of items made permanent on an Arweave gateway (arlocal)', function () {
   this.timeout(120_000);
@@ -56,5 +57,11 @@ describe('GraphQL blocks of items made permanent on an Arweave gateway (arlocal)
       { id: root.id, block: rootBlock, bundledIn: { id: rootStatus.bundleId } },
       { id: inner.id, block: rootBlock, bundledIn: { id: root.id } },
     ]);
+    // sorted and filtered by its root's block, as gateways do
+    const inRange = await gql.run(
+      `query($min: Int, $max: Int) { transactions(tags: [{ name: "E2E", values: ["graphql-nested"] }], block: { min: $min, max: $max }) { edges { node { id } } } }`,
+      { min: rootBlock.height, max: rootBlock.height },
+    );
+    expect(inRange.data.transactions.edges.map((e) => e.node.id)).to.deep.equal([inner.id]);
   });
 });

@@ -3,6 +3,7 @@ import { createHandler, type Handler } from 'graphql-http';
 import { ReadStoreUnavailable } from '../../ports/readStore.js';
 import { InvalidQuery } from './errors.js';
 import type { GraphqlQueries } from './queries.js';
+import { fastExecute } from './execute.js';
 
 /**
  * An error's message as the client sees it: a query's own faults (syntax, validation, a limit) say
@@ -31,6 +32,7 @@ export function graphqlHandler<Raw>(graphql: GraphqlQueries, monotonic: () => nu
     rootValue: graphql.rootValue,
     parse: ((source: string) => graphql.parse(source)) as never,
     validate: graphql.validate,
+    execute: fastExecute,
     context: () => graphql.context(monotonic),
     formatError: clientFacing(log),
   });

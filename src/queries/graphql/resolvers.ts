@@ -23,72 +23,122 @@ const NOT_FOUND = '<not-found>';
 
 type Header = Awaited<ReturnType<ItemDataQueries['header']>>;
 
-/** The item's signature and owner key, read from its header in the blob store, once, and only when asked. */
-function lazyHeader(itemData: ItemDataQueries, id: string): () => Promise<Header> {
-  let header: Promise<Header> | undefined;
-  return () =>
-    (header ??= (async () => {
-      const place = await itemData.itemPlace(id as DataItemId);
-      return place && (await itemData.header(place));
-    })());
-}
-
 /** as gateways derive it: the item's Content-Type tag, null without one (a document without tags: as recorded at acceptance) */
 const contentTypeOf = (doc: GraphqlItemDocument): string | null =>
   doc.tags ? (doc.tags.find((t) => t.name.toLowerCase() === 'content-type')?.value ?? null) : doc.contentType;
 
-/** a node of the schema's `Transaction`: plain values, and functions for what is read only when asked */
-function nodeOf(itemData: ItemDataQueries, { id, doc }: { id: string; doc: GraphqlItemDocument }, root: GraphqlItemDocument | undefined) {
-  const header = lazyHeader(itemData, id);
-  const mined = doc.parentId === undefined ? doc : root;
-  const bundledIn = doc.parentId ?? doc.bundleId;
-  const block = mined?.block;
-  return {
-    id,
-    anchor: doc.anchor ?? '',
-    signature: async () => (await header())?.signature ?? NOT_FOUND,
-    signatureType: doc.signatureType ?? null,
-    recipient: doc.target ?? '',
-    owner: { address: doc.owner, key: async () => (await header())?.ownerPublicKey ?? NOT_FOUND },
-    fee: ZERO,
-    quantity: ZERO,
-    data: { size: String(doc.dataSize), type: contentTypeOf(doc) },
-    tags: doc.tags ?? [],
-    // a block the gateway named no id, time or parent for is shown with what is known (id empty)
-    block: block ? { id: block.id ?? '', timestamp: block.timestamp ?? 0, height: block.height, previous: block.previous ?? '' } : null,
-    bundledIn: bundledIn ? { id: bundledIn } : null,
-    parent: bundledIn ? { id: bundledIn } : null,
-  };
+/**
+ * A node of the schema's `Transaction` over its document. graphql-js's default resolver reads each
+ * field a query selects as a property (a getter here) or calls it (a method): nothing is worked out
+ * for a field not asked, and a node is one small object with no closures (a page is 100 of them;
+ * graphql-js's own work per field is most of a page's cost).
+ */
+class TransactionNode {
+  #header: Promise<Header> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly doc: GraphqlItemDocument,
+    private readonly itemData: ItemDataQueries,
+  ) {}
+
+  get anchor(): string {
+    return this.doc.anchor ?? '';
+  }
+  async signature(): Promise<string> {
+    return (await this.header())?.signature ?? NOT_FOUND;
+  }
+  get signatureType(): number | null {
+    return this.doc.signatureType ?? null;
+  }
+  get recipient(): string {
+    return this.doc.target ?? '';
+  }
+  get owner(): OwnerNode {
+    return new OwnerNode(this);
+  }
+  get fee() {
+    return ZERO;
+  }
+  get quantity() {
+    return ZERO;
+  }
+  get data() {
+    return { size: String(this.doc.dataSize), type: contentTypeOf(this.doc) };
+  }
+  get tags(): readonly { name: string; value: string }[] {
+    return this.doc.tags ?? [];
+  }
+  get block() {
+    return blockOf(this.doc.block);
+  }
+  get bundledIn(): { id: string } | null {
+    const bundle = this.doc.parentId ?? this.doc.bundleId;
+    return bundle ? { id: bundle } : null;
+  }
+  get parent(): { id: string } | null {
+    return this.bundledIn;
+  }
+
+  /** the item's signature and owner key, read from its header in the blob store, once, and only when asked */
+  header(): Promise<Header> {
+    return (this.#header ??= (async () => {
+      const place = await this.itemData.itemPlace(this.id as DataItemId);
+      return place && (await this.itemData.header(place));
+    })());
+  }
 }
 
-/** the root items of the nested items among `items`, whose bundle and block are theirs */
-async function rootsOf(store: Pick<ReadStore, 'getMany'>, items: readonly { doc: GraphqlItemDocument }[]) {
-  const rootIds = [...new Set(items.flatMap(({ doc }) => (doc.rootId !== undefined ? [doc.rootId] : [])))];
-  if (rootIds.length === 0) return new Map<string, GraphqlItemDocument>();
-  const found = await store.getMany<GraphqlItemDocument>(COLLECTION, rootIds);
-  return new Map([...found].map(([id, { doc }]) => [id, doc]));
+/** the schema's `Owner`: the address recorded, the key read from the header when asked */
+class OwnerNode {
+  constructor(private readonly item: TransactionNode) {}
+  get address(): string {
+    return this.item.doc.owner;
+  }
+  async key(): Promise<string> {
+    return (await this.item.header())?.ownerPublicKey ?? NOT_FOUND;
+  }
+}
+
+/** the schema's `TransactionEdge`: its cursor encoded only when asked */
+class EdgeNode {
+  readonly node: TransactionNode;
+  constructor(
+    private readonly sort: string,
+    node: TransactionNode,
+  ) {
+    this.node = node;
+  }
+  get cursor(): string {
+    return encodeCursor(this.sort);
+  }
+}
+
+/**
+ * The schema's `Block` (every field non-null) when all of it is known; null for a block the gateway named
+ * no hash, time or parent for: a client never reads a made-up block (the item still sorts by its height).
+ * A nested item's block is its root's (the read model brings it along).
+ */
+function blockOf(block: GraphqlItemDocument['block']) {
+  if (!block || block.id === undefined || block.timestamp === undefined || block.previous === undefined) return null;
+  return { id: block.id, timestamp: block.timestamp, height: block.height, previous: block.previous };
 }
 
 /** The root value of the gateway schema (schema.ts): its two queries over the GraphQL read model. */
 export function gatewayRoot(deps: { readStore: Pick<ReadStore, 'get' | 'getMany' | 'findByKey'>; itemData: ItemDataQueries; limits: GraphqlLimits }) {
   const { readStore, itemData, limits } = deps;
-  const nodesOf = async (items: readonly FoundItem[]) => {
-    const roots = await rootsOf(readStore, items);
-    return items.map((item) => ({ cursor: encodeCursor(item.sort), node: nodeOf(itemData, item, item.doc.rootId ? roots.get(item.doc.rootId) : undefined) }));
-  };
+  const nodesOf = (items: readonly FoundItem[]) => items.map((item) => new EdgeNode(item.sort, new TransactionNode(item.id, item.doc, itemData)));
   return {
     async transaction({ id }: { id: string }, context: GraphqlContext) {
       context.checkTime();
       const found = await readStore.get<GraphqlItemDocument>(COLLECTION, id);
-      if (!found) return null;
-      const roots = await rootsOf(readStore, [found]);
-      return nodeOf(itemData, { id, doc: found.doc }, found.doc.rootId ? roots.get(found.doc.rootId) : undefined);
+      return found ? new TransactionNode(id, found.doc, itemData) : null;
     },
     async transactions(args: TransactionFilter, context: GraphqlContext) {
       checkArguments(args, limits);
       const { items, hasNextPage } = await findItems(readStore, args, { maxExamined: limits.maxExamined, checkTime: () => context.checkTime() });
       context.checkTime();
-      return { pageInfo: { hasNextPage }, edges: await nodesOf(items) };
+      return { pageInfo: { hasNextPage }, edges: nodesOf(items) };
     },
   };
 }
