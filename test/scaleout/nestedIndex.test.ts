@@ -39,7 +39,7 @@ describe('a nested bundle of 10,000 items on the scale-out profile', function ()
 
     const parts = [];
     for await (const e of service.eventStore.readStream(dataItemStream(root.id as DataItemId))) if (e.type === 'NestedItemsIndexed') parts.push(e);
-    expect(parts.length).to.equal(25);
+    expect(parts.length).to.equal(46);
     expect(parts.every((e) => appendSize([e]) <= PART_MAX_BYTES)).to.equal(true);
     // the node (which refuses more than its MaxAppendSize) took parts of hundreds of KiB, measured in its own terms
     expect(service.esdb.figures.largestAppendBytes).to.be.above(PART_MAX_BYTES / 2);

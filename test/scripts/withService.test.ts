@@ -35,7 +35,9 @@ describe('operator CLIs beside the running service', () => {
     });
 
     await service.accounts.execute({ type: 'Credit', data: { address: alice, winc: 500n, creditId: 'service-1', now: Date.now() } }, { correlationId: 'test' });
+    const before = Date.now();
     const approved = await runCli('approve', [alice, owner, '100', '--json'], env);
+    const after = Date.now();
     expect(approved.code).to.equal(0);
     expect(JSON.parse(approved.stdout)).to.deep.equal({
       address: alice,
@@ -46,7 +48,10 @@ describe('operator CLIs beside the running service', () => {
       givenApprovals: [{ approvedAddress: owner, remainingWinc: '100' }],
     });
     const state = await service.accounts.read(alice);
-    expect(state.approvals.get(owner)).to.deep.equal({ remaining: 100n });
+    const { createdAt, ...approval } = state.approvals.get(owner)!;
+    expect(approval).to.deep.equal({ remaining: 100n, approvedWinc: '100' });
+    // stamped by the CLI's process as it approved
+    expect(createdAt).to.be.within(before, after);
     expect(state.credited).to.equal(2500n);
   });
 });
