@@ -22,3 +22,29 @@ export function every(intervalMs: number, task: () => Promise<unknown>, log: (me
     },
   };
 }
+
+/**
+ * A background pass run every `intervalMs` by the one process holding its lease (`holdLease`, asked
+ * before each run; none: this process alone runs it). `start` and `stop` as the reconciler and the
+ * refunder expose them.
+ */
+export function leasedPass(
+  name: string,
+  intervalMs: number,
+  holdLease: (() => Promise<boolean>) | undefined,
+  runOnce: () => Promise<unknown>,
+  log: (message: string, error: unknown) => void,
+) {
+  let periodic: ReturnType<typeof every> | undefined;
+  return {
+    start(): void {
+      const pass = async () => {
+        if (!holdLease || (await holdLease())) await runOnce();
+      };
+      periodic = every(intervalMs, pass, (message, error) => log(`${name}: ${message}`, error));
+    },
+    async stop(): Promise<void> {
+      await periodic?.stop();
+    },
+  };
+}

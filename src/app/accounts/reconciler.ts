@@ -2,7 +2,7 @@ import type { ReadStore } from '../../ports/readStore.js';
 import { collectionOf, openReservationsProjection, type OpenReservation } from '../../../projections/index.js';
 import type { AccountRepository } from './accounts.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
-import { every } from '../periodic.js';
+import { leasedPass } from '../periodic.js';
 
 export interface ReconcilerOptions {
   /** the process's one data-item repository (src/wiring/shared.ts): the item's stream decides */
@@ -49,17 +49,5 @@ export function createReconciler(options: ReconcilerOptions) {
     }
   }
 
-  let periodic: ReturnType<typeof every> | undefined;
-  return {
-    runOnce,
-    start() {
-      const pass = async () => {
-        if (!options.holdLease || (await options.holdLease())) await runOnce();
-      };
-      periodic = every(intervalMs, pass, (message, error) => log(`reconciler: ${message}`, error));
-    },
-    async stop() {
-      await periodic?.stop();
-    },
-  };
+  return { runOnce, ...leasedPass('reconciler', intervalMs, options.holdLease, runOnce, log) };
 }

@@ -3,7 +3,7 @@ import { collectionOf, unrefundedFailuresProjection, type UnrefundedFailure } fr
 import { ChargeNotSettled } from '../../domain/account/decider.js';
 import type { AccountRepository } from './accounts.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
-import { every } from '../periodic.js';
+import { leasedPass } from '../periodic.js';
 
 export interface RefunderOptions {
   items: DataItemRepository;
@@ -68,17 +68,5 @@ export function createRefunder(options: RefunderOptions) {
     }
   }
 
-  let periodic: ReturnType<typeof every> | undefined;
-  return {
-    runOnce,
-    start() {
-      const pass = async () => {
-        if (!options.holdLease || (await options.holdLease())) await runOnce();
-      };
-      periodic = every(options.intervalMs, pass, (message, error) => log(`refunder: ${message}`, error));
-    },
-    async stop() {
-      await periodic?.stop();
-    },
-  };
+  return { runOnce, ...leasedPass('refunder', options.intervalMs, options.holdLease, runOnce, log) };
 }
