@@ -12,6 +12,7 @@ import { takeBackup, type BackupStep } from '../../scripts/lib/backup/takeBackup
 import { asBody, signedItem, signers } from '../support/items.js';
 import { runScript } from '../support/runScript.js';
 import { createUpload, postChunks } from '../support/multipart.js';
+import { canMountTmpfs, mountTmpfs, tmpfsNotRunMessage } from '../support/tmpfs.js';
 import { SERVICE_WALLET_FILE, startTestService, testServiceConfig, type TestService } from '../support/testService.js';
 import { eventually } from '../support/eventually.js';
 
@@ -266,25 +267,30 @@ describe('npm run backup and npm run restore (embedded profile)', function () {
     expect(existsSync(empty), 'DATA_DIR made').to.equal(false);
   });
 
-  it('copies, not links, item files onto another filesystem (/dev/shm), and the restore from there is whole', async function () {
-    const other = '/dev/shm';
-    if (!existsSync(other) || (await stat(other)).dev === (await stat(service.dataDir)).dev) return this.skip();
-    const items = [await upload(service.url, 70_000), await upload(service.url, 70_000), await upload(service.url)];
-    const backupDir = await mkdtemp(join(other, 'backup-'));
-    cleanup.push(backupDir);
-    const { blobs, manifest } = await takeBackup({ dataDir: service.dataDir, dest: join(backupDir, 'b'), walletFile: SERVICE_WALLET_FILE });
-    expect(blobs).to.deep.equal({ linked: 0, copied: 2, kept: 2 });
-    expect(manifest.files.filter((f) => f.path.startsWith('blobs/items/')).map((f) => f.size)).to.have.length(2);
-    const restoredDir = join(await temp('restored'), 'data');
-    const restore = await runScript('restore', [join(backupDir, 'b')], { DATA_DIR: restoredDir });
-    expect({ code: restore.code, stderr: restore.stderr }).to.deep.equal({ code: 0, stderr: '' });
-    const again = await startOn(restoredDir);
-    await eventually(
-      () => notReadBack(again.url, items),
-      (wrong) => wrong.length === 0,
-      'items read back',
-    );
-  });
+  const onAnotherFilesystem = 'copies, not links, item files onto another filesystem (a tmpfs), and the restore from there is whole';
+  if (!canMountTmpfs) it(`${onAnotherFilesystem}: ${tmpfsNotRunMessage}`);
+  else
+    it(onAnotherFilesystem, async () => {
+      const disk = mountTmpfs(64 * 1024 * 1024);
+      try {
+        const items = [await upload(service.url, 70_000), await upload(service.url, 70_000), await upload(service.url)];
+        const backupDir = disk.dir;
+        const { blobs, manifest } = await takeBackup({ dataDir: service.dataDir, dest: join(backupDir, 'b'), walletFile: SERVICE_WALLET_FILE });
+        expect(blobs).to.deep.equal({ linked: 0, copied: 2, kept: 2 });
+        expect(manifest.files.filter((f) => f.path.startsWith('blobs/items/')).map((f) => f.size)).to.have.length(2);
+        const restoredDir = join(await temp('restored'), 'data');
+        const restore = await runScript('restore', [join(backupDir, 'b')], { DATA_DIR: restoredDir });
+        expect({ code: restore.code, stderr: restore.stderr }).to.deep.equal({ code: 0, stderr: '' });
+        const again = await startOn(restoredDir);
+        await eventually(
+          () => notReadBack(again.url, items),
+          (wrong) => wrong.length === 0,
+          'items read back',
+        );
+      } finally {
+        disk.remove();
+      }
+    });
 
   it('refuses a manifest that names a file outside the backup, writing nothing', async () => {
     const backupDir = join(await temp('backup'), 'b');
