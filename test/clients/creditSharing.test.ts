@@ -120,6 +120,47 @@ describe('credit sharing by tagged upload through the real clients', function ()
     expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(3800n);
   });
 
+  it('a re-sent revoke item answers 202 with the approvals it revoked (revokedApprovals), and revokes nothing again', async () => {
+    const taker = 'unsay'.padEnd(42, 'R') + 'A';
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 700 });
+    const item = await signedItem(signers.arweave(), randomBytes(16), [{ name: 'x-delete-payment-approval', value: taker }]);
+    const post = () => fetch(`${service.url}/v1/tx/arweave`, { method: 'POST', body: asBody(item.getRaw()) });
+    const first = await post();
+    expect(first.status).to.equal(200);
+    const { revokedApprovals } = (await first.json()) as { revokedApprovals: Record<string, string>[] };
+    expect(
+      revokedApprovals.map(({ approvedAddress, approvedWincAmount, usedWincAmount }) => ({ approvedAddress, approvedWincAmount, usedWincAmount })),
+    ).to.deep.equal([{ approvedAddress: taker, approvedWincAmount: '700', usedWincAmount: '0' }]);
+    // granted again since: the re-sent revoke item leaves the new approval standing
+    const granted = await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 800 });
+    const again = await post();
+    expect([again.status, again.statusText]).to.deep.equal([202, 'Data Item Exists']);
+    expect(((await again.json()) as { revokedApprovals: unknown }).revokedApprovals).to.deep.equal(revokedApprovals);
+    expect((await service.accounts.read(payer)).approvals.get(taker)?.approvalDataItemId).to.equal(granted.approvalDataItemId);
+  });
+
+  it('turbo-sdk revokeCredits whose approval another revocation took first (after the check) gets an empty revokedApprovals, not an error', async () => {
+    const taker = 'raced'.padEnd(43, 'A');
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 300 });
+    // the service's own account repository: the operator's revocation lands between the item's check and its own
+    const execute = service.accounts.execute.bind(service.accounts);
+    let raced = false;
+    service.accounts.execute = (async (command, metadata, ...rest) => {
+      if (command.type === 'Revoke' && command.data.revokeDataItemId !== undefined && !raced) {
+        raced = true;
+        await execute({ type: 'Revoke', data: { address: payer, approvedAddress: taker, now: Date.now() } }, metadata);
+      }
+      return execute(command, metadata, ...rest);
+    }) as typeof service.accounts.execute;
+    try {
+      requests.clear();
+      expect(await turbo.revokeCredits({ revokedAddress: taker })).to.deep.equal([]);
+      expect([raced, requests.entries]).to.deep.equal([true, ['POST /v1/tx/arweave -> 200']]);
+    } finally {
+      service.accounts.execute = execute;
+    }
+  });
+
   it('an approval whose append failed after the item was accepted is granted when the item is sent again', async () => {
     const taker = 'heals'.padEnd(43, 'A');
     const item = await signedItem(signers.arweave(), randomBytes(16), [
