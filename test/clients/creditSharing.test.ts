@@ -9,6 +9,7 @@ import { arweaveJwk, asBody, signedItem, signers } from '../support/items.js';
 import { toChecksumAddress } from '../../src/verify/index.js';
 import { ServiceUnavailable } from '../../src/domain/errors.js';
 import { recordRequests, type RequestLog } from './support/observe.js';
+import { createUpload, postChunks } from '../support/multipart.js';
 
 /**
  * Credit sharing by tagged upload, through the unmodified clients: turbo-sdk 1.43 `shareCredits` /
@@ -159,6 +160,47 @@ describe('credit sharing by tagged upload through the real clients', function ()
     } finally {
       service.accounts.execute = execute;
     }
+  });
+
+  it('a multi-part upload of an x-approve-payment item (turbo-sdk chunkingMode force) answers createdApproval in the status receipt turbo-sdk returns', async () => {
+    const taker = 'parts'.padEnd(43, 'A');
+    const tags = [
+      { name: 'x-approve-payment', value: taker },
+      { name: 'x-amount', value: '4321' },
+    ];
+    const answer = (await turbo.upload({ data: randomBytes(64), dataItemOpts: { tags }, chunkingMode: 'force' })) as unknown as {
+      id: string;
+      createdApproval?: Record<string, string>;
+    };
+    expect(requests.entries.at(-1)).to.match(/^GET \/v1\/chunks\/arweave\/[^/]+\/status -> 200$/);
+    expect(answer.createdApproval).to.deep.include({
+      approvalDataItemId: answer.id,
+      approvedAddress: taker,
+      payingAddress: payer,
+      approvedWincAmount: '4321',
+      usedWincAmount: '0',
+    });
+    expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(4321n);
+  });
+
+  it('a synchronous multi-part finalize of a revoke item answers revokedApprovals beside the receipt, the same when finalized again', async () => {
+    const taker = 'sync-'.padEnd(43, 'A');
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 600 });
+    // the item is past the free limit: its signer pays for it
+    await credit(service, payer, 100_000n);
+    const item = await signedItem(signers.arweave(), randomBytes(3000), [{ name: 'x-delete-payment-approval', value: taker }]);
+    const uploadId = await createUpload(service.url);
+    await postChunks(service.url, uploadId, item.getRaw(), 2500);
+    const finalize = () => fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
+    const first = await finalize();
+    expect(first.status).to.equal(200);
+    const body = (await first.json()) as { id: string; data: { id: string; revokedApprovals: Record<string, string>[] } };
+    expect([body.id, body.data.id]).to.deep.equal([item.id, item.id]);
+    expect(body.data.revokedApprovals.map((a) => [a.approvedAddress, a.approvedWincAmount])).to.deep.equal([[taker, '600']]);
+    expect(await (await finalize()).json()).to.deep.equal(body);
+    const status = (await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json()) as { receipt: unknown };
+    expect(status.receipt).to.deep.equal(body.data);
+    expect((await service.accounts.read(payer)).approvals.has(taker)).to.equal(false);
   });
 
   it('an approval whose append failed after the item was accepted is granted when the item is sent again', async () => {

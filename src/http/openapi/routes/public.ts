@@ -46,7 +46,11 @@ const upload = {
   },
   responses: {
     200: { description: 'accepted: the receipt, once the bytes and the acceptance are durable', content: json(UploadAnswerBody) },
-    202: { description: 'the item was already stored: its original receipt', reason: 'Data Item Exists', content: json(ReceiptBody) },
+    202: {
+      description: 'the item was already stored: its original receipt, with what its credit-sharing tags granted or revoked (as the first answer had it)',
+      reason: 'Data Item Exists',
+      content: json(UploadAnswerBody),
+    },
   },
 } as const;
 
