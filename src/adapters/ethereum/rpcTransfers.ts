@@ -39,8 +39,8 @@ export interface EthereumTransfers extends TransferSource {
 }
 
 /**
- * Transfers of an EVM chain's native token (ETH on Ethereum and Base, POL on Polygon) through JSON-RPC: the transaction (`eth_getTransactionByHash`: from, to, value, block),
- * once mined its receipt (`eth_getTransactionReceipt`: status 1 moved the value, 0 moved nothing) and
+ * Transfers of an EVM chain's native token (ETH on Ethereum and Base, POL on Polygon) through
+ * JSON-RPC: the transaction (`eth_getTransactionByHash`: from, to, value, block), once mined its receipt (`eth_getTransactionReceipt`: status 1 moved the value, 0 moved nothing) and
  * the chain's head (`eth_blockNumber`). Confirmations count the transaction's own block: mined in the
  * head block, it has 1. It is asked with the canonical hash only (CONTRACT.md section 10: a node
  * takes any case, so each spelling would read as a transfer of its own), and an answer about
