@@ -85,6 +85,14 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
       return `${event.data.winc} winc settled: charged to ${event.data.address}`;
     case 'ReservationReleased':
       return `${event.data.winc} winc released on ${event.data.address}: ${event.data.reason}`;
+    case 'ChargeRefunded': {
+      const d = event.data;
+      return `${d.winc} winc refunded to ${d.address} for failure ${d.failure}: ${d.reason}`;
+    }
+    case 'ItemRecharged': {
+      const d = event.data;
+      return `${d.winc} winc charged again to ${d.address} for its requeue by ${d.by} (failure ${d.failure} refunded)`;
+    }
     case 'UploadValidated':
       return `multi-part upload ${event.data.uploadId} verified: ${event.data.size} bytes`;
     case 'UploadFinalized':
@@ -117,16 +125,23 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
  * item's document gets one short entry, nothing proportional to the bundle. A multi-part
  * verification starts the document before the acceptance. Account events only annotate an item
  * already known: a reservation precedes every upload, also those refused or abandoned, and would
- * otherwise make a document per attempt (the acceptance line names the price and the payer).
+ * otherwise make a document per attempt (the acceptance line names the price and the payer). A refund
+ * of a FAILED item's charge, and its charge again at a requeue, are lines of the item's timeline.
  */
 export const itemHistoryProjection: ProjectionDefinition<ItemHistoryDocument, ItemHistoryEvent> = {
   name: 'item-history',
-  version: 1,
+  // v2: refunds of the item's charge (ChargeRefunded, ItemRecharged) are on its timeline
+  version: 2,
   // every event that concerns an item
   handles: ITEM_EVENT_TYPES,
   documentIds: itemIdsOf,
   reduce: (doc, event, { id, recorded }) => {
-    if (!doc && (event.type === 'ReservationSettled' || event.type === 'ReservationReleased')) return undefined;
+    if (
+      !doc &&
+      (event.type === 'ReservationSettled' || event.type === 'ReservationReleased' || event.type === 'ChargeRefunded' || event.type === 'ItemRecharged')
+    ) {
+      return undefined;
+    }
     const current: ItemHistoryDocument = doc ?? { entries: [], planIds: [] };
     const entries = [...current.entries, entryOf(event.type, recorded, event.data.timestamp, summaryOf(event, id))];
     const planIds = event.type === 'BundlePlanned' && !current.planIds.includes(event.data.planId) ? [...current.planIds, event.data.planId] : current.planIds;

@@ -1,6 +1,6 @@
 import type { HandledEvent } from './definition.js';
 
-/** the events that concern data items: theirs, their reservations and uploads, and their bundles' */
+/** the events that concern data items: theirs, their reservations, charges' refunds and uploads, and their bundles' */
 export const ITEM_EVENT_TYPES = [
   'DataItemAccepted',
   'NestedItemsIndexed',
@@ -10,6 +10,8 @@ export const ITEM_EVENT_TYPES = [
   'DataItemRequeued',
   'ReservationSettled',
   'ReservationReleased',
+  'ChargeRefunded',
+  'ItemRecharged',
   'UploadValidated',
   'UploadFinalized',
   'UploadUnderfunded',
@@ -36,6 +38,8 @@ export function itemIdsOf(event: ItemEvent): readonly string[] {
       return [event.data.id];
     case 'ReservationSettled':
     case 'ReservationReleased':
+    case 'ChargeRefunded':
+    case 'ItemRecharged':
     case 'UploadValidated':
     case 'UploadFinalized':
     case 'UploadUnderfunded':

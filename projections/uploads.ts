@@ -1,4 +1,4 @@
-import type { UploadEvent } from '../src/domain/upload/events.js';
+import type { UploadApprovals, UploadEvent } from '../src/domain/upload/events.js';
 import type { Receipt } from '../src/domain/receipt.js';
 import type { UploadStatus } from '../src/domain/upload/state.js';
 import type { ProjectionDefinition } from './definition.js';
@@ -18,6 +18,8 @@ export interface UploadDocument {
   receipt?: Receipt;
   /** the item already existed (stored by another upload) when this one was finalized */
   existed?: boolean;
+  /** what the item's credit-sharing tags changed, as answered at finalization: the status shows it beside the receipt */
+  approvals?: UploadApprovals;
 }
 
 export const uploadsProjection: ProjectionDefinition<UploadDocument, UploadEvent> = {
@@ -40,7 +42,13 @@ export const uploadsProjection: ProjectionDefinition<UploadDocument, UploadEvent
       case 'UploadValidated':
         return { ...at('FINALIZING'), dataItemId: event.data.dataItemId };
       case 'UploadFinalized':
-        return { ...at('FINALIZED'), dataItemId: event.data.dataItemId, receipt: event.data.receipt, ...(event.data.existed ? { existed: true } : {}) };
+        return {
+          ...at('FINALIZED'),
+          dataItemId: event.data.dataItemId,
+          receipt: event.data.receipt,
+          ...(event.data.existed ? { existed: true } : {}),
+          ...(event.data.approvals ? { approvals: event.data.approvals } : {}),
+        };
       case 'UploadInvalid':
         return at('INVALID');
       case 'UploadUnderfunded':

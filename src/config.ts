@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalTopUpToken, namesOfTopUpToken } from './ports/transfers.js';
 
 /**
  * Configuration from environment variables, parsed once at start-up. A bad value stops start-up
@@ -26,6 +27,18 @@ const X402Networks = z
   )
   .min(1);
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const TopUpEvmChains = z
+  .array(
+    z.strictObject({
+      token: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/),
+      chainId: z.number().int().positive(),
+      rpcUrl: z.url(),
+      address: hex(40),
+      wincPerToken: z.string().regex(/^[1-9]\d*$/, 'a positive integer'),
+      confirmations: z.number().int().min(0).max(1000).default(12),
+    }),
+  )
+  .min(1);
 const hostList = z.string().transform((s) =>
   s
     .split(',')
@@ -389,6 +402,28 @@ export const ConfigSchema = z.object({
   TOPUP_ETHEREUM_CONFIRMATIONS: int(0, 1000)
     .default(12)
     .describe("an ETH top-up is credited once its block and the blocks on top of it number this many (its receipt's status must be 1)"),
+  TOPUP_ETHEREUM_CHAIN_ID: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "with `ETHEREUM_RPC_URL`: the chain id it must answer (`eth_chainId`; 1 for Ethereum's mainnet), checked at start (another id stops the start) and before its first transaction is read. Unset: not checked",
+    ),
+  TOPUP_EVM_CHAINS: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return TopUpEvmChains.parse(JSON.parse(s));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `a JSON array of chains: ${error instanceof Error ? error.message : String(error)}` });
+        return z.NEVER;
+      }
+    })
+    .optional()
+    .describe(
+      "top-ups on other EVM chains, read as ETH top-ups are (src/adapters/ethereum/rpcTransfers.ts): a JSON array, one object per chain: `token` (the name the clients claim with: turbo-sdk's `base-eth` for Base, `matic` or `pol` for Polygon, one chain for both), `chainId` (what `rpcUrl` must answer to `eth_chainId`: 8453 Base, 137 Polygon; checked at start, another id stops the start, and before the chain's first transaction is read), `rpcUrl`, `address` (where top-ups are sent; `/info` lists it under the token), `wincPerToken` (winc credited per whole native token, 10^18 base units, rounded down), optional `confirmations` (default 12). A transaction is claimed once per chain: its key is the chain's token and its hash",
+    ),
   TOPUP_CHECK_INTERVAL_MS: int(100, 86_400_000)
     .default(60_000)
     .describe('how often claimed top-ups short of their confirmations are read again (where commands run, one process at a time under a lease)'),
@@ -477,6 +512,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   if (c.ETHEREUM_RPC_URL && (!c.ADDRESS_ETHEREUM || !/^0x[0-9a-fA-F]{40}$/.test(c.ADDRESS_ETHEREUM) || c.TOPUP_WINC_PER_ETH === undefined)) {
     throw new ConfigError('invalid configuration:\n  ETHEREUM_RPC_URL: needs ADDRESS_ETHEREUM (0x and 40 hex digits) and TOPUP_WINC_PER_ETH');
   }
+  const evmChains = evmTopUpChainsOf(c);
   const bridgeGateways = (c.OPTICAL_BRIDGE_URLS ?? []).map(({ url, key }) => ({ ...opticalGateway(url), key: key ?? c.OPTICAL_BRIDGE_ADMIN_KEY }));
   const keyless = bridgeGateways.filter((g) => g.key === undefined);
   if (keyless.length > 0) {
@@ -556,18 +592,10 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     blobSweep: { enabled: c.BLOB_SWEEP === 'true', graceMs: c.BLOB_SWEEP_GRACE_MS, intervalMs: c.BLOB_SWEEP_INTERVAL_MS },
     mongoUrl: c.MONGO_URL,
     mongoDatabase: c.MONGO_DATABASE,
-    addresses: { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC },
+    addresses: addressesOf(c, evmChains),
     topUps: {
       arweave: { wincPerToken: BigInt(c.TOPUP_WINC_PER_AR), minConfirmations: c.TOPUP_ARWEAVE_CONFIRMATIONS },
-      ethereum:
-        c.ETHEREUM_RPC_URL && c.ADDRESS_ETHEREUM && c.TOPUP_WINC_PER_ETH !== undefined
-          ? {
-              rpcUrl: c.ETHEREUM_RPC_URL,
-              address: c.ADDRESS_ETHEREUM,
-              wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH),
-              minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS,
-            }
-          : undefined,
+      evm: evmChains,
       checkIntervalMs: c.TOPUP_CHECK_INTERVAL_MS,
       pendingMaxAgeMs: c.TOPUP_PENDING_MAX_AGE_MS,
       claimsPerClientPerMinute: c.TOPUP_CLAIMS_PER_CLIENT_PER_MINUTE,
@@ -606,4 +634,74 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       maxBufferedBytes: c.LIVE_STATUS_BUFFER_BYTES,
     },
   };
+}
+
+/** an EVM chain top-ups are taken on (src/app/accounts/topUpChains.ts) */
+export interface EvmTopUpChain {
+  /** the chain's canonical token name (`canonicalTopUpToken`): its claims' keys begin with it */
+  token: string;
+  rpcUrl: string;
+  /** what the RPC endpoint must answer to `eth_chainId`; undefined: not checked (ETHEREUM_RPC_URL without TOPUP_ETHEREUM_CHAIN_ID) */
+  chainId?: number;
+  address: string;
+  wincPerToken: bigint;
+  minConfirmations: number;
+}
+
+type ParsedEnv = z.infer<typeof ConfigSchema>;
+
+/**
+ * The EVM chains of `ETHEREUM_RPC_URL` (as before: token `ethereum`) and of `TOPUP_EVM_CHAINS`, their
+ * tokens canonical. Refused: two entries for one token (`pol` and `matic` are one) or one chain id, a
+ * rate of 0 (ETH's `TOPUP_WINC_PER_ETH=0` keeps meaning "off"): a transaction claimable under two names
+ * would credit twice.
+ */
+function evmTopUpChainsOf(c: ParsedEnv): EvmTopUpChain[] {
+  const chains: EvmTopUpChain[] = [];
+  if (c.ETHEREUM_RPC_URL && c.ADDRESS_ETHEREUM && c.TOPUP_WINC_PER_ETH !== undefined && BigInt(c.TOPUP_WINC_PER_ETH) > 0n) {
+    chains.push({
+      token: 'ethereum',
+      rpcUrl: c.ETHEREUM_RPC_URL,
+      ...(c.TOPUP_ETHEREUM_CHAIN_ID !== undefined ? { chainId: c.TOPUP_ETHEREUM_CHAIN_ID } : {}),
+      address: c.ADDRESS_ETHEREUM,
+      wincPerToken: BigInt(c.TOPUP_WINC_PER_ETH),
+      minConfirmations: c.TOPUP_ETHEREUM_CONFIRMATIONS,
+    });
+  }
+  for (const chain of c.TOPUP_EVM_CHAINS ?? []) {
+    const token = canonicalTopUpToken(chain.token);
+    if (token === 'arweave') throw new ConfigError('invalid configuration:\n  TOPUP_EVM_CHAINS: arweave is no EVM chain');
+    chains.push({
+      token,
+      rpcUrl: chain.rpcUrl,
+      chainId: chain.chainId,
+      address: chain.address,
+      wincPerToken: BigInt(chain.wincPerToken),
+      minConfirmations: chain.confirmations,
+    });
+  }
+  const twice = (values: unknown[]) => values.find((v, i) => v !== undefined && values.indexOf(v) !== i);
+  const token = twice(chains.map((ch) => ch.token));
+  if (token !== undefined) throw new ConfigError(`invalid configuration:\n  TOPUP_EVM_CHAINS: ${String(token)} is configured twice`);
+  const chainId = twice(chains.map((ch) => ch.chainId));
+  if (chainId !== undefined) throw new ConfigError(`invalid configuration:\n  TOPUP_EVM_CHAINS: chain id ${String(chainId)} is configured twice`);
+  return chains;
+}
+
+/**
+ * `/info`'s configured addresses. Each EVM top-up chain's address is listed too, under its token and its
+ * aliases (src/wiring/queries.ts; turbo-sdk funds the address `/info` names for its token): one
+ * configured here for such a name that is another address is refused.
+ */
+function addressesOf(c: ParsedEnv, chains: readonly EvmTopUpChain[]): Record<string, string | undefined> {
+  const addresses: Record<string, string | undefined> = { ethereum: c.ADDRESS_ETHEREUM, solana: c.ADDRESS_SOLANA, matic: c.ADDRESS_MATIC };
+  for (const chain of chains) {
+    for (const name of namesOfTopUpToken(chain.token)) {
+      const given = addresses[name];
+      if (given !== undefined && given.toLowerCase() !== chain.address.toLowerCase()) {
+        throw new ConfigError(`invalid configuration:\n  TOPUP_EVM_CHAINS: ${name}'s address ${chain.address} differs from ${given}`);
+      }
+    }
+  }
+  return addresses;
 }

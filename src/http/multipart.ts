@@ -40,7 +40,8 @@ type UploadRoute = typeof finalizeUploadRoute;
 
 function sendFinalized(res: Response, outcome: FinalizeOutcome & { kind: 'finalized' }) {
   if (outcome.existed) res.statusMessage = 'Data Item Exists';
-  res.status(outcome.existed ? 202 : 200).json({ id: outcome.id, data: outcome.receipt });
+  // `createdApproval` / `revokedApprovals` beside the receipt's fields, as the single upload answers them
+  res.status(outcome.existed ? 202 : 200).json({ id: outcome.id, data: { ...outcome.receipt, ...outcome.approvals } });
 }
 
 /** Endpoints 5, 7, 8 and 10 (CONTRACT.md section 4). Literal segments come before parameters. */
@@ -92,7 +93,9 @@ export function multipartCommandsRouter(handlers: MultipartCommandHandlers): Rou
 export const uploadStatusBody = (doc: UploadDocument) => ({
   status: doc.status,
   timestamp: doc.statusChangedAt,
-  ...(doc.receipt ? { receipt: doc.receipt } : {}),
+  // turbo-sdk's multi-part upload returns this receipt as the upload's answer (its chunked.ts
+  // `finalizeUpload`), where shareCredits / revokeCredits read `createdApproval` / `revokedApprovals`
+  ...(doc.receipt ? { receipt: { ...doc.receipt, ...doc.approvals } } : {}),
 });
 
 /** Endpoints 6 and 9, from the uploads read model. */

@@ -29,3 +29,18 @@ export type TransferStatus =
   | { confirmed: false }
   /** in block `blockHeight`, with `confirmations` as the chain counts them */
   | { confirmed: true; blockHeight: number; confirmations: number };
+
+/**
+ * Names the clients give one chain: turbo-sdk sends `pol` and `matic` for Polygon (its `defaultTokenMap`,
+ * ardriveapp/turbo-sdk packages/turbo-sdk/src/common/token/index.ts at 1be4559: both a `PolygonToken`), and
+ * the reference's payment service keeps one address for both (turbo-payment-service src/routes/info.ts at
+ * e8c570e: `MATIC_ADDRESS`). A top-up is keyed by the canonical name, so one transaction is one claim
+ * whichever name it was claimed under.
+ */
+const TOKEN_ALIASES: Readonly<Record<string, string>> = { pol: 'matic' };
+
+/** the canonical name of a top-up token (`pol` is `matic`); any other name as it is */
+export const canonicalTopUpToken = (token: string): string => (Object.hasOwn(TOKEN_ALIASES, token) ? TOKEN_ALIASES[token]! : token);
+
+/** every name a chain of this canonical token is claimed under, the canonical one first */
+export const namesOfTopUpToken = (token: string): string[] => [token, ...Object.keys(TOKEN_ALIASES).filter((alias) => TOKEN_ALIASES[alias] === token)];

@@ -9,7 +9,7 @@ import { createPrefixVerifier } from '../app/multipart/prefixVerifier.js';
 import { itemRules } from '../app/multipart/assembleUpload.js';
 import { createNestedIndexQueue } from '../app/nested/indexQueue.js';
 import { indexNestedItems } from '../app/nested/recordNested.js';
-import { createTopUpChains } from '../app/accounts/topUpChains.js';
+import { checkTopUpChains, createTopUpChains } from '../app/accounts/topUpChains.js';
 import { createTopUps, TopUpRepository } from '../app/accounts/topUps.js';
 import { countedSigner, createReceiptSigner, unavailableSigner } from '../receipts/receiptSigner.js';
 import { createBlobHasher, inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
@@ -124,8 +124,11 @@ export async function startCommandSide(
   });
   await life.start({ name: 'finalizer', stop: () => finalizer.idle() });
   // top-ups with the users' own tokens, claimed where commands run; pending ones checked under a lease (background.ts)
+  const chains = createTopUpChains(config, wallet.address, countingFetch('topUp', metrics));
+  // an RPC endpoint of another chain than configured stops the start
+  await life.start({ name: 'top-up chains', start: () => checkTopUpChains(chains, (message, fields) => log.warn(message, fields)) });
   const topUps = createTopUps({
-    chains: createTopUpChains(config, wallet.address, countingFetch('topUp', metrics)),
+    chains,
     topUps: new TopUpRepository(eventStore),
     accounts,
     readStore,

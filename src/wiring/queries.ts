@@ -4,7 +4,7 @@ import { createLiveFeed } from '../queries/liveFeed.js';
 import { createStatusStreams } from '../queries/statusStreams.js';
 import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { serviceVersion } from '../version.js';
-import { topUpRatesOf } from '../app/accounts/topUpChains.js';
+import { topUpAddressesOf, topUpRatesOf } from '../app/accounts/topUpChains.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
@@ -18,6 +18,7 @@ export function queryRoutes(
   const { config } = w;
   const addresses: Record<string, string> = { arweave: wallet.address };
   for (const [token, address] of Object.entries(config.addresses)) if (address) addresses[token] = address;
+  for (const [token, address] of topUpAddressesOf(config)) addresses[token] ??= address;
   const info = { version: serviceVersion, gateway: config.gatewayUrl, addresses, freeUploadLimitBytes: config.freeUploadLimitBytes };
   // the status streams' one subscription in this process, whatever its role (the queries role has no projector)
   const feed = createLiveFeed({ eventStore, log: (message, error) => w.log.error(message, error) });

@@ -143,6 +143,21 @@ describe('refunds of FAILED items', function () {
     expect(statement.balance.winc).to.equal('1000000');
   });
 
+  it("shows the refund and the requeue's charge again on the item's timeline (the dashboard's item page)", async () => {
+    const { item, payer } = await paidItem(1_000_000n);
+    await failQueued();
+    await refunder().runOnce();
+    await requeue()({ id: item.id, by: 'ops', reason: 'gateway healed' }, meta);
+    await settle();
+    const page = (await (await fetch(`${node.service.url}/dashboard/api/tx/${item.id}`)).json()) as { timeline: { type: string; summary: string }[] };
+    const lines = page.timeline.filter((e) => e.type === 'ChargeRefunded' || e.type === 'ItemRecharged' || e.type === 'DataItemRequeued');
+    expect(lines.map((e) => [e.type, e.summary])).to.deep.equal([
+      ['ChargeRefunded', `3000 winc refunded to ${payer} for failure 1: 1 bundles dropped`],
+      ['ItemRecharged', `3000 winc charged again to ${payer} for its requeue by ops (failure 1 refunded)`],
+      ['DataItemRequeued', 'requeued by ops: gateway healed; back in the bundle queue (it had failed: 1 bundles dropped)'],
+    ]);
+  });
+
   it('refunds once when two refunders (split roles, a restarted process with a stale read model) race', async () => {
     const { item, payer } = await paidItem(1_000_000n);
     await failQueued();

@@ -9,6 +9,7 @@ import { arweaveJwk, asBody, signedItem, signers } from '../support/items.js';
 import { toChecksumAddress } from '../../src/verify/index.js';
 import { ServiceUnavailable } from '../../src/domain/errors.js';
 import { recordRequests, type RequestLog } from './support/observe.js';
+import { createUpload, postChunks } from '../support/multipart.js';
 
 /**
  * Credit sharing by tagged upload, through the unmodified clients: turbo-sdk 1.43 `shareCredits` /
@@ -118,6 +119,88 @@ describe('credit sharing by tagged upload through the real clients', function ()
     expect([again.status, again.statusText]).to.deep.equal([202, 'Data Item Exists']);
     expect((await again.json()).createdApproval).to.deep.equal({ ...granted, usedWincAmount: '1200' });
     expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(3800n);
+  });
+
+  it('a re-sent revoke item answers 202 with the approvals it revoked (revokedApprovals), and revokes nothing again', async () => {
+    const taker = 'unsay'.padEnd(42, 'R') + 'A';
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 700 });
+    const item = await signedItem(signers.arweave(), randomBytes(16), [{ name: 'x-delete-payment-approval', value: taker }]);
+    const post = () => fetch(`${service.url}/v1/tx/arweave`, { method: 'POST', body: asBody(item.getRaw()) });
+    const first = await post();
+    expect(first.status).to.equal(200);
+    const { revokedApprovals } = (await first.json()) as { revokedApprovals: Record<string, string>[] };
+    expect(
+      revokedApprovals.map(({ approvedAddress, approvedWincAmount, usedWincAmount }) => ({ approvedAddress, approvedWincAmount, usedWincAmount })),
+    ).to.deep.equal([{ approvedAddress: taker, approvedWincAmount: '700', usedWincAmount: '0' }]);
+    // granted again since: the re-sent revoke item leaves the new approval standing
+    const granted = await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 800 });
+    const again = await post();
+    expect([again.status, again.statusText]).to.deep.equal([202, 'Data Item Exists']);
+    expect(((await again.json()) as { revokedApprovals: unknown }).revokedApprovals).to.deep.equal(revokedApprovals);
+    expect((await service.accounts.read(payer)).approvals.get(taker)?.approvalDataItemId).to.equal(granted.approvalDataItemId);
+  });
+
+  it('turbo-sdk revokeCredits whose approval another revocation took first (after the check) gets an empty revokedApprovals, not an error', async () => {
+    const taker = 'raced'.padEnd(43, 'A');
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 300 });
+    // the service's own account repository: the operator's revocation lands between the item's check and its own
+    const execute = service.accounts.execute.bind(service.accounts);
+    let raced = false;
+    service.accounts.execute = (async (command, metadata, ...rest) => {
+      if (command.type === 'Revoke' && command.data.revokeDataItemId !== undefined && !raced) {
+        raced = true;
+        await execute({ type: 'Revoke', data: { address: payer, approvedAddress: taker, now: Date.now() } }, metadata);
+      }
+      return execute(command, metadata, ...rest);
+    }) as typeof service.accounts.execute;
+    try {
+      requests.clear();
+      expect(await turbo.revokeCredits({ revokedAddress: taker })).to.deep.equal([]);
+      expect([raced, requests.entries]).to.deep.equal([true, ['POST /v1/tx/arweave -> 200']]);
+    } finally {
+      service.accounts.execute = execute;
+    }
+  });
+
+  it('a multi-part upload of an x-approve-payment item (turbo-sdk chunkingMode force) answers createdApproval in the status receipt turbo-sdk returns', async () => {
+    const taker = 'parts'.padEnd(43, 'A');
+    const tags = [
+      { name: 'x-approve-payment', value: taker },
+      { name: 'x-amount', value: '4321' },
+    ];
+    const answer = (await turbo.upload({ data: randomBytes(64), dataItemOpts: { tags }, chunkingMode: 'force' })) as unknown as {
+      id: string;
+      createdApproval?: Record<string, string>;
+    };
+    expect(requests.entries.at(-1)).to.match(/^GET \/v1\/chunks\/arweave\/[^/]+\/status -> 200$/);
+    expect(answer.createdApproval).to.deep.include({
+      approvalDataItemId: answer.id,
+      approvedAddress: taker,
+      payingAddress: payer,
+      approvedWincAmount: '4321',
+      usedWincAmount: '0',
+    });
+    expect((await service.accounts.read(payer)).approvals.get(taker)?.remaining).to.equal(4321n);
+  });
+
+  it('a synchronous multi-part finalize of a revoke item answers revokedApprovals beside the receipt, the same when finalized again', async () => {
+    const taker = 'sync-'.padEnd(43, 'A');
+    await turbo.shareCredits({ approvedAddress: taker, approvedWincAmount: 600 });
+    // the item is past the free limit: its signer pays for it
+    await credit(service, payer, 100_000n);
+    const item = await signedItem(signers.arweave(), randomBytes(3000), [{ name: 'x-delete-payment-approval', value: taker }]);
+    const uploadId = await createUpload(service.url);
+    await postChunks(service.url, uploadId, item.getRaw(), 2500);
+    const finalize = () => fetch(`${service.url}/chunks/arweave/${uploadId}/-1`, { method: 'POST' });
+    const first = await finalize();
+    expect(first.status).to.equal(200);
+    const body = (await first.json()) as { id: string; data: { id: string; revokedApprovals: Record<string, string>[] } };
+    expect([body.id, body.data.id]).to.deep.equal([item.id, item.id]);
+    expect(body.data.revokedApprovals.map((a) => [a.approvedAddress, a.approvedWincAmount])).to.deep.equal([[taker, '600']]);
+    expect(await (await finalize()).json()).to.deep.equal(body);
+    const status = (await (await fetch(`${service.url}/chunks/arweave/${uploadId}/status`)).json()) as { receipt: unknown };
+    expect(status.receipt).to.deep.equal(body.data);
+    expect((await service.accounts.read(payer)).approvals.has(taker)).to.equal(false);
   });
 
   it('an approval whose append failed after the item was accepted is granted when the item is sent again', async () => {

@@ -3,6 +3,7 @@ import { ChargeNotSettled, decideAccount, InvalidAccountCommand, type AccountCom
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import { availableOf, evolveAccount, initialAccountState, approvalAvailable } from '../../src/domain/account/state.js';
 import { InsufficientBalance } from '../../src/domain/errors.js';
+import { deserializeAccount, serializeAccount } from '../../src/domain/account/serialized.js';
 
 const A = 'payer-address';
 const O = 'owner-address';
@@ -119,6 +120,17 @@ describe('account decider', () => {
       { type: 'PaymentApproved', data: { address: A, approvedAddress: O, winc: '70', approvalDataItemId: 'item-1', timestamp: 4 } },
     ]);
     expect(state.approvals.get(O)).to.deep.equal({ remaining: 70n, approvedWinc: '70', createdAt: 4, approvalDataItemId: 'item-1' });
+  });
+
+  it("keeps what each tagged revocation revoked, by the item's id, as it stood then (a re-sent item's answer), through the read model's JSON", () => {
+    const granted: AccountEvent = { type: 'PaymentApproved', data: { address: A, approvedAddress: O, winc: '70', approvalDataItemId: 'item-1', timestamp: 4 } };
+    const byItem: AccountEvent = { type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, revokeDataItemId: 'item-2', timestamp: 5 } };
+    const byOperator: AccountEvent = { type: 'PaymentApprovalRevoked', data: { address: A, approvedAddress: O, timestamp: 6 } };
+    const state = given([credited('100'), granted, byItem, granted, byOperator]);
+    const revocation = { approvedAddress: O, approval: { remaining: 70n, approvedWinc: '70', createdAt: 4, approvalDataItemId: 'item-1' } };
+    expect([...state.revocations]).to.deep.equal([['item-2', revocation]]);
+    expect([...deserializeAccount(serializeAccount(state)).revocations]).to.deep.equal([['item-2', revocation]]);
+    expect(serializeAccount(given([credited('1')]))).to.not.have.property('revocations');
   });
 
   describe('refunds of FAILED items', () => {

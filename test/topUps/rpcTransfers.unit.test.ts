@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createEthereumTransfers } from '../../src/adapters/ethereum/rpcTransfers.js';
+import { createEthereumTransfers, WrongChain } from '../../src/adapters/ethereum/rpcTransfers.js';
 import { GatewayRequestError } from '../../src/ports/gatewayErrors.js';
 
 /**
@@ -48,6 +48,26 @@ describe('ethereum transfers through JSON-RPC', () => {
     expect((await transfers({ eth_getTransactionByHash: mined, eth_getTransactionReceipt: null }).transfer(TX))?.status).to.deep.equal({ confirmed: false });
     expect(await transfers({ eth_getTransactionByHash: null }).transfer(TX)).to.equal(undefined);
     expect(await transfers({}).transfer('0x1234')).to.equal(undefined);
+  });
+
+  it('with a chain id, asks eth_chainId once before the first read; another chain is WrongChain and no transaction is read', async () => {
+    const asked: string[] = [];
+    const results = { eth_chainId: '0x2105', eth_getTransactionByHash: mined, eth_getTransactionReceipt: succeeded, eth_blockNumber: '0x12' };
+    const counting: typeof fetch = async (input, init) => (
+      asked.push((JSON.parse(String(init?.body)) as { method: string }).method),
+      endpoint(results)(input, init)
+    );
+    const base = createEthereumTransfers({ rpcUrl: 'http://rpc.test', chainId: 8453, timeoutMs: 1000, fetch: counting });
+    expect((await base.transfer(TX))?.quantity).to.equal(1_000_000_000n);
+    expect((await base.transfer(TX))?.quantity).to.equal(1_000_000_000n);
+    expect(asked.filter((m) => m === 'eth_chainId')).to.have.length(1);
+    asked.length = 0;
+    const polygon = createEthereumTransfers({ rpcUrl: 'http://rpc.test', chainId: 137, timeoutMs: 1000, fetch: counting });
+    const error = await polygon.transfer(TX).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(WrongChain);
+    expect(GatewayRequestError.is(error)).to.equal(true);
+    expect((error as Error).message).to.equal('http://rpc.test is chain 8453, not chain 137 as configured');
+    expect(asked).to.deep.equal(['eth_chainId']);
   });
 
   it('asks only with the canonical hash (lower case): another spelling is no transaction it reads', async () => {

@@ -131,11 +131,14 @@ export async function applyTaggedApproval(
     const answer = approval?.approvalDataItemId === dataItemId ? { createdApproval: delegatedApproval(payer, tagged.approvedAddress, approval) } : {};
     return { answer, ...(position !== undefined ? { position } : {}) };
   }
-  const before = (await accounts.read(payer)).approvals.get(tagged.approvedAddress);
-  const { events, position } = await accounts.execute(
+  const { state, position } = await accounts.execute(
     { type: 'Revoke', data: { address: payer, approvedAddress: tagged.approvedAddress, revokeDataItemId: dataItemId, now } },
     meta,
   );
-  const revoked = events.length > 0 && before ? [delegatedApproval(payer, tagged.approvedAddress, before)] : [];
-  return { answer: revoked.length > 0 ? { revokedApprovals: revoked } : {}, ...(position !== undefined ? { position } : {}) };
+  // what this item revoked, whether now or when it was first uploaded (a re-sent item answers as it did);
+  // an item accepted while another revoked the approval first revoked nothing: an empty list, which
+  // turbo-sdk's revokeCredits returns (it throws "upload has succeeded" on a missing one)
+  const revoked = state.revocations.get(dataItemId);
+  const revokedApprovals = revoked ? [delegatedApproval(payer, revoked.approvedAddress, revoked.approval)] : [];
+  return { answer: { revokedApprovals }, ...(position !== undefined ? { position } : {}) };
 }

@@ -1,6 +1,6 @@
 import type { EventMetadata, EventStore } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
-import type { Transfer, TransferSource } from '../../ports/transfers.js';
+import { canonicalTopUpToken, type Transfer, type TransferSource } from '../../ports/transfers.js';
 import { GatewayRequestError } from '../../ports/gatewayErrors.js';
 import { InvalidToken, InvalidTransaction, ServiceUnavailable } from '../../domain/errors.js';
 import type { OnChainTransfer } from '../../domain/account/events.js';
@@ -37,6 +37,8 @@ export interface TopUpChain {
   wincPerToken: bigint;
   /** base units in one whole token (10^12 winston, 10^18 wei) */
   unitsPerToken: bigint;
+  /** asks the chain's endpoint whether it is the configured chain (an EVM chain with a chain id): WrongChain when not */
+  checkChain?(): Promise<void>;
 }
 
 export interface TopUpDeps {
@@ -150,10 +152,12 @@ export function createTopUps(deps: TopUpDeps) {
     tokens: (): string[] => [...deps.chains.keys()],
 
     /**
-     * `spelled`: the transaction id as the client wrote it; the claim is of its canonical spelling
+     * `named`: the token as the client named it; `spelled`: the transaction id as the client wrote it; the claim is of its canonical spelling
      * (any other spelling of one transaction is the same claim), one that has none is refused.
      */
-    async claim(token: string, spelled: string, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<TopUpOutcome> {
+    async claim(named: string, spelled: string, metadata: Omit<EventMetadata, 'schemaVersion'>): Promise<TopUpOutcome> {
+      // `pol` and `matic` name one chain: one claim per transaction whichever name it came under
+      const token = canonicalTopUpToken(named);
       const chain = deps.chains.get(token);
       if (!chain) throw new InvalidToken(`no top-ups in ${token}`);
       const txId = canonicalTransferId(token, spelled);

@@ -3,12 +3,14 @@ import { clientKeyOf } from '../../domain/clientKey.js';
 import { CHUNK_MAX, CHUNK_MIN, newUploadId } from '../../domain/upload/ids.js';
 import type { Receipt } from '../../domain/receipt.js';
 import type { Upload } from '../../domain/upload/state.js';
+import type { UploadApprovals } from '../../domain/upload/events.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import type { MultipartDeps } from './deps.js';
 import type { Finalizer } from './finalizer.js';
 import { ensureNotBlocked } from '../blocklist.js';
 
-export type FinalizeOutcome = { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean } | { kind: 'started' };
+/** `approvals`: what the item's credit-sharing tags changed, answered beside the receipt */
+export type FinalizeOutcome = { kind: 'finalized'; id: string; receipt: Receipt; existed: boolean; approvals?: UploadApprovals } | { kind: 'started' };
 
 export async function createUpload(deps: MultipartDeps, input: { token: string; chunkSize?: string; ctx: RequestContext }) {
   let chunkSize: number | undefined;
@@ -48,7 +50,9 @@ function admitNewUpload(deps: MultipartDeps, uploadId: string, ctx: RequestConte
 }
 
 const finalized = (u: Upload): FinalizeOutcome | undefined =>
-  u.status === 'FINALIZED' ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true } : undefined;
+  u.status === 'FINALIZED'
+    ? { kind: 'finalized', id: u.dataItemId, receipt: u.receipt, existed: u.existed === true, ...(u.approvals ? { approvals: u.approvals } : {}) }
+    : undefined;
 
 /**
  * Sync: records the request, runs the finalization and answers with its end (the status says what

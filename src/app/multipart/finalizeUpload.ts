@@ -52,7 +52,15 @@ export async function finalizeUpload(deps: MultipartDeps, uploadId: string, ctx:
     return end(
       {
         type: 'MarkFinalized',
-        data: { uploadId, dataItemId, receipt: outcome.receipt, ...(existedBefore(outcome, uploadId) ? { existed: true } : {}), now: now() },
+        data: {
+          uploadId,
+          dataItemId,
+          receipt: outcome.receipt,
+          ...(existedBefore(outcome, uploadId) ? { existed: true } : {}),
+          // answered beside the receipt, as a single upload answers them (taggedApprovals.ts)
+          ...(outcome.approvals && Object.keys(outcome.approvals).length > 0 ? { approvals: outcome.approvals } : {}),
+          now: now(),
+        },
       },
       true,
     );

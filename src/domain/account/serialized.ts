@@ -11,7 +11,11 @@ export interface SerializedAccount {
   taggedItemIds?: string[];
   /** absent in documents written before refunds */
   refunds?: Record<string, { refunded: number; recharged: number; winc: string }>;
+  /** absent when the account revoked nothing by a tagged item (and in documents written before) */
+  revocations?: Record<string, { approvedAddress: string; approval: SerializedApproval }>;
 }
+
+type SerializedApproval = SerializedAccount['approvals'][string];
 
 export const serializeAccount = (s: AccountState): SerializedAccount => ({
   creditIds: [...s.creditIds],
@@ -21,6 +25,16 @@ export const serializeAccount = (s: AccountState): SerializedAccount => ({
   approvals: Object.fromEntries([...s.approvals].map(([a, ap]) => [a, { ...ap, remaining: ap.remaining.toString() }])),
   taggedItemIds: [...s.taggedItemIds],
   ...(s.refunds.size > 0 ? { refunds: Object.fromEntries([...s.refunds].map(([id, r]) => [id, { ...r, winc: r.winc.toString() }])) } : {}),
+  ...(s.revocations.size > 0
+    ? {
+        revocations: Object.fromEntries(
+          [...s.revocations].map(([id, r]) => [
+            id,
+            { approvedAddress: r.approvedAddress, approval: { ...r.approval, remaining: r.approval.remaining.toString() } },
+          ]),
+        ),
+      }
+    : {}),
 });
 
 export const deserializeAccount = (s: SerializedAccount): AccountState => ({
@@ -31,4 +45,10 @@ export const deserializeAccount = (s: SerializedAccount): AccountState => ({
   approvals: new Map(Object.entries(s.approvals).map(([a, ap]) => [a, { ...ap, remaining: BigInt(ap.remaining) }])),
   taggedItemIds: new Set(s.taggedItemIds ?? []),
   refunds: new Map(Object.entries(s.refunds ?? {}).map(([id, r]) => [id, { ...r, winc: BigInt(r.winc) }])),
+  revocations: new Map(
+    Object.entries(s.revocations ?? {}).map(([id, r]) => [
+      id,
+      { approvedAddress: r.approvedAddress, approval: { ...r.approval, remaining: BigInt(r.approval.remaining) } },
+    ]),
+  ),
 });

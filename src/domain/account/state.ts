@@ -35,6 +35,16 @@ export interface AccountState {
   taggedItemIds: ReadonlySet<string>;
   /** items whose charge was refunded (few: failed items), so a refund applies once per failure */
   refunds: ReadonlyMap<string, ItemRefunds>;
+  /**
+   * what each item tagged `x-delete-payment-approval` revoked, by its id: the approval as it stood then
+   * (a re-sent item answers it again, as its first upload did); an item that revoked nothing has none
+   */
+  revocations: ReadonlyMap<string, Revocation>;
+}
+
+export interface Revocation {
+  approvedAddress: string;
+  approval: Approval;
 }
 
 export const initialAccountState: AccountState = {
@@ -45,6 +55,7 @@ export const initialAccountState: AccountState = {
   approvals: new Map(),
   taggedItemIds: new Set(),
   refunds: new Map(),
+  revocations: new Map(),
 };
 
 const withTagged = (s: AccountState, id: string | undefined) => (id === undefined ? s.taggedItemIds : new Set(s.taggedItemIds).add(id));
@@ -122,12 +133,16 @@ export function evolveAccount(s: AccountState, event: AccountEvent): AccountStat
         taggedItemIds: withTagged(s, data.approvalDataItemId),
       };
     }
-    case 'PaymentApprovalRevoked':
+    case 'PaymentApprovalRevoked': {
+      const { approvedAddress, revokeDataItemId } = event.data;
+      const approval = s.approvals.get(approvedAddress);
       return {
         ...s,
-        approvals: without(s.approvals, event.data.approvedAddress),
-        taggedItemIds: withTagged(s, event.data.revokeDataItemId),
+        approvals: without(s.approvals, approvedAddress),
+        taggedItemIds: withTagged(s, revokeDataItemId),
+        revocations: revokeDataItemId !== undefined && approval ? withEntry(s.revocations, revokeDataItemId, { approvedAddress, approval }) : s.revocations,
       };
+    }
     // a refund gives back what was spent, a recharge spends it again: `credited` stays what was paid in
     case 'ChargeRefunded': {
       const { data } = event;

@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import { InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../errors.js';
-import type { UploadEvent } from './events.js';
+import type { UploadApprovals, UploadEvent } from './events.js';
 import { chunkRefusal, ownerKnown, pastLifetime, type Upload, type UploadLifetimes, type UploadState } from './state.js';
 
 /** The multi-part upload aggregate. Pure: ids, time, digests and verification results come in the command. */
@@ -13,7 +13,7 @@ export type UploadCommand =
     }
   | { type: 'RequestFinalize'; data: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; now: number } }
   | { type: 'MarkValidated'; data: { uploadId: string; dataItemId: string; size: number; now: number } }
-  | { type: 'MarkFinalized'; data: { uploadId: string; dataItemId: string; receipt: Receipt; existed?: boolean; now: number } }
+  | { type: 'MarkFinalized'; data: { uploadId: string; dataItemId: string; receipt: Receipt; existed?: boolean; approvals?: UploadApprovals; now: number } }
   | { type: 'MarkInvalid'; data: { uploadId: string; reason: string; now: number } }
   | { type: 'MarkUnderfunded'; data: { uploadId: string; dataItemId: string; now: number } }
   | { type: 'Expire'; data: { uploadId: string; lifetimes: UploadLifetimes; now: number } };

@@ -37,6 +37,27 @@ export const UploadValidated = z.object({
   data: z.object({ ...base, dataItemId: z.string(), size: z.number().int().nonnegative() }),
 });
 
+/**
+ * An approval as the answers name it: the reference's `DelegatedPaymentApproval` (ardriveapp/turbo-upload-service
+ * src/arch/payment.ts at c660dd8), turbo-sdk's `CreditShareApproval`.
+ */
+const DelegatedApproval = z.object({
+  approvalDataItemId: z.string().optional(),
+  approvedAddress: z.string(),
+  payingAddress: z.string(),
+  approvedWincAmount: z.string(),
+  usedWincAmount: z.string(),
+  creationDate: z.string().optional(),
+  expirationDate: z.string().optional(),
+});
+
+/** what an item's credit-sharing tags changed (src/app/accounts/taggedApprovals.ts), as answered when it was finalized */
+export const UploadApprovals = z.object({
+  createdApproval: DelegatedApproval.optional(),
+  revokedApprovals: z.array(DelegatedApproval).optional(),
+});
+export type UploadApprovals = z.infer<typeof UploadApprovals>;
+
 export const UploadFinalized = z.object({
   type: z.literal('UploadFinalized'),
   data: z.object({
@@ -45,6 +66,8 @@ export const UploadFinalized = z.object({
     receipt: Receipt,
     /** the item had already been stored (by another upload): the finalize answer is 202 */
     existed: z.boolean().optional(),
+    /** set when the item is tagged to grant or revoke an approval: the answers carry it beside the receipt */
+    approvals: UploadApprovals.optional(),
   }),
 });
 

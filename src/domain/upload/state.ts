@@ -1,7 +1,7 @@
 import { Map as PersistentMap } from 'immutable';
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
-import type { UploadEvent } from './events.js';
+import type { UploadApprovals, UploadEvent } from './events.js';
 import { CHUNK_MIN, legacyUploadDataKey } from './ids.js';
 
 export type UploadStatus = 'ASSEMBLING' | 'VALIDATING' | 'FINALIZING' | 'FINALIZED' | 'INVALID' | 'UNDERFUNDED' | 'EXPIRED';
@@ -67,6 +67,8 @@ export type Upload =
       receipt: Receipt;
       /** the item had already been stored by another upload when this one was finalized */
       existed?: boolean;
+      /** what the item's credit-sharing tags changed, as answered then */
+      approvals?: UploadApprovals;
     })
   | (UploadBase & { status: 'UNDERFUNDED'; finalize?: FinalizeRequest; dataItemId: string })
   | (UploadBase & { status: 'INVALID' | 'EXPIRED'; finalize?: FinalizeRequest; dataItemId?: string });
@@ -112,6 +114,7 @@ export const evolveUpload = (state: UploadState, event: UploadEvent): UploadStat
         dataItemId: data.dataItemId,
         receipt: data.receipt,
         ...(data.existed ? { existed: true } : {}),
+        ...(data.approvals ? { approvals: data.approvals } : {}),
       }))
       .with({ type: 'UploadInvalid' }, ({ data }) => ({ ...state, status: 'INVALID', statusChangedAt: data.timestamp }))
       .with({ type: 'UploadUnderfunded' }, ({ data }) => ({ ...state, status: 'UNDERFUNDED', statusChangedAt: data.timestamp, dataItemId: data.dataItemId }))

@@ -36,10 +36,10 @@ export const UploadAnswerBody = Receipt.extend({
   createdApproval: DelegatedApprovalBody.optional().meta({
     description: 'the item was tagged `x-approve-payment` (or `x-irys-approve-payment`): the approval it granted',
   }),
-  revokedApprovals: z
-    .array(DelegatedApprovalBody)
-    .optional()
-    .meta({ description: 'the item was tagged `x-delete-payment-approval` (or `x-irys-delete-payment-approval`): the approval it revoked' }),
+  revokedApprovals: z.array(DelegatedApprovalBody).optional().meta({
+    description:
+      'the item was tagged `x-delete-payment-approval` (or `x-irys-delete-payment-approval`): the approval it revoked (a re-sent item: the one its first upload revoked; empty when another revocation took it first)',
+  }),
 }).meta({ id: 'UploadAnswer', description: 'the receipt, with what the credit-sharing tags of the item changed' });
 
 export const ServiceInfoBody = z
@@ -157,11 +157,19 @@ export const UploadStatusBody = z
   .object({
     status: z.enum(['ASSEMBLING', 'VALIDATING', 'FINALIZING', 'FINALIZED', 'INVALID', 'UNDERFUNDED', 'EXPIRED']),
     timestamp: Count.meta({ description: 'ms since the epoch of the last status change' }),
-    receipt: ReceiptBody.optional().meta({ description: 'when FINALIZED' }),
+    receipt: UploadAnswerBody.optional().meta({
+      description:
+        "when FINALIZED; with `createdApproval` / `revokedApprovals` when the item's tags granted or revoked an approval (turbo-sdk returns this receipt as a multi-part upload's answer)",
+    }),
   })
   .meta({ id: 'UploadStatus' });
 
-export const FinalizedUploadBody = z.object({ id: z.string().meta({ description: 'the data item id' }), data: ReceiptBody }).meta({ id: 'FinalizedUpload' });
+export const FinalizedUploadBody = z
+  .object({
+    id: z.string().meta({ description: 'the data item id' }),
+    data: UploadAnswerBody.meta({ description: "the receipt, with `createdApproval` / `revokedApprovals` as a single upload's answer has them" }),
+  })
+  .meta({ id: 'FinalizedUpload' });
 
 /** What the handlers build is what these schemas describe: checked by the compiler, nothing at run time. */
 type Describes<Schema extends z.ZodType, _Built extends z.output<Schema>> = true;

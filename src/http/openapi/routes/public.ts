@@ -46,7 +46,11 @@ const upload = {
   },
   responses: {
     200: { description: 'accepted: the receipt, once the bytes and the acceptance are durable', content: json(UploadAnswerBody) },
-    202: { description: 'the item was already stored: its original receipt', reason: 'Data Item Exists', content: json(ReceiptBody) },
+    202: {
+      description: 'the item was already stored: its original receipt, with what its credit-sharing tags granted or revoked (as the first answer had it)',
+      reason: 'Data Item Exists',
+      content: json(UploadAnswerBody),
+    },
   },
 } as const;
 
@@ -162,6 +166,8 @@ export const topUpRoute = defineRoute({
     'The service reads the transaction from the chain: a transfer to its address is credited to the sender (or to the `Turbo-Credit-Destination-Address` it names) at the configured rate, ' +
     'once it has the configured confirmations (`confirmed: false` until then; a periodic check credits it). Each transaction is claimed once, whatever the spelling of its id ' +
     '(an AR id is brought to the spelling its 32 bytes re-encode to, an ETH hash to lower case). ' +
+    'Tokens: `arweave`, `ethereum`, and the EVM chains the operator configured (`base-eth` for Base; `matic` or `pol` for Polygon, one chain under both names), ' +
+    "each read only from its own RPC endpoint, whose chain id is checked: a transaction of one chain claimed as another's is `Invalid transaction`. " +
     'A token without top-ups configured is `Invalid token`; a transaction unknown to the chain, not to this service, failed or already claimed is `Invalid transaction`; ' +
     'more claims from one client in a minute than configured are `Too Many Requests`, with `Retry-After`.',
   params: { token: tokenParam },
