@@ -184,7 +184,8 @@ export const AUTHORIZATION_USED = 'authorization already used';
 /** a settlement that did not take the USDC is ended; if this append fails, the recovery pass ends it once the authorization expires */
 async function failSettlement(deps: X402Deps, paymentId: string, reason: string, ctx: RequestContext): Promise<void> {
   await bestEffort(
-    deps.payments.execute({ type: 'FailSettlement', data: { paymentId, reason, now: deps.now() } }, metadataOf(ctx)),
+    // a chain client's error can run to kilobytes: the event keeps its start
+    deps.payments.execute({ type: 'FailSettlement', data: { paymentId, reason: reason.slice(0, 500), now: deps.now() } }, metadataOf(ctx)),
     'the x402 recovery pass ends the settlement once its authorization expires',
   );
 }
