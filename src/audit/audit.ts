@@ -61,7 +61,8 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkBundleFences,
   (events, sink) => checkRefunds(events, stores, sink),
   (events, sink) => checkTopUps(events, { transfers: stores.transfers ?? new Map() }, sink),
-  (events, sink) => checkX402Payments(events, { chains: stores.x402?.chains ?? new Map(), graceMs: stores.x402?.graceMs ?? DEFAULT_BLOB_GRACE_MS, now: stores.now() }, sink),
+  (events, sink) =>
+    checkX402Payments(events, { chains: stores.x402?.chains ?? new Map(), graceMs: stores.x402?.graceMs ?? DEFAULT_BLOB_GRACE_MS, now: stores.now() }, sink),
 ];
 
 /**

@@ -144,7 +144,11 @@ describe('x402: SIGKILL between the settlement and the receipt', function () {
 
     const second = await start(env);
     const credit = ((BigInt(value) * WINC_PER_USDC) / 10n ** 6n).toString();
-    await eventually(() => balanceOf(second.url, payer.account.address), (b) => b === credit, 'the recovery pass credits the settled payment');
+    await eventually(
+      () => balanceOf(second.url, payer.account.address),
+      (b) => b === credit,
+      'the recovery pass credits the settled payment',
+    );
     expect((await fetch(`${second.url}/tx/${item.id}/status`)).status).to.equal(404);
     // the same authorization pays nothing more
     const replay = await post(second.url, item.getRaw(), { 'x-payment': header });

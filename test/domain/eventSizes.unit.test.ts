@@ -173,7 +173,10 @@ async function largest(): Promise<DomainEvent[]> {
         timestamp,
       },
     },
-    { type: 'X402SettlementFailed', data: { paymentId: `x402:${'n'.repeat(32)}:${address}:0x${'f'.repeat(64)}`, payer: address, reason: reason500, timestamp } },
+    {
+      type: 'X402SettlementFailed',
+      data: { paymentId: `x402:${'n'.repeat(32)}:${address}:0x${'f'.repeat(64)}`, payer: address, reason: reason500, timestamp },
+    },
     { type: 'BalanceReserved', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), onBehalfOf: address, timestamp } },
     { type: 'ReservationSettled', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), timestamp } },
     { type: 'ReservationReleased', data: { address, reservationId: 'R'.repeat(36), winc, dataItemId: id(0), reason: reason500, timestamp } },

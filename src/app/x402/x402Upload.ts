@@ -169,7 +169,12 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
     if (settled.final) await failSettlement(deps, paymentId, settled.reason, request.ctx);
     return { kind: 'paymentFailed', reason: settled.reason };
   }
-  await creditPayer(deps, { payer, winc: credit, creditId: paymentId, network: network.network, transaction: settled.response.transaction }, request.ctx, received);
+  await creditPayer(
+    deps,
+    { payer, winc: credit, creditId: paymentId, network: network.network, transaction: settled.response.transaction },
+    request.ctx,
+    received,
+  );
   const outcome = await acceptDataItem(received, { token: TOKEN, payer, ctx: request.ctx }, deps);
   return {
     kind: outcome.kind,

@@ -39,11 +39,13 @@ export async function checkX402Payments(events: AsyncIterable<AuditEvent>, deps:
   for await (const { event, recorded } of events) {
     if (event.type === 'X402SettlementStarted') {
       const p = paymentOf(event.data.paymentId);
-      if (p.credited !== undefined) sink.finding({ kind: 'x402-twice', id: event.data.payer, detail: `${event.data.paymentId} started again after it was credited` });
+      if (p.credited !== undefined)
+        sink.finding({ kind: 'x402-twice', id: event.data.payer, detail: `${event.data.paymentId} started again after it was credited` });
       Object.assign(p, { started: event.data, failed: false });
     } else if (event.type === 'X402SettlementFailed') {
       const p = paymentOf(event.data.paymentId);
-      if (p.credited !== undefined) sink.finding({ kind: 'x402-mismatch', id: event.data.payer, detail: `${event.data.paymentId} recorded failed after it was credited` });
+      if (p.credited !== undefined)
+        sink.finding({ kind: 'x402-mismatch', id: event.data.payer, detail: `${event.data.paymentId} recorded failed after it was credited` });
       p.failed = true;
     } else if (event.type === 'AccountCredited' && event.data.creditId.startsWith('x402:')) {
       const { creditId, address, winc } = event.data;
@@ -53,7 +55,11 @@ export async function checkX402Payments(events: AsyncIterable<AuditEvent>, deps:
       if (!p.started) sink.finding({ kind: 'x402-mismatch', id: address, detail: `${creditId} credited at ${where} with no settlement started` });
       else if (p.failed) sink.finding({ kind: 'x402-mismatch', id: address, detail: `${creditId} credited at ${where} after its settlement failed` });
       else if (p.started.payer !== address || p.started.winc !== winc) {
-        sink.finding({ kind: 'x402-mismatch', id: address, detail: `${creditId} credited ${winc} winc to ${address}; started for ${p.started.winc} winc from ${p.started.payer}` });
+        sink.finding({
+          kind: 'x402-mismatch',
+          id: address,
+          detail: `${creditId} credited ${winc} winc to ${address}; started for ${p.started.winc} winc from ${p.started.payer}`,
+        });
       }
       p.credited ??= where;
     }
@@ -84,8 +90,10 @@ async function judgeOnChain(paymentId: string, p: Payment, started: X402Settleme
     return;
   }
   sink.count('x402Payments');
-  if (p.credited !== undefined && !used) sink.finding({ kind: 'x402-mismatch', id: started.payer, detail: `${paymentId} credited, but its authorization is unused on chain` });
-  if (p.credited === undefined && p.failed && used) sink.finding({ kind: 'x402-mismatch', id: started.payer, detail: `${paymentId} recorded failed, but the chain settled it` });
+  if (p.credited !== undefined && !used)
+    sink.finding({ kind: 'x402-mismatch', id: started.payer, detail: `${paymentId} credited, but its authorization is unused on chain` });
+  if (p.credited === undefined && p.failed && used)
+    sink.finding({ kind: 'x402-mismatch', id: started.payer, detail: `${paymentId} recorded failed, but the chain settled it` });
   if (ended) return;
   if (used) {
     sink.finding({ kind: 'x402-unresolved', id: started.payer, detail: `${paymentId} settled on chain for item ${started.dataItemId} and never credited` });

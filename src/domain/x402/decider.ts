@@ -14,8 +14,7 @@ export type X402PaymentState = { status: 'none' } | { status: 'started'; started
 export const initialX402PaymentState: X402PaymentState = { status: 'none' };
 
 export type X402PaymentCommand =
-  | { type: 'StartSettlement'; data: X402SettlementStarted['data'] }
-  | { type: 'FailSettlement'; data: { paymentId: string; reason: string; now: number } };
+  { type: 'StartSettlement'; data: X402SettlementStarted['data'] } | { type: 'FailSettlement'; data: { paymentId: string; reason: string; now: number } };
 
 export const keyOfX402Payment = (c: X402PaymentCommand): string => c.data.paymentId;
 
