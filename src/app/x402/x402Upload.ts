@@ -13,6 +13,7 @@ import { authorizationOf, decodePaymentHeader, type Authorization } from './paym
 import { maxTimeoutSecondsFor, usdcForWinc, wincForUsdc } from './pricing.js';
 import type { X402PaymentRepository } from './payments.js';
 import { x402PaymentId } from '../../domain/x402/decider.js';
+import type { X402SettlementStarted } from '../../domain/x402/events.js';
 import { bestEffort } from '../../bestEffort.js';
 
 /** One configured network: what its requirements name, and x402's verify and settle for it. */
@@ -87,11 +88,12 @@ export interface PaidItemSource {
 /**
  * `POST /x402/data-item/signed`: a signed item paid with one x402 `exact` USDC authorization for its
  * exact price. The payment is verified (x402's `verify`) before a byte of the body is read, the item is
- * received and verified, then the payment is settled on chain (x402's `settle`) and recorded as a credit
- * of what it is worth to the payer's account, keyed by the authorization (payer and nonce), before the item is
- * accepted charging that account. A payment that does not settle stores and charges nothing; a crash after
- * the settlement leaves the credit on the payer's account; an authorization already credited is refused
- * before it is settled again.
+ * received and verified, then the settlement is recorded as started (so a crash at any later moment
+ * leaves it on record for the recovery pass, src/app/x402/recovery.ts), settled on chain (x402's `settle`)
+ * and recorded as a credit of what it is worth to the payer's account, keyed by the authorization
+ * (network, payer and nonce), before the item is accepted charging that account. A payment that does not
+ * settle stores and charges nothing (recorded failed); a crash after the settlement leaves the payment to
+ * be credited; an authorization credited, or being settled, is refused before it is settled again.
  */
 export async function uploadWithX402(deps: X402Deps, request: X402Request): Promise<X402Outcome> {
   const length = request.contentLength;
@@ -139,19 +141,7 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
     const started = await deps.payments.execute(
       {
         type: 'StartSettlement',
-        data: {
-          paymentId,
-          network: network.network,
-          payer,
-          nonce: authorization.nonce.toLowerCase(),
-          asset: network.usdc,
-          payTo: network.payTo,
-          usdc: BigInt(authorization.value).toString(),
-          winc: credit.toString(),
-          validBefore: Number(authorization.validBefore),
-          dataItemId: received.verified.id,
-          timestamp: deps.now(),
-        },
+        data: settlementOf(paymentId, network, authorization, { payer, winc: credit, dataItemId: received.verified.id, now: deps.now() }),
       },
       metadataOf(request.ctx),
     );
@@ -180,6 +170,28 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
     kind: outcome.kind,
     receipt: outcome.receipt,
     payment: { header: settleResponseHeader(settled.response), transaction: settled.response.transaction, usdc: authorization.value, payer },
+  };
+}
+
+/** the settlement of `authorization` as it is recorded before it is submitted */
+function settlementOf(
+  paymentId: string,
+  network: X402Network,
+  authorization: Authorization,
+  p: { payer: string; winc: bigint; dataItemId: string; now: number },
+): X402SettlementStarted['data'] {
+  return {
+    paymentId,
+    network: network.network,
+    payer: p.payer,
+    nonce: authorization.nonce.toLowerCase(),
+    asset: network.usdc,
+    payTo: network.payTo,
+    usdc: BigInt(authorization.value).toString(),
+    winc: p.winc.toString(),
+    validBefore: Number(authorization.validBefore),
+    dataItemId: p.dataItemId,
+    timestamp: p.now,
   };
 }
 
