@@ -20,6 +20,7 @@ import { bundleProofsProjection } from './bundleProofs.js';
 import { graphqlItemsProjection } from './graphqlItems.js';
 import { unrefundedFailuresProjection } from './unrefundedFailures.js';
 import { accountEntriesProjection } from './accountEntries.js';
+import { pendingX402PaymentsProjection } from './pendingX402Payments.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -43,6 +44,7 @@ export const allProjections: readonly AnyProjection[] = [
   graphqlItemsProjection,
   unrefundedFailuresProjection,
   accountEntriesProjection,
+  pendingX402PaymentsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -66,3 +68,4 @@ export { bundleProofsProjection, type BundleProofDocument } from './bundleProofs
 export { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from './graphqlItems.js';
 export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';
 export { accountEntriesProjection, accountEntriesStart, type AccountEntry } from './accountEntries.js';
+export { pendingX402PaymentsProjection, type PendingX402Payment } from './pendingX402Payments.js';

@@ -8,6 +8,7 @@ import { runAudit } from '../src/audit/audit.js';
 import { findingLine, jsonClosing, jsonFinding, jsonOpening, summaryText } from '../src/audit/report.js';
 import { readServicePublicModulus } from '../src/audit/serviceKey.js';
 import { transferSourcesOf } from '../src/app/accounts/topUpChains.js';
+import { createX402ChainReader } from '../src/adapters/x402/settlement.js';
 import { withAuditorStores } from './lib/auditorStores.js';
 import { argOf, parseCliArgs, UsageError } from './lib/cliArgs.js';
 import { runCli } from './lib/runCli.js';
@@ -19,6 +20,7 @@ const USAGE = `usage: npm run audit -- [--json] [--concurrency N] [--blob-grace-
   checks: every accepted item's blob (present, size, sha256), its bytes (signature, id) and receipt;
           every account's read model against its events, and no negative balance or approval;
           every bundle plan's offsets; no item in two live bundles; every paid item settled once;
+          every settled x402 payment credited once, none that did not settle (against the chain);
           no blob without its event (items/<id> never accepted, uploads/<id>/ of an upload ended or unknown)
   --json                print {"findings": [...], "head", "checked", "findingCount", "receiptKeyChecked", "blobGraceMs"}
   --concurrency         blobs read at once (default: the number of cores)
@@ -64,6 +66,15 @@ await runCli(USAGE, async () => {
         now: Date.now,
         // top-up credits are re-read from the chains the service is configured with (GATEWAY_URL, ETHEREUM_RPC_URL)
         transfers: transferSourcesOf(config),
+        // x402 payments are re-read from the USDC contracts of X402_NETWORKS; a settlement is in flight for as long as the service's own recovery waits
+        ...(config.x402
+          ? {
+              x402: {
+                chains: new Map(config.x402.networks.map((n) => [n.network, createX402ChainReader(n, config.x402!.rpcTimeoutMs)])),
+                graceMs: 7 * config.x402.rpcTimeoutMs,
+              },
+            }
+          : {}),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(blobGraceMs !== undefined ? { blobGraceMs } : {}),
       },

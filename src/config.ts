@@ -187,7 +187,9 @@ export const ConfigSchema = z.object({
     .describe(
       'the reconciler settles or releases reservations older than this; an upload must be accepted within half of it after reserving, else it answers 503 `Service unavailable` (reservation released) rather than race that release',
     ),
-  RECONCILE_INTERVAL_MS: int(100, 86_400_000).default(60_000).describe("how often the reconciler runs (and the refunder of FAILED items' charges)"),
+  RECONCILE_INTERVAL_MS: int(100, 86_400_000)
+    .default(60_000)
+    .describe("how often the reconciler runs (and the refunder of FAILED items' charges, and the x402 recovery of settlements a crash left started)"),
   UPLOAD_LIFETIME_MS: int(60_000, 365 * 86_400_000)
     .default(86_400_000)
     .describe('a multi-part upload not finalized within this expires and its chunks are deleted'),

@@ -15,6 +15,7 @@ import type { Finalizer } from './app/multipart/finalizer.js';
 import type { Bundler } from './app/bundler/bundler.js';
 import type { createReconciler } from './app/accounts/reconciler.js';
 import type { createRefunder } from './app/accounts/refunder.js';
+import type { createX402Recovery } from './app/x402/recovery.js';
 import type { TopUps } from './app/accounts/topUps.js';
 import type { BlobHasher } from './crypto/blobHasher.js';
 import { withLifecycle } from './lifecycle.js';
@@ -43,6 +44,8 @@ export interface RunningService {
   reconciler: ReturnType<typeof createReconciler>;
   /** gives FAILED items' charges back (`runOnce()`: one pass, as the periodic one) */
   refunder: ReturnType<typeof createRefunder>;
+  /** ends the x402 settlements a crash left started, from the chain (`runOnce()`), when x402 is configured */
+  x402Recovery?: ReturnType<typeof createX402Recovery>;
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
   topUps: TopUps;
   multipart: MultipartDeps;
@@ -95,6 +98,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       projections,
       reconciler: background.reconciler,
       refunder: background.refunder,
+      ...(background.x402Recovery ? { x402Recovery: background.x402Recovery } : {}),
       topUps: commands.topUps,
       multipart: commands.multipart,
       expireUploads: background.expire,

@@ -13,6 +13,7 @@ import { checkReceipts } from './checks/receipts.js';
 import { checkRefunds } from './checks/refunds.js';
 import { checkSettlements } from './checks/settlements.js';
 import { checkTopUps } from './checks/topUps.js';
+import { checkX402Payments, type X402ChainReader } from './checks/x402Payments.js';
 import type { TransferSource } from '../ports/transfers.js';
 import { fanOut } from './fanOut.js';
 import { parseRecorded } from './parse.js';
@@ -31,6 +32,8 @@ export interface AuditStores {
   concurrency?: number;
   /** the chains top-up credits are checked against, by token (absent: none is checked) */
   transfers?: ReadonlyMap<string, TransferSource>;
+  /** the x402 networks' USDC contracts, by network, and how long a settlement may be in flight (absent: none read, a settlement never ended judged after an hour) */
+  x402?: { chains: ReadonlyMap<string, X402ChainReader>; graceMs: number };
 }
 
 export interface AuditSummary {
@@ -58,6 +61,8 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkBundleFences,
   (events, sink) => checkRefunds(events, stores, sink),
   (events, sink) => checkTopUps(events, { transfers: stores.transfers ?? new Map() }, sink),
+  (events, sink) =>
+    checkX402Payments(events, { chains: stores.x402?.chains ?? new Map(), graceMs: stores.x402?.graceMs ?? DEFAULT_BLOB_GRACE_MS, now: stores.now() }, sink),
 ];
 
 /**
@@ -103,6 +108,9 @@ const COUNTED: readonly Counted[] = [
   'topUps',
   'topUpsNotChecked',
   'refunds',
+  'x402Payments',
+  'x402NotChecked',
+  'x402InFlight',
 ];
 
 async function* eventsUpTo(eventStore: AuditStores['eventStore'], head: bigint, sink: AuditSink): AsyncGenerator<AuditEvent> {

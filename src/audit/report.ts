@@ -17,6 +17,7 @@ export function summaryText(s: AuditSummary): string {
     `  paid items ${c.paidItems}${c.awaitingSettlement > 0 ? ` (${c.awaitingSettlement} awaiting settlement)` : ''}`,
     `  refunds ${c.refunds} of FAILED items' charges`,
     `  top-up credits ${c.topUps} against their chain${c.topUpsNotChecked > 0 ? ` (${c.topUpsNotChecked} not checked: chain not configured or not reachable)` : ''}`,
+    `  x402 payments ${c.x402Payments} against their chain${c.x402NotChecked > 0 ? ` (${c.x402NotChecked} not checked: chain not configured or not reachable)` : ''}${c.x402InFlight > 0 ? ` (${c.x402InFlight} in flight)` : ''}`,
     `  blobs ${c.blobsListed} against their events${c.blobsNotJudged > 0 ? ` (${c.blobsNotJudged} changed within ${minutes(s.blobGraceMs)}, not judged)` : ''}`,
     s.findings === 0 ? 'no findings' : `${s.findings} finding${s.findings === 1 ? '' : 's'}`,
   ];

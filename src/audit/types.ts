@@ -46,7 +46,13 @@ export type FindingKind =
   /** one failure of an item refunded more than once */
   | 'refund-twice'
   /** an item made permanent while its charge stood refunded */
-  | 'refund-permanent';
+  | 'refund-permanent'
+  /** an x402 payment credited more than once, or started again once credited */
+  | 'x402-twice'
+  /** an x402 credit that is not its settlement's (none started, failed, another payer or amount), or the chain disagrees */
+  | 'x402-mismatch'
+  /** an x402 settlement started longer ago than the grace and never ended: settled on chain and not credited, or expired unused */
+  | 'x402-unresolved';
 
 export interface Finding {
   kind: FindingKind;
@@ -73,7 +79,11 @@ export type Counted =
   | 'topUps'
   | 'topUpsNotChecked'
   /** refunds of FAILED items' charges checked */
-  | 'refunds';
+  | 'refunds'
+  /** x402 payments checked against their chain, those whose chain is not configured or could not be read, those still in flight */
+  | 'x402Payments'
+  | 'x402NotChecked'
+  | 'x402InFlight';
 
 export interface AuditSink {
   finding(finding: Finding): void;

@@ -7,6 +7,7 @@ import { UploadEvent } from './upload/events.js';
 import { BlocklistEvent } from './blocklist/events.js';
 import { LeaseEvent } from './bundle/lease.js';
 import { TopUpEvent } from './topUp/events.js';
+import { X402PaymentEvent } from './x402/events.js';
 import { schemaVersionOf, upcast } from './upcasters.js';
 
 /**
@@ -21,6 +22,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   ...BlocklistEvent.options,
   ...LeaseEvent.options,
   ...TopUpEvent.options,
+  ...X402PaymentEvent.options,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

@@ -81,6 +81,12 @@ export const factsOf = (event: DomainEvent): string =>
         `claim of ${d.token} transaction ${d.txId} for ${d.address} (made ${iso(d.claimedAt)}) expired: the chain no longer knows the transaction; it may be claimed again`,
     )
     .with(
+      { type: 'X402SettlementStarted' },
+      ({ data: d }) =>
+        `x402 settlement of ${d.usdc} USDC units from ${d.payer} to ${d.payTo} on ${d.network} (nonce ${d.nonce}) started for item ${d.dataItemId}: ${d.winc} winc once settled`,
+    )
+    .with({ type: 'X402SettlementFailed' }, ({ data: d }) => `x402 settlement ${d.paymentId} failed, no USDC taken: ${d.reason}`)
+    .with(
       { type: 'BalanceReserved' },
       ({ data: d }) =>
         `${d.winc} winc reserved for item ${d.dataItemId} (reservation ${d.reservationId}${d.onBehalfOf !== undefined ? `, on behalf of ${d.onBehalfOf}` : ''})`,

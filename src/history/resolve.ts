@@ -5,9 +5,10 @@ import { BLOCKLIST_KEY, blocklistStream } from '../domain/blocklist/decider.js';
 import { dataItemStream, DataItemId } from '../domain/ids.js';
 import { uploadStream, UploadId } from '../domain/upload/ids.js';
 import { creditIdOfTransfer, topUpStream } from '../domain/topUp/ids.js';
+import { x402PaymentStream } from '../domain/x402/decider.js';
 import type { EventStore, RecordedEvent, StreamName } from '../ports/eventStore.js';
 
-export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease' | 'topUp';
+export type HistoryKind = 'dataItem' | 'upload' | 'account' | 'bundle' | 'blocklist' | 'lease' | 'topUp' | 'x402Payment';
 
 export interface HistoryTarget {
   kind: HistoryKind;
@@ -18,6 +19,8 @@ export interface HistoryTarget {
 
 /** a top-up's credit id, `<token>:<txId>`, as an account's history shows it: its claim */
 const TOP_UP = /^[a-z0-9][a-z0-9-]{0,31}:[A-Za-z0-9_-]{43}$|^[a-z0-9][a-z0-9-]{0,31}:0x[0-9a-fA-F]{64}$/;
+/** an x402 payment's id, `x402:<network>:<payer>:<nonce>`, as its credit on the payer's account names it */
+const X402_PAYMENT = /^x402:[a-z0-9-]{1,64}:0x[0-9a-fA-F]{40}:0x[0-9a-fA-F]{64}$/;
 /** plan ids are base64url (newPlanId); anything else cannot name a bundle stream */
 const PLAN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -40,6 +43,8 @@ export function candidateTargets(argument: string): HistoryTarget[] {
     const spelled = key === input ? [] : [{ kind: 'topUp' as const, id: input, stream: topUpStream(input) }];
     return [{ kind: 'topUp', id: key, stream: topUpStream(key) }, ...spelled];
   }
+  // an x402 settlement, by the credit id its payer's history shows (any case: the id is lower case)
+  if (X402_PAYMENT.test(input)) return [{ kind: 'x402Payment', id: input.toLowerCase(), stream: x402PaymentStream(input.toLowerCase()) }];
   const out: HistoryTarget[] = [];
   const dataItemId = DataItemId.safeParse(input);
   if (dataItemId.success) out.push({ kind: 'dataItem', id: dataItemId.data, stream: dataItemStream(dataItemId.data) });

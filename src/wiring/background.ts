@@ -14,6 +14,7 @@ import { LeaseFence } from '../app/bundler/fence.js';
 import { createReconciler } from '../app/accounts/reconciler.js';
 import { createOpticalBridge } from '../app/bridge/bridge.js';
 import { createRefunder } from '../app/accounts/refunder.js';
+import { createX402Recovery } from '../app/x402/recovery.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -86,6 +87,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     log: (message, error) => log.error(message, error),
   });
   await life.start({ name: 'refunder', start: () => roles.commands && refunder.start(), stop: () => refunder.stop() });
+  const x402Recovery = await startX402Recovery(life, w, stores, shared, commands);
   const expire = await startMaintenance(life, w, stores, commands);
   await startBlobSweep(life, w, stores, shared);
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
@@ -128,7 +130,30 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     );
   }
   const opticalBridge = await startOpticalBridge(life, w, stores, shared, commands);
-  return { reconciler, refunder, bundler, expire, opticalBridge };
+  return { reconciler, refunder, x402Recovery, bundler, expire, opticalBridge };
+}
+
+/**
+ * x402 settlements a crash or a lost answer left started, ended from the chain on the reconciler's beat
+ * (credited when settled, failed once expired unused), where uploads are taken, under its lease.
+ */
+async function startX402Recovery(life: Lifecycle, { config, log, roles, now }: Wiring, { readStore, leases }: Stores, shared: Shared, commands: CommandSide) {
+  const side = commands.x402;
+  if (!side || !config.x402) return undefined;
+  const recovery = createX402Recovery({
+    networks: side.networks,
+    payments: side.payments,
+    accounts: shared.accounts,
+    readStore,
+    // longer than an upload's own settlement may take (a settlement not mined within six RPC timeouts ends unknown)
+    graceMs: 7 * config.x402.rpcTimeoutMs,
+    intervalMs: config.reconcileIntervalMs,
+    holdLease: leases.hold('x402-recovery'),
+    now,
+    log: (message, error) => log.error(message, error),
+  });
+  await life.start({ name: 'x402 recovery', start: () => roles.commands && recovery.start(), stop: () => recovery.stop() });
+  return recovery;
 }
 
 /**

@@ -26,7 +26,7 @@ import type { ServiceStores } from './stores.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
-import { x402Routes } from './x402.js';
+import { x402Routes, x402SideOf } from './x402.js';
 
 /**
  * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
@@ -138,7 +138,9 @@ export async function startCommandSide(
     ...(awaitProjection ? { awaitProjection } : {}),
     log: (message, fields) => log.warn(message, fields),
   });
-  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth };
+  // x402 payments' networks and settlements, when configured: the routes and the recovery pass share them
+  const x402 = x402SideOf(config, eventStore);
+  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth, x402 };
 }
 
 /**
@@ -208,7 +210,7 @@ export function commandRoutes(
   { config, now }: Wiring,
   { eventStore }: Stores,
   { metrics, accounts, items }: Shared,
-  { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection }: CommandSide,
+  { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection, x402 }: CommandSide,
   inFlight: InFlight,
 ): Pick<AppOptions, 'commands' | 'admin' | 'multipartCommands' | 'x402'> {
   const singleUpload = createSingleUploadHandler({
@@ -228,7 +230,7 @@ export function commandRoutes(
     ...(config.adminToken && blocklist
       ? { admin: { token: config.adminToken, accounts, eventStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
-    ...x402Routes(config, accept, hasher, inFlight),
+    ...x402Routes(config, x402, accept, hasher, inFlight),
     multipartCommands: {
       create: inFlight.track((input) => createUpload(multipart, input)),
       receiveChunk: inFlight.track((input) => receiveChunk(multipart, { ...input, body: countedBytes(input.body, 'chunk', metrics) })),

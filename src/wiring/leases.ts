@@ -13,6 +13,7 @@ export function leaseTerms(config: Config) {
     bundler: Math.max(5_000, 2 * config.bundler.intervalMs),
     reconciler: 3 * config.reconcileIntervalMs,
     refunder: 3 * config.reconcileIntervalMs,
+    'x402-recovery': 3 * config.reconcileIntervalMs,
     'top-ups': 3 * config.topUps.checkIntervalMs,
     'blob-sweep': 3 * config.blobSweep.intervalMs,
     // renewed every second: a bridge that died is replaced within about ten seconds

@@ -81,6 +81,10 @@ describe('npm run audit on a clean service', function () {
         topUps: 0,
         topUpsNotChecked: 0,
         refunds: 0,
+        // no x402 payments in this story (test/x402/facilitator.test.ts and test/crash/x402Settlement.test.ts audit them)
+        x402Payments: 0,
+        x402NotChecked: 0,
+        x402InFlight: 0,
       },
       findings: 0,
       receiptKeyChecked: true,

@@ -156,6 +156,34 @@ const story = (): [string, DomainEvent][] => {
       `topUp-arweave:${'d'.repeat(43)}`,
       { type: 'TopUpExpired', data: { token: 'arweave', txId: 'd'.repeat(43), address: payer, claimedAt: T0, timestamp: at() } },
     ],
+    // x402 settlements: one credited (settled), one failed, one still started
+    ...['a', 'b', 'c'].map((n): [string, DomainEvent] => [
+      `x402Payment-x402:base:${payer}:0x${n.repeat(64)}`,
+      {
+        type: 'X402SettlementStarted',
+        data: {
+          paymentId: `x402:base:${payer}:0x${n.repeat(64)}`,
+          network: 'base',
+          payer,
+          nonce: `0x${n.repeat(64)}`,
+          asset: '0xusdc',
+          payTo: '0xpayto',
+          usdc: '4',
+          winc: '12000',
+          validBefore: T0 / 1000 + 300,
+          dataItemId: paid,
+          timestamp: at(),
+        },
+      },
+    ]),
+    [
+      `account-${payer}`,
+      { type: 'AccountCredited', data: { address: payer, winc: '12000', creditId: `x402:base:${payer}:0x${'a'.repeat(64)}`, timestamp: at() } },
+    ],
+    [
+      `x402Payment-x402:base:${payer}:0x${'b'.repeat(64)}`,
+      { type: 'X402SettlementFailed', data: { paymentId: `x402:base:${payer}:0x${'b'.repeat(64)}`, payer, reason: 'insufficient_funds', timestamp: at() } },
+    ],
     [
       `account-${payer}`,
       { type: 'PaymentApproved', data: { address: payer, approvedAddress: approved, winc: '50000', expiresAt: T0 + 86_400_000, timestamp: at() } },

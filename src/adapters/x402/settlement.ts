@@ -27,6 +27,8 @@ export interface X402Settlement {
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
   /** EIP-3009 `authorizationState(from, nonce)` on the USDC contract: whether that authorization was used */
   authorizationUsed(from: Hex, nonce: Hex): Promise<boolean>;
+  /** the timestamp (seconds) of the chain's latest block: an authorization unused when it is past `validBefore` never settles */
+  chainTime(): Promise<number>;
 }
 
 const AUTHORIZATION_STATE_ABI = [
@@ -58,12 +60,8 @@ export function readKeyFile(path: string): Hex {
   return key as Hex;
 }
 
-/**
- * Built with x402's own facilitator functions: with a key, `verify` and `settle` from `x402/facilitator`
- * on viem clients of the configured RPC (the service submits `transferWithAuthorization` and pays the
- * gas); with a facilitator URL, `useFacilitator`'s HTTP calls. `timeoutMs` bounds each RPC request.
- */
-export function createX402Settlement(config: X402NetworkConfig, timeoutMs: number): X402Settlement {
+/** the chain of one network as viem reads it, and what the service and the audit read of its USDC contract */
+function chainOf(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl' | 'usdc'>, timeoutMs: number) {
   const chain = defineChain({
     id: config.chainId,
     name: config.network,
@@ -74,9 +72,26 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
   const reader = createPublicClient({ chain, transport });
   const authorizationUsed = (from: Hex, nonce: Hex) =>
     reader.readContract({ address: config.usdc, abi: AUTHORIZATION_STATE_ABI, functionName: 'authorizationState', args: [from, nonce] });
+  const chainTime = async () => Number((await reader.getBlock({ blockTag: 'latest' })).timestamp);
+  return { chain, transport, reader, authorizationUsed, chainTime };
+}
+
+/** what the audit reads of a network (no key): whether an authorization was used, and the chain's time */
+export function createX402ChainReader(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl' | 'usdc'>, timeoutMs: number) {
+  const { authorizationUsed, chainTime } = chainOf(config, timeoutMs);
+  return { authorizationUsed, chainTime };
+}
+
+/**
+ * Built with x402's own facilitator functions: with a key, `verify` and `settle` from `x402/facilitator`
+ * on viem clients of the configured RPC (the service submits `transferWithAuthorization` and pays the
+ * gas); with a facilitator URL, `useFacilitator`'s HTTP calls. `timeoutMs` bounds each RPC request.
+ */
+export function createX402Settlement(config: X402NetworkConfig, timeoutMs: number): X402Settlement {
+  const { chain, transport, reader, authorizationUsed, chainTime } = chainOf(config, timeoutMs);
   if (config.facilitatorUrl) {
     const facilitator = useFacilitator({ url: config.facilitatorUrl as `${string}://${string}` });
-    return { verify: facilitator.verify, settle: facilitator.settle, authorizationUsed };
+    return { verify: facilitator.verify, settle: facilitator.settle, authorizationUsed, chainTime };
   }
   if (!config.keyFile) throw new Error(`x402 network ${config.network} needs a facilitatorUrl or a keyFile`);
   // a settlement that is not mined within this ends unknown (the caller asks the chain), and frees the turn;
@@ -99,5 +114,6 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
     verify: (payload, requirements) => verifyLocally(reader, payload, requirements),
     settle: settleInTurn,
     authorizationUsed,
+    chainTime,
   };
 }

@@ -18,8 +18,17 @@ export function decodePaymentHeader(header: string | undefined): PaymentPayload 
   }
 }
 
+/** an EIP-3009 authorization as x402's schema reads it (amounts and times as decimal strings) */
+export interface Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validBefore: string;
+  nonce: string;
+}
+
 /** the EIP-3009 authorization of an `exact` EVM payload, when it is one */
-export function authorizationOf(payload: PaymentPayload): { from: string; to: string; value: string; nonce: string } | undefined {
-  const inner = payload.payload as { authorization?: { from: string; to: string; value: string; nonce: string } };
+export function authorizationOf(payload: PaymentPayload): Authorization | undefined {
+  const inner = payload.payload as { authorization?: Authorization };
   return inner.authorization;
 }

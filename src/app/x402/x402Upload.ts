@@ -9,8 +9,12 @@ import { acceptDataItem, freshBlockHeight, type AcceptDeps } from '../acceptance
 import { receiveDataItem, type ReceivedDataItem } from '../acceptance/receiveDataItem.js';
 import { ensureNotBlocked } from '../blocklist.js';
 import { metadataOf, type RequestContext } from '../context.js';
-import { authorizationOf, decodePaymentHeader } from './paymentHeader.js';
+import { authorizationOf, decodePaymentHeader, type Authorization } from './paymentHeader.js';
 import { maxTimeoutSecondsFor, usdcForWinc, wincForUsdc } from './pricing.js';
+import type { X402PaymentRepository } from './payments.js';
+import { x402PaymentId } from '../../domain/x402/decider.js';
+import type { X402SettlementStarted } from '../../domain/x402/events.js';
+import { bestEffort } from '../../bestEffort.js';
 
 /** One configured network: what its requirements name, and x402's verify and settle for it. */
 export interface X402Network {
@@ -24,6 +28,8 @@ export interface X402Network {
 
 export interface X402Deps extends AcceptDeps {
   networks: readonly X402Network[];
+  /** the settlements started, by payment id: written before each is submitted */
+  payments: Pick<X402PaymentRepository, 'execute'>;
   wincPerUsdc: bigint;
   maxDataItemSize: number;
   strictTags?: boolean;
@@ -57,9 +63,6 @@ export type X402Outcome =
 /** the reference's answer to a request without a usable `X-PAYMENT` (turbo-upload-service src/routes/x402DataItemPost.ts) */
 export const PAYMENT_HEADER_REQUIRED = 'X-Payment header is required for x402 uploads.';
 
-/** the credit a settled authorization buys: one per payer and nonce, whatever retries or restarts follow */
-export const x402CreditId = (network: string, payer: string, nonce: string) => `x402:${network}:${payer.toLowerCase()}:${nonce.toLowerCase()}`;
-
 function requirementsOf(n: X402Network, usdc: bigint, bytes: number, request: X402Request): PaymentRequirements {
   return {
     scheme: 'exact',
@@ -85,11 +88,12 @@ export interface PaidItemSource {
 /**
  * `POST /x402/data-item/signed`: a signed item paid with one x402 `exact` USDC authorization for its
  * exact price. The payment is verified (x402's `verify`) before a byte of the body is read, the item is
- * received and verified, then the payment is settled on chain (x402's `settle`) and recorded as a credit
- * of what it is worth to the payer's account, keyed by the authorization (payer and nonce), before the item is
- * accepted charging that account. A payment that does not settle stores and charges nothing; a crash after
- * the settlement leaves the credit on the payer's account; an authorization already credited is refused
- * before it is settled again.
+ * received and verified, then the settlement is recorded as started (so a crash at any later moment
+ * leaves it on record for the recovery pass, src/app/x402/recovery.ts), settled on chain (x402's `settle`)
+ * and recorded as a credit of what it is worth to the payer's account, keyed by the authorization
+ * (network, payer and nonce), before the item is accepted charging that account. A payment that does not
+ * settle stores and charges nothing (recorded failed); a crash after the settlement leaves the payment to
+ * be credited; an authorization credited, or being settled, is refused before it is settled again.
  */
 export async function uploadWithX402(deps: X402Deps, request: X402Request): Promise<X402Outcome> {
   const length = request.contentLength;
@@ -119,11 +123,13 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
   const verified = await verifyOrUnavailable(network, payload, requirements);
   if (!verified.isValid) return { kind: 'paymentRequired', accepts, error: verified.invalidReason ?? 'Payment verification failed', payer: authorization.from };
   const payer = getAddress(authorization.from);
-  const creditId = x402CreditId(network.network, payer, authorization.nonce);
-  if ((await deps.accounts.read(payer)).creditIds.has(creditId)) {
-    return { kind: 'paymentRequired', accepts, error: 'authorization already used', payer };
-  }
+  const paymentId = x402PaymentId(network.network, payer, authorization.nonce);
+  const refused: X402Outcome = { kind: 'paymentRequired', accepts, error: AUTHORIZATION_USED, payer };
+  // before a byte is read: an authorization credited already pays nothing more
+  if ((await deps.accounts.read(payer)).creditIds.has(paymentId)) return refused;
 
+  // all the USDC paid is credited (at least the price: verify saw value >= maxAmountRequired), then the price charged
+  const credit = wincForUsdc(BigInt(authorization.value), deps.wincPerUsdc);
   const received = await source.receive(payer);
   try {
     const existing = await deps.items.read(received.verified.id as DataItemId);
@@ -132,21 +138,73 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
       const outcome = await acceptDataItem(received, { token: TOKEN, ctx: request.ctx }, deps);
       return { kind: outcome.kind, receipt: outcome.receipt };
     }
+    const started = await deps.payments.execute(
+      {
+        type: 'StartSettlement',
+        data: settlementOf(paymentId, network, authorization, { payer, winc: credit, dataItemId: received.verified.id, now: deps.now() }),
+      },
+      metadataOf(request.ctx),
+    );
+    // another upload is settling (or settled) this authorization
+    if (started.events.length === 0) {
+      await received.discard();
+      return refused;
+    }
   } catch (error) {
     await received.discard();
     throw error;
   }
   const settled = await settleOrRefuse(network, payload, requirements, authorization, received);
-  if (settled.kind === 'failed') return { kind: 'paymentFailed', reason: settled.reason };
-  // all the USDC paid is credited (at least the price: verify saw value >= maxAmountRequired), then the price charged
-  const credit = wincForUsdc(BigInt(authorization.value), deps.wincPerUsdc);
-  await creditPayer(deps, { payer, winc: credit, creditId, network: network.network, transaction: settled.response.transaction }, request.ctx, received);
+  if (settled.kind === 'failed') {
+    if (settled.final) await failSettlement(deps, paymentId, settled.reason, request.ctx);
+    return { kind: 'paymentFailed', reason: settled.reason };
+  }
+  await creditPayer(
+    deps,
+    { payer, winc: credit, creditId: paymentId, network: network.network, transaction: settled.response.transaction },
+    request.ctx,
+    received,
+  );
   const outcome = await acceptDataItem(received, { token: TOKEN, payer, ctx: request.ctx }, deps);
   return {
     kind: outcome.kind,
     receipt: outcome.receipt,
     payment: { header: settleResponseHeader(settled.response), transaction: settled.response.transaction, usdc: authorization.value, payer },
   };
+}
+
+/** the settlement of `authorization` as it is recorded before it is submitted */
+function settlementOf(
+  paymentId: string,
+  network: X402Network,
+  authorization: Authorization,
+  p: { payer: string; winc: bigint; dataItemId: string; now: number },
+): X402SettlementStarted['data'] {
+  return {
+    paymentId,
+    network: network.network,
+    payer: p.payer,
+    nonce: authorization.nonce.toLowerCase(),
+    asset: network.usdc,
+    payTo: network.payTo,
+    usdc: BigInt(authorization.value).toString(),
+    winc: p.winc.toString(),
+    validBefore: Number(authorization.validBefore),
+    dataItemId: p.dataItemId,
+    timestamp: p.now,
+  };
+}
+
+/** what a payment with an authorization already settled, or being settled, is answered */
+export const AUTHORIZATION_USED = 'authorization already used';
+
+/** a settlement that did not take the USDC is ended; if this append fails, the recovery pass ends it once the authorization expires */
+async function failSettlement(deps: X402Deps, paymentId: string, reason: string, ctx: RequestContext): Promise<void> {
+  await bestEffort(
+    // a chain client's error can run to kilobytes: the event keeps its start
+    deps.payments.execute({ type: 'FailSettlement', data: { paymentId, reason: reason.slice(0, 500), now: deps.now() } }, metadataOf(ctx)),
+    'the x402 recovery pass ends the settlement once its authorization expires',
+  );
 }
 
 /** items paid in USDC are recorded with this token name (turbo-sdk's name for USDC on Base is `base-usdc`) */
@@ -183,7 +241,8 @@ async function verifyOrUnavailable(network: X402Network, payload: PaymentPayload
   }
 }
 
-type Settled = { kind: 'settled'; response: SettleResponse } | { kind: 'failed'; reason: string };
+/** `final`: the USDC was not taken and cannot be by this attempt; otherwise the chain may still take it (the recovery pass decides) */
+type Settled = { kind: 'settled'; response: SettleResponse } | { kind: 'failed'; reason: string; final: boolean };
 
 /**
  * Settles the payment; when it does not, the received bytes are given up. A settlement that ended without
@@ -194,7 +253,7 @@ async function settleOrRefuse(
   network: X402Network,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
-  authorization: { from: string; nonce: string },
+  authorization: Authorization,
   received: ReceivedDataItem,
 ): Promise<Settled> {
   let response: SettleResponse;
@@ -209,14 +268,15 @@ async function settleOrRefuse(
       throw new ServiceUnavailable(`x402 settlement on ${network.network} ended unknown: ${String(error)}`);
     }
     if (!used) {
+      // unused now, but a transaction sent and not yet mined may still use it: left started
       await received.discard();
-      return { kind: 'failed', reason: String(error) };
+      return { kind: 'failed', reason: String(error), final: false };
     }
     response = { success: true, transaction: '', network: requirements.network, payer: authorization.from };
   }
   if (!response.success) {
     await received.discard();
-    return { kind: 'failed', reason: response.errorReason ?? 'settlement failed' };
+    return { kind: 'failed', reason: response.errorReason ?? 'settlement failed', final: true };
   }
   return { kind: 'settled', response };
 }
