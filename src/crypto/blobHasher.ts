@@ -87,11 +87,12 @@ export const INLINE_BELOW = 128 * 1024;
 const PIECE_BYTES = 1024 * 1024;
 const PIECES_PER_SESSION = 4;
 /**
- * Pieces kept for later sessions: enough for the sessions of a multi-part upload's chunks sent in
- * parallel (5 at 4 pieces each, as clients send them), so that their pieces are used again rather
- * than dropped and made anew per chunk. A dropped piece's shared memory is freed only once both
- * threads collected it, which a thread that allocates little does seldom: with 8 kept, a 1 GiB
- * multi-part upload's peak RSS went from 258 to 506 MiB.
+ * Pieces kept for later sessions: enough for 8 uploads hashed at once (4 pieces each), so that their
+ * pieces are used again rather than dropped and made anew per upload. A dropped piece's shared memory
+ * is freed only once both threads collected it, which a thread that allocates little does seldom:
+ * when each chunk of a multi-part upload had a session of its own (5 in parallel), 8 kept took a
+ * 1 GiB multi-part upload's peak RSS from 258 to 506 MiB. (Chunks are hashed only as the item's
+ * bytes now, one session per upload: docs/decisions.md.)
  */
 const SPARE_PIECES = 32;
 /** what one message has a worker read of a file: as a piece, so that other sessions' pieces wait for no more than one */

@@ -54,7 +54,12 @@ export const factsOf = (event: DomainEvent): string =>
       ({ data: d }) => `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
     )
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
-    .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
+    .with(
+      { type: 'ChunkReceived' },
+      // earlier versions recorded each chunk's sha256
+      ({ data: d }) =>
+        `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes)${d.sha256 !== undefined ? `, sha256 ${d.sha256}` : ''}, blob ${d.blobKey}`,
+    )
     .with({ type: 'UploadFinalizeRequested' }, ({ data: d }) => `${d.mode} finalize${d.paidBy.length > 0 ? `, paid by ${d.paidBy.join(', ')}` : ''}`)
     .with({ type: 'UploadValidated' }, ({ data: d }) => `item ${d.dataItemId}, ${d.size} bytes`)
     .with(

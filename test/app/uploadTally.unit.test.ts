@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import { UploadRepository } from '../../src/app/uploads.js';
 import { createUploadTally, type UploadTally } from '../../src/app/multipart/uploadTally.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
@@ -15,7 +14,6 @@ import { eventually } from '../support/eventually.js';
  */
 
 const FREE = 1000;
-const digest = (n: number) => createHash('sha256').update(String(n)).digest('hex');
 
 describe('upload tally', function () {
   this.timeout(30_000);
@@ -63,7 +61,6 @@ describe('upload tally', function () {
           uploadId,
           offset,
           length,
-          sha256: digest(n),
           blobKey: `uploads/${uploadId}/${offset}_${n}`,
           ...(owner ? { owner } : {}),
           maxChunks: 100,

@@ -20,7 +20,18 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * bodies, error messages) that the web layer and the operator CLIs both speak.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['src/ports', 'src/bestEffort.ts', 'src/bufferPool.ts', 'src/clock.ts', 'src/lru.ts', 'src/lifecycle.ts', 'src/log.ts', 'src/version.ts', 'src/config.ts'],
+  [
+    'src/ports',
+    'src/bestEffort.ts',
+    'src/bufferPool.ts',
+    'src/gatheredWrites.ts',
+    'src/clock.ts',
+    'src/lru.ts',
+    'src/lifecycle.ts',
+    'src/log.ts',
+    'src/version.ts',
+    'src/config.ts',
+  ],
   ['src/domain'],
   ['src/crypto', 'src/verify', 'src/bundling', 'src/receipts', 'src/wallet'],
   ['projections'],

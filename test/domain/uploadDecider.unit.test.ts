@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { decideUpload, type UploadCommand } from '../../src/domain/upload/decider.js';
 import type { UploadEvent } from '../../src/domain/upload/events.js';
 import { evolveUpload, type UploadState } from '../../src/domain/upload/state.js';
@@ -7,17 +8,17 @@ import { deciderSpec } from '../support/deciderSpec.js';
 
 const U = 'upload-1';
 const spec = deciderSpec<UploadCommand, UploadEvent, UploadState>({ initialState: undefined, evolve: evolveUpload, decide: decideUpload });
-const sha = (c: string) => c.repeat(64);
 const receipt = { id: 'item-1', timestamp: 9, version: '1.0.0', public: 'n', signature: 's', deadlineHeight: 700, winc: '0', owner: 'o' } as unknown as Receipt;
 
 const created: UploadEvent = { type: 'UploadCreated', data: { uploadId: U, token: 'arweave', timestamp: 1 } };
 const chunk = (offset: number, length: number, c = 'a', timestamp = 2): UploadEvent => ({
   type: 'ChunkReceived',
-  data: { uploadId: U, offset, length, sha256: sha(c), blobKey: `chunks/${U}/${offset}/${c}`, timestamp },
+  data: { uploadId: U, offset, length, blobKey: `chunks/${U}/${offset}/${c}`, timestamp },
 });
-const receive = (offset: number, length: number, c = 'a', now = 2): UploadCommand => ({
+/** `c` names the request's own blob; `sameBytesAs` the recorded chunk's blob its bytes were found to equal */
+const receive = (offset: number, length: number, c = 'a', now = 2, sameBytesAs?: string): UploadCommand => ({
   type: 'ReceiveChunk',
-  data: { uploadId: U, offset, length, sha256: sha(c), blobKey: `chunks/${U}/${offset}/${c}`, maxChunks: 3, now },
+  data: { uploadId: U, offset, length, blobKey: `chunks/${U}/${offset}/${c}`, ...(sameBytesAs ? { sameBytesAs } : {}), maxChunks: 3, now },
 });
 const finalizeRequested: UploadEvent = { type: 'UploadFinalizeRequested', data: { uploadId: U, mode: 'sync', paidBy: [], timestamp: 3 } };
 const requestFinalize: UploadCommand = { type: 'RequestFinalize', data: { uploadId: U, mode: 'sync', paidBy: [], now: 3 } };
@@ -48,8 +49,30 @@ describe('upload decider (given / when / then)', () => {
         .then([chunk(0, 2500)]);
       spec
         .given([created, chunk(0, 2500)])
-        .when(receive(0, 2500, 'a', 8))
+        .when(receive(0, 2500, 'b', 8, `chunks/${U}/0/a`))
         .thenNothing();
+    });
+
+    it('records a re-send whose bytes equal a chunk replaced since as replacing the chunk there now', () => {
+      const replacing = {
+        type: 'ChunkReceived',
+        data: { ...(chunk(0, 2500, 'b').data as object), replaced: { length: 2500, blobKey: `chunks/${U}/0/a` } },
+      } as UploadEvent;
+      spec
+        .given([created, chunk(0, 2500), replacing])
+        .when(receive(0, 2500, 'c', 8, `chunks/${U}/0/a`))
+        .then([
+          {
+            type: 'ChunkReceived',
+            data: { ...(chunk(0, 2500, 'c', 8).data as object), replaced: { length: 2500, blobKey: `chunks/${U}/0/b` } },
+          } as UploadEvent,
+        ]);
+    });
+
+    it("keeps the sha256 an earlier version's ChunkReceived recorded", () => {
+      const earlier = { type: 'ChunkReceived', data: { ...(chunk(0, 2500).data as object), sha256: 'a'.repeat(64) } } as UploadEvent;
+      const state = [created, earlier].reduce(evolveUpload, undefined as UploadState);
+      expect(state?.chunks.get(0)).to.deep.equal({ offset: 0, length: 2500, sha256: 'a'.repeat(64), blobKey: `chunks/${U}/0/a` });
     });
 
     it('records other bytes at an offset as replacing the chunk there', () => {

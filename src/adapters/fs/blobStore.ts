@@ -33,6 +33,7 @@ import { renameDurable } from './durable.js';
 import { writeAtPath } from './writeAt.js';
 import { writeAll } from './writeAll.js';
 import { bestEffort } from '../../bestEffort.js';
+import { gatheredWrites } from '../../gatheredWrites.js';
 
 /**
  * Temp files live in `<root>/.tmp`: a key can never start with a dot, so no blob or prefix can
@@ -42,12 +43,6 @@ const TEMP_DIR = '.tmp';
 
 /** Reads hand out 1 MiB chunks: 16 times fewer syscalls than the fs default of 64 KiB for big blobs. */
 const READ_CHUNK = 1024 * 1024;
-/**
- * What `put` gives its writer ahead of the disk: against one write awaited at a time, less CPU on
- * the main thread and in all, for no more memory at the peak.
- */
-const UNWRITTEN_BYTES = 256 * 1024;
-
 export interface FsBlobStoreOptions {
   root: string;
   /**
@@ -100,26 +95,15 @@ class FsBlobStore implements BlobStore {
     // before taking a single byte from the source
     assertBlobKey(key);
     const writer = await this.createWriter();
-    // A request's body comes in pieces of up to 64 KiB. Awaiting each write would cost a syscall
-    // each; the writer gathers the pieces given to it while a write is in flight into one pwritev,
-    // so they are given at once, up to UNWRITTEN_BYTES not yet written (then the source waits).
-    const unwritten: { written: Promise<void>; bytes: number }[] = [];
-    let unwrittenBytes = 0;
+    // A request's body comes in pieces of up to 64 KiB: gathered into batches of about a MiB, each
+    // written with one pwritev rather than a syscall (and a round trip to libuv's thread) per piece
+    const writes = gatheredWrites(writer);
     try {
-      for await (const chunk of source) {
-        const written = writer.write(chunk);
-        written.catch(() => {}); // handled: awaited below, or the writer's failure fails its commit
-        unwritten.push({ written, bytes: chunk.byteLength });
-        unwrittenBytes += chunk.byteLength;
-        while (unwrittenBytes > UNWRITTEN_BYTES) {
-          const oldest = unwritten.shift()!;
-          await oldest.written;
-          unwrittenBytes -= oldest.bytes;
-        }
-      }
-      for (const { written } of unwritten) await written;
+      for await (const chunk of source) await writes.write(chunk);
+      await writes.end();
       return await writer.commit(key);
     } catch (error) {
+      await writes.release();
       await bestEffort(writer.abort(), 'the original failure is the one reported; a temp file left is swept later');
       throw error;
     }

@@ -345,12 +345,16 @@ interface WriterHost {
 /**
  * Holds the bytes (copies: the caller may reuse its buffers) until they pass the limit, then writes
  * them and everything after to a file writer of the fs store. Writes are taken in call order: one
- * that spills is awaited by the ones after it.
+ * that spills is awaited by the ones after it. Once spilled and caught up, a write goes straight to
+ * the file writer, which keeps call order itself: chunks given together then go out together (one
+ * pwritev), where a chain of writes each awaiting the last would make a syscall of each.
  */
 class TieredBlobWriter extends StagedBlobWriter {
   #held: Buffer[] = [];
   #file: BlobWriter | undefined;
   #tail: Promise<void> = Promise.resolve();
+  /** writes chained on `#tail` that have not reached the file writer yet */
+  #chained = 0;
 
   constructor(
     private readonly maxSmall: number,
@@ -363,11 +367,23 @@ class TieredBlobWriter extends StagedBlobWriter {
     const unusable = this.unusable();
     if (unusable !== undefined) return Promise.reject(unusable);
     if (chunk.byteLength === 0) return this.#tail;
-    const written = this.#tail.then(() => this.#write(chunk));
+    const file = this.#chained === 0 ? this.#file : undefined;
+    const written = file ? this.#direct(file, chunk) : this.#chain(chunk);
     this.#tail = written.catch((error: unknown) => {
       this.failure ??= error;
     });
     return written;
+  }
+
+  /** the file writer ends its writes in call order: the last one's end (`#tail`) is that of all before it */
+  async #direct(file: BlobWriter, chunk: Uint8Array): Promise<void> {
+    await file.write(chunk);
+    this.size += chunk.byteLength;
+  }
+
+  #chain(chunk: Uint8Array): Promise<void> {
+    this.#chained += 1;
+    return this.#tail.then(() => this.#write(chunk)).finally(() => (this.#chained -= 1));
   }
 
   async #write(chunk: Uint8Array): Promise<void> {

@@ -26,7 +26,8 @@ export interface FsWriterPaths {
 /**
  * Writes go straight from the caller's buffers to the temp file at explicit offsets. One write is in
  * flight at a time: a caller that awaits each write gets one syscall per chunk and natural
- * backpressure; one that doesn't still gets its bytes in call order (queued chunks go out as one pwritev).
+ * backpressure; one that doesn't still gets its bytes in call order (chunks given in one go, or
+ * queued while a write is in flight, go out as one pwritev).
  */
 export class FsBlobWriter extends StagedBlobWriter {
   #handle: FileHandle | undefined;
@@ -54,6 +55,8 @@ export class FsBlobWriter extends StagedBlobWriter {
   }
 
   async #drain(): Promise<void> {
+    // chunks given in one burst (src/gatheredWrites.ts) go out as one pwritev, the first not alone
+    await Promise.resolve();
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, MAX_CHUNKS_PER_WRITE);
       const handle = this.#handle;

@@ -1,7 +1,7 @@
 import { inlineHasher, type BlobHasher } from '../../crypto/blobHasher.js';
 import { BlobNotFound, type BlobStore, type BlobWriter } from '../../ports/blobStore.js';
 import { createDataItemVerifier, type VerifiedDataItem, type VerifiedHeader, type VerifierOptions } from '../../verify/index.js';
-import { bestEffort } from '../../bestEffort.js';
+import { gatheredWrites } from '../../gatheredWrites.js';
 
 /** a verified item and its blob digest */
 export interface VerifiedBytes {
@@ -46,50 +46,12 @@ export function newBlobCommit(
   };
 }
 
-/** bytes handed to the writer and not written yet, at most (then the source waits) */
-const WRITE_BATCH = 1024 * 1024;
-
-/**
- * An item's pieces handed to the writer as they come, up to WRITE_BATCH not yet written: the writer
- * gathers those given while a write is in flight into one pwritev (FsBlobWriter), so the bytes go from
- * the request's own buffers to the kernel, with no copy and no buffer of our own. (Gathering them into
- * one buffer first, fresh (Buffer.concat) or from a pool, cost an allocation per MiB or more CPU in
- * the kernel's copy: docs/decisions.md, large uploads.)
- */
-function gatheredWrites(writer: BlobWriter) {
-  const unwritten: { written: Promise<void>; bytes: number }[] = [];
-  let unwrittenBytes = 0;
-  return {
-    async write(chunk: Uint8Array): Promise<void> {
-      if (chunk.byteLength === 0) return;
-      const written = writer.write(chunk);
-      written.catch(() => {}); // handled: awaited below or at the end
-      unwritten.push({ written, bytes: chunk.byteLength });
-      unwrittenBytes += chunk.byteLength;
-      while (unwrittenBytes > WRITE_BATCH) {
-        const oldest = unwritten.shift()!;
-        await oldest.written;
-        unwrittenBytes -= oldest.bytes;
-      }
-    },
-    /** resolves once every write is done */
-    async end(): Promise<void> {
-      for (const { written } of unwritten.splice(0)) await written;
-      unwrittenBytes = 0;
-    },
-    /** after a failure: once the writes handed over ended */
-    async release(): Promise<void> {
-      for (const { written } of unwritten.splice(0)) await bestEffort(written, 'the first failure is the one reported; the write ends before the abort');
-      unwrittenBytes = 0;
-    },
-  };
-}
-
 /**
  * Streams an item's bytes once: into a temporary blob, through the verifier (SHA-384, on this thread)
  * and the blob digest (SHA-256, on the hasher's worker threads for all but small items), so memory
- * stays bounded by a write batch and the hasher's pieces whatever the size; the source is not read
- * further while either is behind. On any failure nothing is left.
+ * stays bounded by two write batches and the hasher's pieces whatever the size; the source is not read
+ * further while either is behind. The writes take the request's own pieces, gathered into batches
+ * of about a MiB (src/gatheredWrites.ts): no copy, no buffer of ours. On any failure nothing is left.
  */
 export async function receiveDataItem(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,

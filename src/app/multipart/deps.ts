@@ -44,7 +44,7 @@ export interface MultipartDeps {
   now: () => number;
   /** seconds reading and verifying an assembled upload took (metrics) */
   observeVerify?: (seconds: number) => void;
-  /** SHA-256 of chunks and assembled items off the request's thread (src/crypto/blobHasher.ts); absent: inline */
+  /** the digests of assembled items off the request's thread (src/crypto/blobHasher.ts); absent: inline */
   hasher?: BlobHasher;
   /** verifies chunks as they come in, for the finalize (stores that compose); absent: finalize reads every chunk */
   prefix?: PrefixVerifier;

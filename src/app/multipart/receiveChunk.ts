@@ -1,4 +1,3 @@
-import { inlineHasher } from '../../crypto/blobHasher.js';
 import { InsufficientBalance, InvalidChunk, UploadAlreadyFinalized, UploadNotFound } from '../../domain/errors.js';
 import { CHUNK_MAX, legacyUploadDataKey, newChunkKey } from '../../domain/upload/ids.js';
 import { chunkRefusal, type Upload } from '../../domain/upload/state.js';
@@ -11,6 +10,8 @@ import { headerOf, MAX_HEADER_BYTES } from '../../verify/index.js';
 import { clientKeyOf } from '../../domain/clientKey.js';
 import { ensureNotBlocked } from '../blocklist.js';
 import { bestEffort } from '../../bestEffort.js';
+import { BlobNotFound, type BlobSlice } from '../../ports/blobStore.js';
+import { sameBytes } from './sameBytes.js';
 
 const DECIMAL = /^\d{1,16}$/;
 
@@ -58,8 +59,8 @@ export async function receiveChunk(
     });
   else if (offset !== 0) ensureHeaderlessAllowed(deps, upload, offset, length, input.ctx);
 
-  // the chunk's SHA-256 (what an identical re-send is known by) off the request's thread, as an item's
-  const digest = (deps.hasher ?? inlineHasher).start();
+  // No hash of the chunk on its own: its bytes are hashed once, into the item's digests, as the
+  // prefix verifier reads them back in order (or at finalize); a re-send is compared byte for byte.
   const head: Uint8Array[] = [];
   let received = 0;
   // the header chunk's owner, checked against the block list as soon as its header parses
@@ -68,7 +69,6 @@ export async function receiveChunk(
     for await (const chunk of input.body) {
       received += chunk.length;
       if (received > length) throw new InvalidChunk('more bytes than content-length');
-      await digest.update(chunk);
       if (offset === 0 && received - chunk.length < MAX_HEADER_BYTES) head.push(chunk);
       if (!ownerChecked) {
         const owner = headerOf(Buffer.concat(head));
@@ -82,15 +82,9 @@ export async function receiveChunk(
   // from here on this request's blob is deleted unless the chunk is recorded with it
   let recorded = false;
   try {
-    let sha256: string;
-    try {
-      await deps.blobStore.put(blobKey, counted());
-      if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
-      sha256 = await digest.digest();
-    } catch (error) {
-      digest.abort();
-      throw error;
-    }
+    await deps.blobStore.put(blobKey, counted());
+    if (received !== length) throw new InvalidChunk(`${received} of ${length} bytes`);
+    const sameBytesAs = await resentAs(deps, upload, { key: blobKey, start: 0, length }, offset);
 
     const header = offset === 0 ? headerOf(Buffer.concat(head)) : undefined;
     const owner = header?.nativeAddress;
@@ -100,13 +94,22 @@ export async function receiveChunk(
     const { events, position } = await deps.uploads.execute(
       {
         type: 'ReceiveChunk',
-        data: { uploadId: input.uploadId, offset, length, sha256, blobKey, ...(owner ? { owner } : {}), maxChunks: deps.limits.maxChunks, now },
+        data: {
+          uploadId: input.uploadId,
+          offset,
+          length,
+          blobKey,
+          ...(owner ? { owner } : {}),
+          ...(sameBytesAs !== undefined ? { sameBytesAs } : {}),
+          maxChunks: deps.limits.maxChunks,
+          now,
+        },
       },
       metadataOf(input.ctx),
     );
     const event = events[0];
     recorded = event !== undefined;
-    if (recorded) deps.prefix?.recorded(input.uploadId, { offset, length, sha256, blobKey });
+    if (recorded) deps.prefix?.recorded(input.uploadId, { offset, length, blobKey });
     // the chunk it replaced is in no recorded state any more (the blob of an earlier version's upload is shared by all its chunks)
     const replaced = event?.type === 'ChunkReceived' ? event.data.replaced?.blobKey : undefined;
     if (replaced && replaced !== legacyUploadDataKey(input.uploadId)) await deps.blobStore.delete(replaced);
@@ -114,6 +117,24 @@ export async function receiveChunk(
   } finally {
     // refused, failed, or the same bytes as the chunk already recorded there
     if (!recorded) await bestEffort(deps.blobStore.delete(blobKey), 'an unrecorded blob is swept as an orphan');
+  }
+}
+
+/**
+ * The blob of the chunk recorded at `offset` when it holds the very bytes of `received` (a client's
+ * retry): the decider then records nothing. Only a recorded chunk of the same length is read.
+ */
+async function resentAs(deps: MultipartDeps, upload: Upload, received: BlobSlice, offset: number): Promise<string | undefined> {
+  const before = upload.chunks.get(offset);
+  if (!before || before.length !== received.length) return undefined;
+  // an earlier version's upload held every chunk in one blob, at its offset
+  const start = before.blobKey === legacyUploadDataKey(upload.uploadId) ? offset : 0;
+  try {
+    return (await sameBytes(deps.blobStore, { key: before.blobKey, start, length: before.length }, received)) ? before.blobKey : undefined;
+  } catch (error) {
+    // its blob went with the upload's end (finalized, expired) meanwhile: the decider answers that
+    if (BlobNotFound.is(error)) return undefined;
+    throw error;
   }
 }
 

@@ -9,7 +9,17 @@ export type UploadCommand =
   | { type: 'CreateUpload'; data: { uploadId: string; token: string; chunkSize?: number; now: number } }
   | {
       type: 'ReceiveChunk';
-      data: { uploadId: string; offset: number; length: number; sha256: string; blobKey: string; owner?: string; maxChunks: number; now: number };
+      data: {
+        uploadId: string;
+        offset: number;
+        length: number;
+        blobKey: string;
+        owner?: string;
+        /** the blob of the chunk recorded at this offset, whose bytes this chunk's were found to equal */
+        sameBytesAs?: string;
+        maxChunks: number;
+        now: number;
+      };
     }
   | { type: 'RequestFinalize'; data: { uploadId: string; mode: 'sync' | 'async'; paidBy: string[]; now: number } }
   | { type: 'MarkValidated'; data: { uploadId: string; dataItemId: string; size: number; now: number } }
@@ -29,11 +39,12 @@ export const decideUpload = (command: UploadCommand, state: UploadState): Upload
   match(command)
     .returnType<UploadEvent[]>()
     .with({ type: 'CreateUpload' }, ({ data: { now, ...d } }) => (state ? [] : [{ type: 'UploadCreated', data: { ...d, timestamp: now } }]))
-    .with({ type: 'ReceiveChunk' }, ({ data: { now, maxChunks, ...d } }) => {
+    .with({ type: 'ReceiveChunk' }, ({ data: { now, maxChunks, sameBytesAs, ...d } }) => {
       const upload = live(state, d.uploadId);
       if (upload.status !== 'ASSEMBLING') throw new UploadAlreadyFinalized(d.uploadId);
       const before = upload.chunks.get(d.offset);
-      if (before && before.sha256 === d.sha256 && before.length === d.length) return [];
+      // an identical re-send records nothing: compared with the chunk recorded there still (not one recorded since)
+      if (before && before.blobKey === sameBytesAs && before.length === d.length) return [];
       const refusal = chunkRefusal(upload, d.offset, d.length, maxChunks);
       if (refusal) throw new InvalidChunk(`upload ${d.uploadId}: ${refusal}`);
       const replaced = before ? { replaced: { length: before.length, blobKey: before.blobKey } } : {};

@@ -16,8 +16,15 @@ export const ChunkReceived = z.object({
     ...base,
     offset: z.number().int().nonnegative(),
     length: z.number().int().positive(),
-    /** hex sha256 of the chunk's bytes */
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /**
+     * hex sha256 of the chunk's bytes, recorded by earlier versions only: a chunk is no longer hashed
+     * on its own (its bytes are hashed once, into the item's digests: docs/decisions.md), and an
+     * identical re-send is found by comparing bytes
+     */
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
     /** the chunk's own blob, written once and never again (earlier versions: the upload's one blob) */
     blobKey: z.string(),
     /** the chunk recorded at this offset before, which this one replaces (its blob is deleted) */

@@ -9,7 +9,8 @@ export type UploadStatus = 'ASSEMBLING' | 'VALIDATING' | 'FINALIZING' | 'FINALIZ
 export interface Chunk {
   offset: number;
   length: number;
-  sha256: string;
+  /** recorded by earlier versions only (ChunkReceived) */
+  sha256?: string;
   /** the chunk's own blob (bytes at 0), or for uploads of earlier versions the upload's one blob (bytes at `offset`) */
   blobKey: string;
 }
@@ -132,7 +133,7 @@ function withChunk(state: Upload, data: Extract<UploadEvent, { type: 'ChunkRecei
   const owner = offset === 0 ? data.owner : state.owner;
   return {
     ...rest,
-    chunks: state.chunks.set(offset, { offset, length, sha256, blobKey }),
+    chunks: state.chunks.set(offset, { offset, length, blobKey, ...(sha256 !== undefined ? { sha256 } : {}) }),
     bytes: state.bytes + length - (previous?.length ?? 0),
     furthestEnd: Math.max(state.furthestEnd, offset + length),
     lastOffset: Math.max(state.lastOffset, offset),
