@@ -203,7 +203,7 @@ function multipartDepsOf(
 /** The command side's routes (where commands run): each handler tracked in flight, so the stores close only once it has settled. */
 export function commandRoutes(
   { config, now }: Wiring,
-  { eventStore }: Stores,
+  { eventStore, readStore }: Stores,
   { metrics, accounts, items }: Shared,
   { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection }: CommandSide,
   inFlight: InFlight,
@@ -223,7 +223,7 @@ export function commandRoutes(
         : {}),
     },
     ...(config.adminToken && blocklist
-      ? { admin: { token: config.adminToken, accounts, eventStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
+      ? { admin: { token: config.adminToken, accounts, eventStore, readStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
     ...x402Routes(config, accept, hasher, inFlight),
     multipartCommands: {

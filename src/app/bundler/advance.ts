@@ -18,7 +18,7 @@ import type { Bundle, SignedBundle } from '../../domain/bundle/state.js';
 import type { ArweaveGateway, GatewayCallOptions, TransactionHeader } from '../../ports/gateway.js';
 import type { MinedBlock } from '../../domain/bundle/events.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
-import { acceptedDigests } from './acceptances.js';
+import { acceptedDigests, heldItems } from './acceptances.js';
 import { dropForDamage } from './damage.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { unseenPastAnchor } from './expiry.js';
@@ -106,6 +106,12 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
 
   switch (bundle.status) {
     case 'planned': {
+      // held after it was planned (an operator's hold that found no plan yet): planned again without them
+      const held = await heldItems(
+        deps.eventStore,
+        bundle.items.map((i) => i.id),
+      );
+      if (held.length > 0) return drop(`quarantined before it was signed: ${held.slice(0, 5).join(', ')}${held.length > 5 ? ', ...' : ''}`, false);
       const reward = await deps.gateway.price(bundle.totalSize, call);
       // the wallet cannot pay: the bundle waits, planned, without an attempt (recorded once)
       if (deps.funds) {
@@ -139,6 +145,8 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
         type: 'MarkPrepared',
         data: { planId, txId: tx.id, reward: tx.reward, anchor, anchorHeight, dataRoot: tx.data_root, dataSize: tree.dataSize, tx: { ...tx }, now: now() },
       });
+      // an operator's hold dropped it first (src/app/quarantine.ts): this signature is never recorded
+      if ((await deps.bundles.read(planId))?.status === 'dropped') await forgetTree();
       return;
     }
     case 'prepared':
