@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { QuarantineRules } from './domain/quarantine/rules.js';
 
 /**
  * Configuration from environment variables, parsed once at start-up. A bad value stops start-up
@@ -115,6 +117,21 @@ export const ConfigSchema = z.object({
     .default('false')
     .describe(
       "`true`: the ANS-104 text's tag limits (names and values non-empty, at most 128 tags, names up to 1024 and values up to 3072 bytes) answer `Invalid Data Item`. By default the tags are checked as arbundles 0.11.2 and the reference service check them: any names and values (empty too), any number of tags, within 4096 tag bytes in the canonical Avro shape. The audit and the nested index always read tags by arbundles' rules, which every item accepted under either setting meets",
+    ),
+  QUARANTINE_RULES: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        const text = s.trimStart().startsWith('[') ? s : readFileSync(s, 'utf8');
+        return QuarantineRules.parse(JSON.parse(text));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `a JSON array of rules, or a file holding one: ${error instanceof Error ? error.message : String(error)}` });
+        return z.NEVER;
+      }
+    })
+    .optional()
+    .describe(
+      "the operator's quarantine rules, checked on every item at its acceptance (single, multi-part, x402): a JSON array, or the path of a file holding one. Each rule: `name`, `reason`, `action` (`hold`, the default: accepted, receipted and charged, then held out of bundling and reads (451) until released; `refuse`: 403 `Forbidden` before anything is reserved or stored) and `match`, every condition of which must hold: `size` (the signed item's bytes, exactly), `minSize`, `maxSize`, `untagged` (true: no tags), `tags` (`[{ name, value }]`, whole-string regular expressions, each pattern matching some tag), `sha256` (the signed item's digests), `owners` (native addresses). The first rule that matches decides. E.g. the reference's spam shape: `[{\"name\":\"untagged-100372\",\"match\":{\"size\":100372,\"untagged\":true},\"reason\":\"known spam shape\"}]`",
     ),
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120).describe('reported in `/info`; items up to this size are free'),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200).describe('receipt `deadlineHeight` = current block height + this'),
@@ -511,6 +528,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     },
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
     strictTags: c.STRICT_TAGS === 'true',
+    quarantineRules: c.QUARANTINE_RULES ?? [],
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,

@@ -97,6 +97,7 @@ export async function startCommandSide(
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
     ...(blocklist ? { blocklist } : {}),
     nestedFreeMaxItems: config.nestedFreeMaxItems,
+    quarantineRules: config.quarantineRules,
     log: (message, fields) => log.warn(message, fields),
     accounts,
     pricing,
