@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { Bundle } from 'arbundles';
 import { planBundles } from '../../src/app/bundler/plan.js';
+import { BUNDLER } from '../../src/app/bundler/deps.js';
+import { bundleLayout } from '../../src/bundling/index.js';
+import { newPlanId } from '../../src/domain/bundle/ids.js';
 import { dataItemStream, type DataItemId } from '../../src/domain/ids.js';
 import type { RunningService } from '../../src/service.js';
 import { itemHistoryProjection, collectionOf, type ItemHistoryDocument } from '../../projections/index.js';
@@ -8,7 +11,17 @@ import { runScript } from '../support/runScript.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { twoLevels } from '../nested/support/nestedBundles.js';
 import { nestedIndexed } from '../nested/support/indexed.js';
-import { BLOCKS_TO_PERMANENT, bundleEvents, bundleState, bundlerNodesOnArlocal, ofType, plansOf, statusOf, uploadItems, type BundlerNode } from '../bundler/harness.js';
+import {
+  BLOCKS_TO_PERMANENT,
+  bundleEvents,
+  bundleState,
+  bundlerNodesOnArlocal,
+  ofType,
+  plansOf,
+  statusOf,
+  uploadItems,
+  type BundlerNode,
+} from '../bundler/harness.js';
 
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 const LEGAL = 'Unavailable For Legal Reasons';
@@ -141,6 +154,35 @@ describe('quarantine (arlocal)', function () {
     expect((await postedIds(service)).has(held!.id)).to.equal(false);
   });
 
+  it('drops, before signing it, a bundle planned with a held item from a queue that had not seen the hold', async () => {
+    const node = await start();
+    const { service } = node;
+    const [held, kept] = await uploadItems(service, [3_000, 4_000]);
+    expect((await admin(service, 'PUT', held!.id, 'frank', 'abuse report')).status).to.equal(200);
+    // a planner reading a read model behind the hold: the plan is made with the held item all the same
+    const layout = bundleLayout([held!, kept!].map((i) => ({ id: i.id, size: i.getRaw().length })));
+    const planId = newPlanId();
+    await node.deps.bundles.execute(
+      {
+        type: 'Plan',
+        data: {
+          planId,
+          items: layout.items.map(({ id, size, offset }) => ({ id, size, offset })),
+          headerSize: layout.headerSize,
+          totalSize: layout.totalSize,
+          now: Date.now(),
+        },
+      },
+      BUNDLER,
+    );
+    await node.pass();
+    const dropped = ofType(await bundleEvents(service), 'BundleDropped').find((e) => e.data.planId === planId);
+    expect(dropped?.data).to.deep.include({ countsAsAttempt: false, reason: `quarantined before it was signed: ${held!.id}` });
+    expect(ofType(await bundleEvents(service), 'BundlePrepared').some((e) => e.data.planId === planId)).to.equal(false);
+    await untilPermanent(node, kept!.id);
+    expect((await postedIds(service)).has(held!.id)).to.equal(false);
+  });
+
   it('refuses to hold an item already posted (409), records nothing, and refuses a nested item alone', async () => {
     const node = await start();
     const { service } = node;
@@ -151,7 +193,11 @@ describe('quarantine (arlocal)', function () {
     await node.passUntil(async () => (await statusOf(service, item!.id)).bundleId !== undefined, 'signed');
 
     const res = await admin(service, 'PUT', item!.id, 'dave', 'too late');
-    expect([res.status, res.statusText, await res.text()]).to.deep.equal([409, 'Data item already posted: it is on Arweave', 'Data item already posted: it is on Arweave']);
+    expect([res.status, res.statusText, await res.text()]).to.deep.equal([
+      409,
+      'Data item already posted: it is on Arweave',
+      'Data item already posted: it is on Arweave',
+    ]);
     const types: string[] = [];
     for await (const e of service.eventStore.readStream(dataItemStream(item!.id as DataItemId))) types.push(e.type);
     expect(types).to.not.include('DataItemQuarantined');
