@@ -54,9 +54,7 @@ export const factsOf = (event: DomainEvent): string =>
       ({ data: d }) => `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
     )
     .with({ type: 'DataItemQuarantined' }, ({ data: d }) => `quarantined by ${d.by}: ${d.reason}${d.rule !== undefined ? ` (rule ${d.rule})` : ''}`)
-    .with({ type: 'DataItemReleased' }, ({ data: d }) =>
-      d.refused ? `hold refused: ${d.reason}` : `released from quarantine by ${d.by}: ${d.reason}`,
-    )
+    .with({ type: 'DataItemReleased' }, ({ data: d }) => (d.refused ? `hold refused: ${d.reason}` : `released from quarantine by ${d.by}: ${d.reason}`))
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
     .with({ type: 'ChunkReceived' }, ({ data: d }) => `bytes [${d.offset}, ${d.offset + d.length}) (${d.length} bytes), sha256 ${d.sha256}`)
     .with({ type: 'UploadFinalizeRequested' }, ({ data: d }) => `${d.mode} finalize${d.paidBy.length > 0 ? `, paid by ${d.paidBy.join(', ')}` : ''}`)

@@ -65,15 +65,7 @@ export type QuarantineItem = { type: 'QuarantineItem'; data: { id: string; by: s
 export type ReleaseItem = { type: 'ReleaseItem'; data: { id: string; by: string; reason: string; refused?: { planId: string; txId: string }; now: number } };
 export type { RecordNestedPart } from './nestedIndex.js';
 export type DataItemCommand =
-  | AcceptDataItem
-  | RecordDamage
-  | RecordRepair
-  | RequeueItem
-  | FailItem
-  | RecordNestedPart
-  | RecordBridged
-  | QuarantineItem
-  | ReleaseItem;
+  AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged | QuarantineItem | ReleaseItem;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 

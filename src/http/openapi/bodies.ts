@@ -126,7 +126,10 @@ export const HoldAnswerBody = z
     id: z.string(),
     held: z.boolean().meta({ description: 'true: held now; false: it was held before and not released since, so nothing was done' }),
     at: z.string().optional().meta({ description: 'ISO 8601: when it was held (when held now)' }),
-    droppedPlan: z.string().optional().meta({ description: 'the bundle plan (not yet signed) dropped so the item leaves it; its other items are planned again' }),
+    droppedPlan: z
+      .string()
+      .optional()
+      .meta({ description: 'the bundle plan (not yet signed) dropped so the item leaves it; its other items are planned again' }),
     already: z
       .object({ by: z.string(), reason: z.string(), at: z.string().meta({ description: 'ISO 8601' }) })
       .optional()

@@ -109,7 +109,7 @@ export const quarantineRoute = defineRoute({
     'Records `DataItemQuarantined` (who, why) on the item: it is put in no bundle until released (a bundle it is planned in, not yet signed, is dropped and its other items planned again), ' +
     'and `GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`, their ranges and `HEAD` answer 451 `Unavailable For Legal Reasons`, for the items nested in it too; `GET /tx/:id/status` adds `quarantined: true`. ' +
     'Holding a held item does nothing (`held: false`). An item whose bundle is signed or posted is on Arweave (or on its way): 409 `Data item already posted: it is on Arweave`, nothing recorded. ' +
-    'An item nested in another: 409 `Data item is nested in another: hold its root item` (its bytes are the root item\'s: hold the root).',
+    "An item nested in another: 409 `Data item is nested in another: hold its root item` (its bytes are the root item's: hold the root).",
   params: { id: dataItemIdParam },
   requestBody: { ...json(QuarantineBody), description: 'who and why', required: true },
   responses: { 200: { description: 'held, or already held before', content: json(HoldAnswerBody) } },
