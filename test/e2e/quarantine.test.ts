@@ -1,5 +1,10 @@
 import { expect } from 'chai';
 import { Bundle } from 'arbundles';
+import { runAudit } from '../../src/audit/audit.js';
+import type { Finding } from '../../src/audit/types.js';
+import { createQuarantine } from '../../src/app/quarantine.js';
+import { BundleRepository } from '../../src/app/bundles.js';
+import { ItemAlreadyPosted } from '../../src/domain/errors.js';
 import { planBundles } from '../../src/app/bundler/plan.js';
 import { BUNDLER } from '../../src/app/bundler/deps.js';
 import { bundleLayout } from '../../src/bundling/index.js';
@@ -134,6 +139,10 @@ describe('quarantine (arlocal)', function () {
     const lines = await runScript('history', [nested.root.id], { DATA_DIR: node.dataDir });
     expect(lines.stdout).to.include('quarantined by bob: spam bundle');
     expect(lines.stdout).to.include('released from quarantine by bob: reviewed: not spam');
+    // the audit finds nothing: no held item was signed into a bundle, the nested index and every blob hold
+    const findings: Finding[] = [];
+    await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, now: Date.now }, (f) => findings.push(f));
+    expect(findings).to.deep.equal([]);
   });
 
   it('drops a bundle planned with the item and not yet signed, and plans the others again without it', async () => {
@@ -181,6 +190,38 @@ describe('quarantine (arlocal)', function () {
     expect(ofType(await bundleEvents(service), 'BundlePrepared').some((e) => e.data.planId === planId)).to.equal(false);
     await untilPermanent(node, kept!.id);
     expect((await postedIds(service)).has(held!.id)).to.equal(false);
+  });
+
+  it('answers 409 and records the hold lifted when the bundle is signed while the hold is being recorded', async () => {
+    const node = await start();
+    const { service } = node;
+    const [item] = await uploadItems(service, [3_000]);
+    const [planId] = await planBundles(node.deps);
+    // the bundler signs between the hold's append and its look at the plan (it read the item's stream before the hold)
+    const signWhileHolding = async (position: bigint) => {
+      await service.projections.waitFor(position, 30_000);
+      const data = { planId: planId!, txId: 'T'.repeat(43), reward: '1', anchor: 'a', anchorHeight: 1, dataRoot: 'r', dataSize: 1, tx: {}, now: Date.now() };
+      await node.deps.bundles.execute({ type: 'MarkPrepared', data }, BUNDLER);
+    };
+    const quarantine = createQuarantine({
+      items: service.items,
+      bundles: new BundleRepository(service.eventStore),
+      readStore: service.readStore,
+      now: Date.now,
+      awaitProjection: signWhileHolding,
+    });
+    let refused: unknown;
+    await quarantine.hold({ id: item!.id, by: 'gina', reason: 'late notice' }, { correlationId: 'spec' }).catch((error: unknown) => (refused = error));
+    expect(refused).to.be.instanceOf(ItemAlreadyPosted);
+    const events = [];
+    for await (const e of service.eventStore.readStream(dataItemStream(item!.id as DataItemId))) events.push({ type: e.type, data: e.data });
+    expect(events.map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'DataItemQuarantined', 'DataItemReleased']);
+    expect(events[2]!.data).to.deep.include({ by: 'gina', refused: { planId, txId: 'T'.repeat(43) } });
+    await service.projections.waitFor(await service.eventStore.headPosition(), 30_000);
+    expect((await fetch(`${service.url}/${item!.id}`)).status).to.equal(200);
+    const findings: Finding[] = [];
+    await runAudit({ eventStore: service.eventStore, readStore: service.readStore, blobStore: service.blobStore, now: Date.now }, (f) => findings.push(f));
+    expect(findings.filter((f) => f.kind === 'held-item-signed')).to.deep.equal([]);
   });
 
   it('refuses to hold an item already posted (409), records nothing, and refuses a nested item alone', async () => {
