@@ -56,6 +56,8 @@ await runCli(USAGE, async () => {
   const reason = argOf(Reason, values.reason, '--reason');
   const by = argOf(Operator, values.by ?? currentUser(), '--by');
 
+  // the configured stores, refused when absent (nothing created): the event store it writes to, and the
+  // read store where a hold finds the item's bundle plan and, for a nested item, its root
   return withAuditorStores({ readStore: 'required', blobStore: false }, async ({ eventStore, readStore }) => {
     const checkpoints = createCheckpointWaiter(readStore!, allProjections);
     const quarantine = createQuarantine({
