@@ -13,6 +13,8 @@ export interface QueuedItem {
   planId?: string;
   /** its stored bytes are damaged: never planned until it is repaired */
   damaged?: true;
+  /** held by the operator (quarantined): never planned until it is released */
+  held?: true;
 }
 
 const handles = [
@@ -21,6 +23,8 @@ const handles = [
   'DataItemDamaged',
   'DataItemRepaired',
   'DataItemRequeued',
+  'DataItemQuarantined',
+  'DataItemReleased',
   'BundlePlanned',
   'BundlePermanent',
   'BundleDropped',
@@ -48,6 +52,12 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
           const { damaged: _, ...repaired } = doc;
           return repaired;
         })
+        // as damage: a plan holding it keeps it until that plan is dropped (the hold drops it: src/app/quarantine.ts)
+        .with({ type: 'DataItemQuarantined' }, () => ({ ...doc, held: true as const }))
+        .with({ type: 'DataItemReleased' }, () => {
+          const { held: _, ...released } = doc;
+          return released;
+        })
         .with({ type: 'BundlePlanned' }, ({ data }) => ({ ...doc, planId: data.planId }))
         .with({ type: 'BundlePermanent' }, ({ data }) => (doc.planId === data.planId ? undefined : doc))
         .with({ type: 'BundleDropped' }, ({ data }) => {
@@ -65,7 +75,7 @@ export const bundleQueueProjection: ProjectionDefinition<QueuedItem, QueueEvent>
 const SCAN_PAGE = 1000;
 
 /**
- * Items waiting for a bundle (accepted or requeued, in no live plan, not damaged) and the oldest one's
+ * Items waiting for a bundle (accepted or requeued, in no live plan, not damaged nor held) and the oldest one's
  * acceptance time, for the status page. The queue holds what waits plus the items of live bundles:
  * the bundler scans it whole at every pass, and so does this.
  */
@@ -77,7 +87,7 @@ export async function waitingForBundle(readStore: Pick<ReadStore, 'scan'>): Prom
   for (;;) {
     const page = await readStore.scan<QueuedItem>(collection, { ...(afterId !== undefined ? { afterId } : {}), limit: SCAN_PAGE });
     for (const { doc } of page) {
-      if (doc.planId !== undefined || doc.damaged) continue;
+      if (doc.planId !== undefined || doc.damaged || doc.held) continue;
       items++;
       if (oldestAcceptedAt === undefined || doc.acceptedAt < oldestAcceptedAt) oldestAcceptedAt = doc.acceptedAt;
     }

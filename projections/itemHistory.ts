@@ -81,6 +81,16 @@ function summaryOf(event: ItemHistoryEvent, id: string): string {
       const d = event.data;
       return `requeued by ${d.by}: ${d.reason}; back in the bundle queue (it had failed: ${d.previousFailure})`;
     }
+    case 'DataItemQuarantined': {
+      const d = event.data;
+      return `quarantined by ${d.by}: ${d.reason}${d.rule !== undefined ? ` (rule ${d.rule})` : ''}; held out of bundles and reads (451) until released`;
+    }
+    case 'DataItemReleased': {
+      const d = event.data;
+      return d.refused
+        ? `hold by ${d.by} refused: bundle ${d.refused.planId} was signed as transaction ${d.refused.txId} first; it goes to Arweave`
+        : `released from quarantine by ${d.by}: ${d.reason}; back in the bundle queue`;
+    }
     case 'ReservationSettled':
       return `${event.data.winc} winc settled: charged to ${event.data.address}`;
     case 'ReservationReleased':

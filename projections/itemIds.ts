@@ -8,6 +8,8 @@ export const ITEM_EVENT_TYPES = [
   'DataItemDamaged',
   'DataItemRepaired',
   'DataItemRequeued',
+  'DataItemQuarantined',
+  'DataItemReleased',
   'ReservationSettled',
   'ReservationReleased',
   'ChargeRefunded',
@@ -35,6 +37,8 @@ export function itemIdsOf(event: ItemEvent): readonly string[] {
     case 'DataItemDamaged':
     case 'DataItemRepaired':
     case 'DataItemRequeued':
+    case 'DataItemQuarantined':
+    case 'DataItemReleased':
       return [event.data.id];
     case 'ReservationSettled':
     case 'ReservationReleased':

@@ -21,6 +21,8 @@ export interface TxStatusDocument {
   startOffsetInRootBundle?: number;
   /** its stored bytes were found damaged and not repaired since: FAILED/damaged whatever its bundle does */
   damaged?: true;
+  /** held by the operator (quarantined) and not released: in no bundle planned meanwhile, its bytes answer 451 */
+  quarantined?: true;
 }
 
 const handles = [
@@ -29,6 +31,8 @@ const handles = [
   'DataItemDamaged',
   'DataItemRepaired',
   'DataItemRequeued',
+  'DataItemQuarantined',
+  'DataItemReleased',
   'BundlePlanned',
   'BundlePrepared',
   'BundlePermanent',
@@ -83,6 +87,12 @@ export const txStatusProjection: ProjectionDefinition<TxStatusDocument, TxStatus
         })
         // back in the queue: accepted, waiting for a bundle (the failure left it in none)
         .with({ type: 'DataItemRequeued' }, () => unbundled(doc))
+        // a flag beside the status: the item's place (waiting, in a bundle, FAILED) is what it was
+        .with({ type: 'DataItemQuarantined' }, () => ({ ...doc, quarantined: true as const }))
+        .with({ type: 'DataItemReleased' }, () => {
+          const { quarantined: _, ...released } = doc;
+          return released;
+        })
         .with({ type: 'BundlePlanned' }, ({ data }) =>
           placed({
             ...unbundled(doc),

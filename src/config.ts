@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { canonicalTopUpToken, namesOfTopUpToken } from './ports/transfers.js';
 
@@ -65,6 +66,54 @@ const gatewayList = z.string().transform((s, ctx) =>
 );
 
 /** the one source of every variable's default, range and meaning (`.describe`): docs/configuration.md is generated from it */
+/**
+ * The operator's quarantine rules (QUARANTINE_RULES; applied by src/domain/quarantine/rules.ts): what
+ * an item must look like, at its acceptance, to be held (accepted, receipted and charged as any item,
+ * then held out of bundling and reads until released) or refused (403 `Forbidden` before anything is
+ * reserved or stored). The shapes are the ones the reference service meets (issue 38, after
+ * ardriveapp/turbo-upload-service `src/routes/dataItemPost.ts`: spam items of exactly 100,372 bytes
+ * with no tags), known items by digest, and tags by name and value.
+ */
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'hex sha256, lower case');
+
+/** a regular expression matched against the whole string (anchored): the operator's, checked when the configuration is read */
+const Pattern = z.string().transform((source, ctx) => {
+  try {
+    return new RegExp(`^(?:${source})$`, 'u');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `not a regular expression: ${error instanceof Error ? error.message : String(error)}` });
+    return z.NEVER;
+  }
+});
+
+const TagPattern = z.strictObject({ name: Pattern.optional(), value: Pattern.optional() });
+
+export const QuarantineRule = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits and . _ - (at most 64)'),
+  /** hold (the default): accepted, receipted, charged, held; refuse: 403 before anything is reserved or stored */
+  action: z.enum(['hold', 'refuse']).default('hold'),
+  /** kept with the hold, as an operator's reason is */
+  reason: z.string().min(1).max(500),
+  match: z
+    .strictObject({
+      /** the signed item's size in bytes, exactly; or at least / at most */
+      size: z.number().int().nonnegative().optional(),
+      minSize: z.number().int().nonnegative().optional(),
+      maxSize: z.number().int().nonnegative().optional(),
+      /** true: the item has no tags at all; false: it has some */
+      untagged: z.boolean().optional(),
+      /** each pattern must match some tag (name and value, each a whole-string regular expression) */
+      tags: z.array(TagPattern).min(1).optional(),
+      /** the signed item's sha256 (hex; what `DataItemAccepted.sha256` records) is one of these */
+      sha256: z.array(Sha256).min(1).optional(),
+      /** the owner's native address (as receipts' payers are keyed) is one of these */
+      owners: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .refine((m) => Object.values(m).some((v) => v !== undefined), 'a rule must name at least one condition'),
+});
+export type QuarantineRule = z.output<typeof QuarantineRule>;
+const QuarantineRules = z.array(QuarantineRule).refine((rules) => new Set(rules.map((r) => r.name)).size === rules.length, 'rule names must differ');
+
 export const ConfigSchema = z.object({
   ROLE: z
     .enum(['all', 'commands', 'queries', 'projector', 'bundler'])
@@ -128,6 +177,21 @@ export const ConfigSchema = z.object({
     .default('false')
     .describe(
       "`true`: the ANS-104 text's tag limits (names and values non-empty, at most 128 tags, names up to 1024 and values up to 3072 bytes) answer `Invalid Data Item`. By default the tags are checked as arbundles 0.11.2 and the reference service check them: any names and values (empty too), any number of tags, within 4096 tag bytes in the canonical Avro shape. The audit and the nested index always read tags by arbundles' rules, which every item accepted under either setting meets",
+    ),
+  QUARANTINE_RULES: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        const text = s.trimStart().startsWith('[') ? s : readFileSync(s, 'utf8');
+        return QuarantineRules.parse(JSON.parse(text));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `a JSON array of rules, or a file holding one: ${error instanceof Error ? error.message : String(error)}` });
+        return z.NEVER;
+      }
+    })
+    .optional()
+    .describe(
+      'the operator\'s quarantine rules, checked on every item at its acceptance (single, multi-part, x402): a JSON array, or the path of a file holding one. Each rule: `name`, `reason`, `action` (`hold`, the default: accepted, receipted and charged, then held out of bundling and reads (451) until released; `refuse`: 403 `Forbidden` before anything is reserved or stored) and `match`, every condition of which must hold: `size` (the signed item\'s bytes, exactly), `minSize`, `maxSize`, `untagged` (true: no tags), `tags` (`[{ name, value }]`, whole-string regular expressions, each pattern matching some tag), `sha256` (the signed item\'s digests), `owners` (native addresses). The first rule that matches decides. E.g. the reference\'s spam shape: `[{"name":"untagged-100372","match":{"size":100372,"untagged":true},"reason":"known spam shape"}]`',
     ),
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120).describe('reported in `/info`; items up to this size are free'),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200).describe('receipt `deadlineHeight` = current block height + this'),
@@ -549,6 +613,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     },
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
     strictTags: c.STRICT_TAGS === 'true',
+    quarantineRules: c.QUARANTINE_RULES ?? [],
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,

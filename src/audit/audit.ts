@@ -6,6 +6,7 @@ import { checkBundleFences } from './checks/bundleFences.js';
 import { checkBundleLayout } from './checks/bundleLayout.js';
 import { checkDamagedItems } from './checks/damagedItems.js';
 import { checkFailedItems } from './checks/failedItems.js';
+import { checkHeldItems } from './checks/heldItems.js';
 import { checkItemBytes } from './checks/itemBytes.js';
 import { checkLiveBundles } from './checks/liveBundles.js';
 import { checkOrphanBlobs } from './checks/orphanBlobs.js';
@@ -58,6 +59,7 @@ export const checksOf = (stores: AuditStores): Check[] => [
   checkSettlements,
   checkDamagedItems,
   checkFailedItems,
+  checkHeldItems,
   checkBundleFences,
   (events, sink) => checkRefunds(events, stores, sink),
   (events, sink) => checkTopUps(events, { transfers: stores.transfers ?? new Map() }, sink),

@@ -30,6 +30,8 @@ export type FindingKind =
   | 'damaged-item-planned'
   /** planned while FAILED, with no requeue recorded since */
   | 'failed-item-planned'
+  /** signed into a bundle while held (quarantined), the hold not recorded as too late for it */
+  | 'held-item-signed'
   /** a bundle event under an older fencing token than one before it: a bundler appended after losing its lease */
   | 'bundle-fence'
   | 'settlement-missing'

@@ -34,6 +34,10 @@ export const RequeueBody = z
   .strictObject({ by: Operator, reason: Reason })
   .meta({ id: 'RequeueRequest', description: 'who puts the FAILED item back in the bundle queue (`by`), and why (`reason`)' });
 
+export const QuarantineBody = z
+  .strictObject({ by: Operator, reason: Reason })
+  .meta({ id: 'QuarantineRequest', description: 'who holds or releases the item (`by`), and why (`reason`): kept with the event on its stream' });
+
 export const BlockBody = z
   .strictObject({ by: Operator, reason: Reason })
   .meta({ id: 'BlockRequest', description: 'who blocks or unblocks the address, and why (kept in the block-list stream)' });

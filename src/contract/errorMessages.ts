@@ -30,4 +30,7 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('FORBIDDEN', () => [403, 'Forbidden'])
     .with('INVALID_TRANSACTION', () => [400, 'Invalid transaction'])
     .with('FIAT_NOT_SUPPORTED', () => [400, 'Fiat payments not supported'])
+    .with('QUARANTINED', () => [451, 'Unavailable For Legal Reasons'])
+    .with('ITEM_POSTED', () => [409, 'Data item already posted: it is on Arweave'])
+    .with('ITEM_NESTED', () => [409, 'Data item is nested in another: hold its root item'])
     .exhaustive();

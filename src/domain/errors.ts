@@ -24,7 +24,10 @@ export type ErrorCode =
   | 'ITEM_DAMAGED'
   | 'FORBIDDEN'
   | 'INVALID_TRANSACTION'
-  | 'FIAT_NOT_SUPPORTED';
+  | 'FIAT_NOT_SUPPORTED'
+  | 'QUARANTINED'
+  | 'ITEM_POSTED'
+  | 'ITEM_NESTED';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -122,4 +125,16 @@ export class InvalidTransaction extends ServiceError {
 /** a price or rate in a fiat currency: this service takes no card payments, so it has none (never a price of 0) */
 export class FiatNotSupported extends ServiceError {
   readonly code = 'FIAT_NOT_SUPPORTED';
+}
+/** the item is held by the operator (quarantined): its bytes and header are not served until it is released */
+export class ItemQuarantined extends ServiceError {
+  readonly code = 'QUARANTINED';
+}
+/** an operator asked to hold an item whose bundle is already signed or posted: it is on Arweave (or on its way) */
+export class ItemAlreadyPosted extends ServiceError {
+  readonly code = 'ITEM_POSTED';
+}
+/** an operator asked to hold an item nested in another's payload: the root item's bytes carry it, so the root is what is held */
+export class ItemNested extends ServiceError {
+  readonly code = 'ITEM_NESTED';
 }

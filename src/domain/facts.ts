@@ -53,6 +53,8 @@ export const factsOf = (event: DomainEvent): string =>
       { type: 'DataItemRequeued' },
       ({ data: d }) => `requeued by ${d.by}: ${d.reason} (it had failed after ${d.previousAttempts} bundle attempts: ${d.previousFailure})`,
     )
+    .with({ type: 'DataItemQuarantined' }, ({ data: d }) => `quarantined by ${d.by}: ${d.reason}${d.rule !== undefined ? ` (rule ${d.rule})` : ''}`)
+    .with({ type: 'DataItemReleased' }, ({ data: d }) => (d.refused ? `hold refused: ${d.reason}` : `released from quarantine by ${d.by}: ${d.reason}`))
     .with({ type: 'UploadCreated' }, ({ data: d }) => `token ${d.token}${d.chunkSize !== undefined ? `, chunk size ${d.chunkSize}` : ''}`)
     .with(
       { type: 'ChunkReceived' },

@@ -6,7 +6,11 @@ import { InvalidAddress, InvalidRequest } from '../domain/errors.js';
 import { accountHistoryBody } from './adminHistory.js';
 import { bearerGuard } from './adminAuth.js';
 import { createAccountOperations, type OperatorDeps, type OperatorMetadata, type OperatorOutcome } from '../app/accounts/accountOperations.js';
-import { ApprovalBody, BlockBody, CreditBody, parseOrInvalid, RequeueBody } from '../contract/adminSchemas.js';
+import { ApprovalBody, BlockBody, CreditBody, parseOrInvalid, QuarantineBody, RequeueBody } from '../contract/adminSchemas.js';
+import { holdAnswerBody, releaseAnswerBody } from '../contract/quarantineBody.js';
+import { createQuarantine } from '../app/quarantine.js';
+import { BundleRepository } from '../app/bundles.js';
+import type { ReadStore } from '../ports/readStore.js';
 import { blockAnswerBody, blocklistBody } from '../contract/blocklistBody.js';
 import type { Blocklist } from '../app/blocklist.js';
 import type { DataItemRepository } from '../app/acceptance/dataItems.js';
@@ -23,6 +27,8 @@ import {
   blocklistRoute,
   blockRoute,
   creditRoute,
+  quarantineRoute,
+  releaseRoute,
   requeueRoute,
   revokeRoute,
   unblockRoute,
@@ -38,6 +44,8 @@ export interface AdminDeps extends Omit<OperatorDeps, 'now'> {
   items: DataItemRepository;
   /** the block list this process checks uploads against: a change made here applies at once */
   blocklist: Pick<Blocklist, 'execute' | 'list' | 'refresh'>;
+  /** where a hold finds the item's bundle plan and its root, when nested (src/app/quarantine.ts) */
+  readStore: Pick<ReadStore, 'get'>;
   now: () => number;
   /**
    * Single-process mode: answer after the in-process projector has passed the command's events (a
@@ -73,6 +81,13 @@ export function adminRouter(deps: AdminDeps): Router {
   const requeue = createRequeue({
     items: deps.items,
     accounts: deps.accounts,
+    now: deps.now,
+    ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
+  });
+  const quarantine = createQuarantine({
+    items: deps.items,
+    bundles: new BundleRepository(deps.eventStore),
+    readStore: deps.readStore,
     now: deps.now,
     ...(deps.awaitProjection ? { awaitProjection: deps.awaitProjection } : {}),
   });
@@ -124,6 +139,18 @@ export function adminRouter(deps: AdminDeps): Router {
     const { id } = parseParams(requeueRoute, req);
     const { by, reason } = parseOrInvalid(RequeueBody, req.body);
     res.json(requeueBody(await requeue({ id, by, reason }, adminMetadata(req))));
+  });
+
+  serve(router, quarantineRoute, async (req, res) => {
+    const { id } = parseParams(quarantineRoute, req);
+    const { by, reason } = parseOrInvalid(QuarantineBody, req.body);
+    res.json(holdAnswerBody(await quarantine.hold({ id, by, reason }, adminMetadata(req))));
+  });
+
+  serve(router, releaseRoute, async (req, res) => {
+    const { id } = parseParams(releaseRoute, req);
+    const { by, reason } = parseOrInvalid(QuarantineBody, req.body);
+    res.json(releaseAnswerBody(await quarantine.release({ id, by, reason }, adminMetadata(req))));
   });
 
   for (const [route, type] of [

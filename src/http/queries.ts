@@ -42,6 +42,8 @@ export const statusBody = (doc: TxStatusDocument) => ({
   payloadContentType: doc.payloadContentType,
   payloadDataStart: doc.payloadDataStart,
   payloadContentLength: doc.payloadContentLength,
+  // the status strings are the reference's: a hold is said beside them, only while it stands
+  ...(doc.quarantined ? { quarantined: true } : {}),
 });
 
 /** the asking client, as the per-client limits key it (src/http/limits.ts) */

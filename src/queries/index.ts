@@ -22,6 +22,7 @@ import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
+import { withHolds } from './heldItems.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
 import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
@@ -86,7 +87,8 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       },
       wincForToken: createTokenPriceQuery(deps.tokenRates ?? new Map()),
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
-      itemData,
+      // the HTTP reads answer 451 for held items; GraphQL reads what it needs of the header itself
+      itemData: withHolds(itemData, readStore),
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
       graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
       accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),

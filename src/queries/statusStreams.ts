@@ -42,6 +42,10 @@ function itemChangeName(event: DomainEvent): string | undefined {
       return 'repaired';
     case 'DataItemRequeued':
       return 'requeued';
+    case 'DataItemQuarantined':
+      return 'quarantined';
+    case 'DataItemReleased':
+      return 'released';
     default:
       return undefined;
   }

@@ -97,6 +97,7 @@ export async function startCommandSide(
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
     ...(blocklist ? { blocklist } : {}),
     nestedFreeMaxItems: config.nestedFreeMaxItems,
+    quarantineRules: config.quarantineRules,
     log: (message, fields) => log.warn(message, fields),
     accounts,
     pricing,
@@ -208,7 +209,7 @@ function multipartDepsOf(
 /** The command side's routes (where commands run): each handler tracked in flight, so the stores close only once it has settled. */
 export function commandRoutes(
   { config, now }: Wiring,
-  { eventStore }: Stores,
+  { eventStore, readStore }: Stores,
   { metrics, accounts, items }: Shared,
   { accept, hasher, topUps, blocklist, multipart, finalizer, awaitProjection, x402 }: CommandSide,
   inFlight: InFlight,
@@ -228,7 +229,7 @@ export function commandRoutes(
         : {}),
     },
     ...(config.adminToken && blocklist
-      ? { admin: { token: config.adminToken, accounts, eventStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
+      ? { admin: { token: config.adminToken, accounts, eventStore, readStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
     ...x402Routes(config, x402, accept, hasher, inFlight),
     multipartCommands: {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { openSqliteReadStore } from '../../src/adapters/sqlite/readStore.js';
 import express from 'express';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
 import { AccountRepository } from '../../src/app/accounts/accounts.js';
@@ -43,9 +44,19 @@ export async function startAdminApp(): Promise<AdminApp> {
   const accounts = new AccountRepository(eventStore);
   const app = express();
   const blocklist = createBlocklist({ eventStore });
+  const readStore = openSqliteReadStore({ path: join(dir, 'read.db') });
   app.use(
     ['/admin', '/v1/admin'],
-    adminRouter({ token: ADMIN_TOKEN, accounts, eventStore, items: new DataItemRepository(eventStore), blocklist, now: () => clock.now }),
+    adminRouter({
+      token: ADMIN_TOKEN,
+      accounts,
+      eventStore,
+      // no projector here: the read models stay empty (the quarantine routes are tested on the whole service)
+      readStore,
+      items: new DataItemRepository(eventStore),
+      blocklist,
+      now: () => clock.now,
+    }),
   );
   app.use((_req, res) => sendError(res, 404, 'Not Found'));
   app.use(errorHandler(() => {}));
@@ -71,6 +82,7 @@ export async function startAdminApp(): Promise<AdminApp> {
       server.closeAllConnections();
       await once(server, 'close').catch(() => {});
       await eventStore.close();
+      await readStore.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

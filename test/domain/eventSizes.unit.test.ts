@@ -141,6 +141,11 @@ async function largest(): Promise<DomainEvent[]> {
         timestamp,
       },
     },
+    { type: 'DataItemQuarantined', data: { id: id(0), by: operator, reason: reason500, rule: 'r'.repeat(64), timestamp } },
+    {
+      type: 'DataItemReleased',
+      data: { id: id(0), by: operator, reason: reason500, refused: { planId: 'p'.repeat(22), txId: id(1) }, timestamp },
+    },
     {
       type: 'AccountCredited',
       data: {

@@ -366,6 +366,9 @@ const story = (): [string, DomainEvent][] => {
         timestamp: at(),
       },
     }),
+    // the other item held by an operator while it waits, then released (src/app/quarantine.ts)
+    [`dataItem-${other}`, { type: 'DataItemQuarantined', data: { id: other, by: 'ops', reason: 'abuse report', timestamp: at() } }],
+    [`dataItem-${other}`, { type: 'DataItemReleased', data: { id: other, by: 'ops', reason: 'report withdrawn', timestamp: at() } }],
     [`dataItem-${damagedItem}`, { type: 'DataItemRepaired', data: { id: damagedItem, sha256: '0'.repeat(64), timestamp: at() } }],
     // the other item in the next bundle, posted and waiting to be seeded; an upload in flight holds a reservation
     bundle('p-next', plan('p-next', [other], at())),

@@ -14,7 +14,9 @@ import { reserveOrAwaitRacing } from './racingAcceptance.js';
 import { repairIfDamaged } from './repairDataItem.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { isBundle } from '../nested/bundleTags.js';
-import { ServiceUnavailable } from '../../domain/errors.js';
+import { Forbidden, ServiceUnavailable } from '../../domain/errors.js';
+import { ruleFor } from '../../domain/quarantine/rules.js';
+import type { QuarantineRule } from '../../config.js';
 import { acceptOrWithdraw } from './unacceptedBytes.js';
 import { findAcceptance } from './unknownAcceptance.js';
 import type { DataItemRepository } from './dataItems.js';
@@ -50,6 +52,8 @@ export interface AcceptDeps {
    * nested in a bundle item before its receipt
    */
   blocklist?: BlockCheck;
+  /** the operator's rules (QUARANTINE_RULES): an item that matches one is held from its acceptance on, or refused */
+  quarantineRules?: readonly QuarantineRule[];
   /** entries of bundles nested in a free item that indexing (and so the block list's look) takes */
   nestedFreeMaxItems?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -119,8 +123,11 @@ export async function acceptDataItem(
   let payment: Payment | undefined;
   let acceptedMeanwhile: Accepted | undefined;
   let tagged: TaggedApproval | undefined;
+  let rule: QuarantineRule | undefined;
   try {
     ensureNotBlocked(deps.blocklist, { owner: verified, paidBy: input.paidBy ?? [] });
+    rule = ruleFor(deps.quarantineRules ?? [], { ...verified, sha256: received.sha256 });
+    if (rule?.action === 'refuse') throw new Forbidden(`${id} matches quarantine rule ${rule.name}: ${rule.reason}`);
     // credit-sharing tags that cannot be applied refuse the item before anything is reserved or stored
     tagged = taggedApprovalOf(verified.tags, verified.nativeAddress);
     await ensureRevocable(deps.accounts, verified.nativeAddress, tagged);
@@ -147,7 +154,8 @@ export async function acceptDataItem(
   }
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
-  const recorded = await recordAcceptance(received, input, payment, deps, acceptBy);
+  const hold = rule && { by: `rule:${rule.name}`, reason: rule.reason, rule: rule.name };
+  const recorded = await recordAcceptance(received, { ...input, ...(hold ? { hold } : {}) }, payment, deps, acceptBy);
   if (recorded.kind === 'lostRace') return withApprovals(existsOutcome(recorded.winner), tagged, verified.nativeAddress, input, deps);
   if (recorded.kind === 'unknown') {
     // left open: the reconciler settles it if the acceptance lands, releases it otherwise
@@ -194,6 +202,9 @@ async function withApprovals(
   return { ...outcome, approvals: answer };
 }
 
+/** `hold`: a quarantine rule holds the item from its acceptance on (recorded in the same append) */
+type AcceptInput = { token: string; uploadId?: string; ctx: RequestContext; hold?: AcceptDataItem['hold'] };
+
 /** How the append of this upload's acceptance ended, as the item's stream tells it. */
 type Recorded =
   /** this upload's acceptance is in the stream: its reservation (if any) is owed */
@@ -213,7 +224,7 @@ type Recorded =
  */
 async function recordAcceptance(
   received: ReceivedDataItem,
-  input: { token: string; uploadId?: string; ctx: RequestContext },
+  input: AcceptInput,
   payment: Payment | undefined,
   deps: AcceptDeps,
   acceptBy: number | undefined,
@@ -273,7 +284,7 @@ async function keepIfRepair(
  */
 async function appendAcceptance(
   { verified, sha256, commit }: ReceivedDataItem,
-  input: { token: string; uploadId?: string; ctx: RequestContext },
+  input: AcceptInput,
   payment: Payment | undefined,
   deps: AcceptDeps,
   acceptBy: number | undefined,
@@ -328,6 +339,7 @@ async function appendAcceptance(
       ...(verified.target !== undefined ? { target: verified.target } : {}),
       ...(verified.anchor !== undefined ? { anchor: verified.anchor } : {}),
     },
+    ...(input.hold ? { hold: input.hold } : {}),
   };
   const tooLate = async () => {
     if (acceptBy !== undefined && deps.now() > acceptBy) {

@@ -18,7 +18,7 @@ import type { Bundle, SignedBundle } from '../../domain/bundle/state.js';
 import type { ArweaveGateway, GatewayCallOptions, TransactionHeader } from '../../ports/gateway.js';
 import type { MinedBlock } from '../../domain/bundle/events.js';
 import { GatewayRejected, GatewayRequestError } from '../../ports/gatewayErrors.js';
-import { acceptedDigests } from './acceptances.js';
+import { acceptedDigests, heldItems } from './acceptances.js';
 import { dropForDamage } from './damage.js';
 import { BUNDLER, type BundlerDeps } from './deps.js';
 import { unseenPastAnchor } from './expiry.js';
@@ -66,6 +66,19 @@ async function uploadOf(deps: BundlerDeps, bundle: SignedBundle, trees: TreeCach
 }
 
 /**
+ * Items held (quarantined) since the bundle was planned, from their own streams (a hold that found no
+ * plan yet, src/app/quarantine.ts): the bundle is dropped before it is signed, no attempt counted,
+ * and its other items are planned again without them.
+ */
+async function heldReason(deps: BundlerDeps, bundle: Bundle): Promise<string | undefined> {
+  const held = await heldItems(
+    deps.eventStore,
+    bundle.items.map((i) => i.id),
+  );
+  return held.length > 0 ? `quarantined before it was signed: ${held.slice(0, 5).join(', ')}${held.length > 5 ? ', ...' : ''}` : undefined;
+}
+
+/**
  * Takes one live bundle one step forward and records the step: prepare (data root, signed
  * transaction), post the header, upload the chunks, then follow confirmations until permanent, or
  * drop it when the network has not taken it 50 blocks after its anchor. Each step repeated after a
@@ -106,6 +119,8 @@ export async function advanceBundle(deps: BundlerDeps, bundle: Bundle, trees: Tr
 
   switch (bundle.status) {
     case 'planned': {
+      const held = await heldReason(deps, bundle);
+      if (held) return drop(held, false);
       const reward = await deps.gateway.price(bundle.totalSize, call);
       // the wallet cannot pay: the bundle waits, planned, without an attempt (recorded once)
       if (deps.funds) {

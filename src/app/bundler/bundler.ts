@@ -7,6 +7,7 @@ import { failExhaustedItems } from './failItems.js';
 import { planBundles } from './plan.js';
 import { createStampAges } from '../../clock.js';
 import { bestEffort } from '../../bestEffort.js';
+import { treeBlobKey } from '../../bundling/index.js';
 
 /** After a failed step a bundle waits 1 s, 2 s, 4 s... up to a minute before the next try. */
 const backoffMs = (failures: number) => Math.min(60_000, 1000 * 2 ** Math.min(failures - 1, 6));
@@ -66,11 +67,14 @@ export function createBundler(given: BundlerDeps) {
         await advanceBundle(deps, bundle, trees, stopping.signal);
         failures.delete(planId);
         const after = await deps.bundles.read(planId);
-        if (after?.status === 'dropped' && before !== 'dropped')
+        if (after?.status === 'dropped' && before !== 'dropped') {
+          // an operator's hold may have dropped it while it was being signed (src/app/quarantine.ts): its tree is no one's
+          if (trees.delete(planId)) await bestEffort(deps.blobStore.delete(treeBlobKey(planId)), 'a tree left behind is never read');
           await failExhaustedItems(
             deps,
             after.items.map((i) => i.id),
           );
+        }
         if (!after || after.status === before || !UNATTENDED.has(after.status)) break;
         bundle = after;
       }

@@ -14,8 +14,8 @@ async function waiting(deps: BundlerDeps): Promise<{ queued: Queued[]; exhausted
   for (;;) {
     const page = await deps.readStore.scan<QueuedItem>(collectionOf(bundleQueueProjection), { ...(afterId ? { afterId } : {}), limit: 1000 });
     for (const { id, doc } of page) {
-      // in a live plan, or damaged (not planned until a new upload repairs it)
-      if (doc.planId || doc.damaged) continue;
+      // in a live plan, damaged (not planned until a new upload repairs it) or held (until released)
+      if (doc.planId || doc.damaged || doc.held) continue;
       if (doc.attempts >= deps.settings.maxAttempts) exhausted.push(id);
       else queued.push({ id, size: doc.size, acceptedAt: doc.acceptedAt });
     }

@@ -1,6 +1,7 @@
 import { match } from 'ts-pattern';
 import type { BundleEvent, MinedBlock } from './events.js';
 import { LeaseLost } from './lease.js';
+import { ItemAlreadyPosted } from '../errors.js';
 import { hasTransaction, isLive, type BundleItem, type BundleState } from './state.js';
 
 /** the fencing token of the bundler sending the command (lease.ts); absent: a bundler without a lease */
@@ -34,7 +35,12 @@ export type BundleCommand =
   | { type: 'MarkPermanent'; data: Fence & BlockSeen & { block?: MinedBlock } }
   | { type: 'AwaitFunds'; data: Fence & { planId: string; reward: string; balance: string; address: string; now: number } }
   /** `countsAsAttempt` false: a drop not about this bundle (see BundleDropped); default true */
-  | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } };
+  | { type: 'Drop'; data: Fence & { planId: string; reason: string; damagedItemIds?: string[]; countsAsAttempt?: boolean; now: number } }
+  /**
+   * an operator's hold of `itemId` (src/app/quarantine.ts): a bundle not yet signed is dropped (no
+   * attempt counted; its other items are planned again); a signed one is refused with ItemAlreadyPosted
+   */
+  | { type: 'DropForHold'; data: Fence & { planId: string; itemId: string; by: string; now: number } };
 
 /**
  * Fenced: a command under a token older than the newest recorded on the bundle's stream comes from
@@ -75,6 +81,16 @@ const decideStep = (command: BundleCommand, state: BundleState): BundleEvent[] =
         ? [{ type: 'BundlePermanent', data: { ...d, itemIds: state.items.map((i) => i.id), txId: state.txId, timestamp: now } }]
         : [],
     )
+    // Decided against the stream as it stands: the bundler's MarkPrepared is appended at the same
+    // revision, so of a hold and a signature exactly one comes first, and the other sees it.
+    .with({ type: 'DropForHold' }, ({ data: { now, planId, itemId, by } }) => {
+      if (state?.status === 'planned') {
+        const reason = `item ${itemId} quarantined by ${by}: planned again without it`;
+        return [{ type: 'BundleDropped', data: { planId, reason, itemIds: state.items.map((i) => i.id), countsAsAttempt: false, timestamp: now } }];
+      }
+      if (state && hasTransaction(state)) throw new ItemAlreadyPosted(`${itemId} is in bundle ${planId}, signed as transaction ${state.txId}`);
+      return [];
+    })
     .with({ type: 'Drop' }, ({ data: { now, countsAsAttempt = true, ...d } }) =>
       isLive(state)
         ? [

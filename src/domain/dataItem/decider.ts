@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
-import { ItemDamaged, ItemNotFailed, TxNotFound } from '../errors.js';
-import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
+import { ItemDamaged, ItemNotFailed, ItemQuarantined, TxNotFound } from '../errors.js';
+import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemQuarantined, DataItemRequeued } from './events.js';
 import { afterPart, decideNestedPart, noNestedIndex, type NestedIndexProgress, type RecordNestedPart } from './nestedIndex.js';
 
 /**
@@ -39,10 +39,13 @@ export type DataItemState =
       damaged?: boolean;
       /** its payload is a bundle (the acceptance said so): how far the index of its nested items is */
       nested?: NestedIndexProgress;
+      /** held out of bundling and reads (quarantined), and not released since */
+      quarantined?: { by: string; reason: string; at: number; rule?: string };
     };
 export const initialState: DataItemState = { status: 'absent' };
 
-export type AcceptDataItem = { type: 'AcceptDataItem'; data: DataItemAccepted['data'] };
+/** `hold`: an operator's rule holds the item from its acceptance on (QUARANTINE_RULES): recorded with it, in one append */
+export type AcceptDataItem = { type: 'AcceptDataItem'; data: DataItemAccepted['data']; hold?: Omit<DataItemQuarantined['data'], 'id' | 'timestamp'> };
 /** what the bundler found under the item's blob key; `now` the time it was found */
 export type RecordDamage = {
   type: 'RecordDamage';
@@ -56,8 +59,13 @@ export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string;
 export type FailItem = { type: 'FailItem'; data: { id: string; attempts: number; reason: string; now: number } };
 /** the optical bridge: what became of the posts of these items' headers to one gateway; `now` when */
 export type RecordBridged = { type: 'RecordBridged'; data: Omit<DataItemBridged['data'], 'timestamp'> & { now: number } };
+/** an operator holds the item out of bundling and reads (`by` who, `reason` why, `now` when) */
+export type QuarantineItem = { type: 'QuarantineItem'; data: { id: string; by: string; reason: string; now: number } };
+/** an operator lifts the hold; `refused`: the hold came too late for this signed bundle (src/app/quarantine.ts) */
+export type ReleaseItem = { type: 'ReleaseItem'; data: { id: string; by: string; reason: string; refused?: { planId: string; txId: string }; now: number } };
 export type { RecordNestedPart } from './nestedIndex.js';
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged;
+export type DataItemCommand =
+  AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged | QuarantineItem | ReleaseItem;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -105,6 +113,16 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       const { damaged: _, ...repaired } = state;
       return repaired;
     })
+    .with({ type: 'DataItemQuarantined' }, ({ data }) =>
+      state.status === 'accepted'
+        ? { ...state, quarantined: { by: data.by, reason: data.reason, at: data.timestamp, ...(data.rule !== undefined ? { rule: data.rule } : {}) } }
+        : state,
+    )
+    .with({ type: 'DataItemReleased' }, () => {
+      if (state.status !== 'accepted') return state;
+      const { quarantined: _, ...released } = state;
+      return released;
+    })
     .exhaustive();
 
 /** whether what was found contradicts the acceptance: only then is it damage */
@@ -126,6 +144,8 @@ export type Decision = { events: DataItemEvent[]; existing?: Receipt };
 function requeue(state: DataItemState, { id, by, reason, now }: RequeueItem['data']): DataItemEvent[] {
   if (state.status !== 'accepted') throw new TxNotFound(id);
   if (state.damaged) throw new ItemDamaged(`${id}: its stored bytes are damaged; upload the same item again to repair it`);
+  // held out of bundling: it waits for its release, which puts it back in the queue
+  if (state.quarantined && state.failed) throw new ItemQuarantined(`${id} is quarantined: release it before requeuing it`);
   if (!state.failed) {
     if (state.requeued) return [];
     throw new ItemNotFailed(`${id} is not FAILED`);
@@ -147,7 +167,14 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
   match(command)
     .returnType<Decision>()
     .with({ type: 'AcceptDataItem' }, (c) =>
-      state.status === 'accepted' ? { events: [], existing: state.receipt } : { events: [{ type: 'DataItemAccepted' as const, data: c.data }] },
+      state.status === 'accepted'
+        ? { events: [], existing: state.receipt }
+        : {
+            events: [
+              { type: 'DataItemAccepted' as const, data: c.data },
+              ...(c.hold ? [{ type: 'DataItemQuarantined' as const, data: { id: c.data.id, ...c.hold, timestamp: c.data.timestamp } }] : []),
+            ],
+          },
     )
     // Found once: a second finding (a restart looking again) adds nothing. A failed item is in no
     // bundle again: its bytes do not matter any more.
@@ -175,4 +202,14 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
     .with({ type: 'RecordBridged' }, ({ data: { now, ...d } }) => ({
       events: state.status === 'accepted' ? [{ type: 'DataItemBridged' as const, data: { ...d, timestamp: now } }] : [],
     }))
+    // held once: holding a held item decides nothing (the first hold's who and why stand)
+    .with({ type: 'QuarantineItem' }, ({ data: { now, ...d } }) => {
+      if (state.status !== 'accepted') throw new TxNotFound(d.id);
+      return { events: state.quarantined ? [] : [{ type: 'DataItemQuarantined' as const, data: { ...d, timestamp: now } }] };
+    })
+    // released once: releasing an item not held decides nothing
+    .with({ type: 'ReleaseItem' }, ({ data: { now, ...d } }) => {
+      if (state.status !== 'accepted') throw new TxNotFound(d.id);
+      return { events: state.quarantined ? [{ type: 'DataItemReleased' as const, data: { ...d, timestamp: now } }] : [] };
+    })
     .exhaustive();

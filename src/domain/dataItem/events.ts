@@ -122,6 +122,46 @@ export const DataItemRequeued = z.object({
 export type DataItemRequeued = z.infer<typeof DataItemRequeued>;
 
 /**
+ * The item is held (quarantined): out of every bundle planned from now on and out of every read of
+ * its bytes (451), nested items included, until released. Recorded by an operator (`npm run
+ * quarantine`, `PUT /admin/items/:id/quarantine`) or, at its acceptance, by an operator's rule
+ * (QUARANTINE_RULES; `rule` names it). Never recorded for an item already in a signed bundle: that
+ * one is on its way to Arweave, and holding it would promise what cannot be kept (src/app/quarantine.ts).
+ */
+export const DataItemQuarantined = z.object({
+  type: z.literal('DataItemQuarantined'),
+  data: z.object({
+    id: z.string(),
+    /** who: the operator's name as given to the CLI or the admin API; `rule:<name>` for a rule at acceptance */
+    by: z.string(),
+    /** why, in the operator's words (or the rule's) */
+    reason: z.string(),
+    /** the acceptance rule that held it, when one did */
+    rule: z.string().optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemQuarantined = z.infer<typeof DataItemQuarantined>;
+
+/**
+ * The hold is lifted: the item waits for a bundle again and is served. `refused` says the hold
+ * itself was too late (the item's bundle was signed while the hold was being recorded): the hold
+ * never held, and the item goes to Arweave with its bundle.
+ */
+export const DataItemReleased = z.object({
+  type: z.literal('DataItemReleased'),
+  data: z.object({
+    id: z.string(),
+    by: z.string(),
+    reason: z.string(),
+    /** the signed bundle that made the hold too late, when that is why it was lifted */
+    refused: z.object({ planId: z.string(), txId: z.string() }).optional(),
+    timestamp: z.number().int(),
+  }),
+});
+export type DataItemReleased = z.infer<typeof DataItemReleased>;
+
+/**
  * Where an item nested in this (root) item's payload sits, at any depth. Offsets are from raw
  * starts, so the root's offset in its bundle plus `offsetInRootItem` is the item's offset there.
  */
@@ -203,6 +243,8 @@ export const DataItemEvent = z.discriminatedUnion('type', [
   DataItemDamaged,
   DataItemRepaired,
   DataItemRequeued,
+  DataItemQuarantined,
+  DataItemReleased,
 ]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));

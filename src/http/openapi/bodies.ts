@@ -69,6 +69,10 @@ export const TxStatusBody = z
     bundleId: z.string().optional().meta({ description: "the bundle transaction's id, once prepared" }),
     startOffsetInRootBundle: Count.optional().meta({ description: "the item's byte offset in the bundle's data, once planned" }),
     ...PayloadFacts,
+    quarantined: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'held by the operator: in no bundle planned meanwhile, and its bytes answer 451 until it is released (absent when not held)' }),
   })
   .meta({
     id: 'TxStatus',
@@ -116,6 +120,29 @@ export const RequeueAnswerBody = z
       .meta({ description: 'the earlier requeue (when nothing was done)' }),
   })
   .meta({ id: 'RequeueAnswer' });
+
+export const HoldAnswerBody = z
+  .object({
+    id: z.string(),
+    held: z.boolean().meta({ description: 'true: held now; false: it was held before and not released since, so nothing was done' }),
+    at: z.string().optional().meta({ description: 'ISO 8601: when it was held (when held now)' }),
+    droppedPlan: z
+      .string()
+      .optional()
+      .meta({ description: 'the bundle plan (not yet signed) dropped so the item leaves it; its other items are planned again' }),
+    already: z
+      .object({ by: z.string(), reason: z.string(), at: z.string().meta({ description: 'ISO 8601' }) })
+      .optional()
+      .meta({ description: 'the standing hold (when nothing was done)' }),
+  })
+  .meta({ id: 'HoldAnswer' });
+
+export const ReleaseAnswerBody = z
+  .object({
+    id: z.string(),
+    released: z.boolean().meta({ description: 'true: released now, back in the bundle queue and served; false: it was not held, nothing was done' }),
+  })
+  .meta({ id: 'ReleaseAnswer' });
 
 export const AccountHistoryBody = z
   .object({

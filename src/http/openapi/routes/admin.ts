@@ -1,8 +1,17 @@
 import type { z } from 'zod';
-import { ApprovalBody, BlockBody, CreditBody, RequeueBody } from '../../../contract/adminSchemas.js';
+import { ApprovalBody, BlockBody, CreditBody, QuarantineBody, RequeueBody } from '../../../contract/adminSchemas.js';
 import { defineRoute } from '../route.js';
 import { addressParam, blockTargetParam, dataItemIdParam } from '../params.js';
-import { AccountHistoryBody, BalanceBody, BlockAnswerBody, BlocklistBody, CreditAnswerBody, RequeueAnswerBody } from '../bodies.js';
+import {
+  AccountHistoryBody,
+  BalanceBody,
+  BlockAnswerBody,
+  BlocklistBody,
+  CreditAnswerBody,
+  HoldAnswerBody,
+  ReleaseAnswerBody,
+  RequeueAnswerBody,
+} from '../bodies.js';
 
 /** The operator API (CONTRACT.md section 5): mounted only with ADMIN_TOKEN; every route needs the bearer token. */
 
@@ -82,11 +91,43 @@ export const requeueRoute = defineRoute({
     'Records `DataItemRequeued` (who, why, the failure it leaves) on the item: it waits for a bundle again, with its bundle attempts counted from zero, ' +
     'and `GET /tx/:id/status` answers `CONFIRMED`/`new`. Requeuing an item requeued and not failed since does nothing (`requeued: false`). ' +
     'An item that is not FAILED: 409 `Data item not failed`; a damaged one (its stored bytes are not the accepted ones): 409 `Data item damaged: upload it again`. ' +
-    'A paid item is charged its price again first (its FAILED charge is refunded): a payer who cannot pay, 402 `Insufficient balance`, and the item stays FAILED.',
+    'A paid item is charged its price again first (its FAILED charge is refunded): a payer who cannot pay, 402 `Insufficient balance`, and the item stays FAILED. ' +
+    'A held (quarantined) item: 451 `Unavailable For Legal Reasons`; release it first.',
   params: { id: dataItemIdParam },
   requestBody: { ...json(RequeueBody), description: 'who and why', required: true },
   responses: { 200: { description: 'requeued, or already requeued before', content: json(RequeueAnswerBody) } },
-  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED', 'INSUFFICIENT_BALANCE'],
+  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NOT_FAILED', 'ITEM_DAMAGED', 'INSUFFICIENT_BALANCE', 'QUARANTINED'],
+});
+
+export const quarantineRoute = defineRoute({
+  ...admin,
+  operationId: 'quarantineItem',
+  method: 'put',
+  path: '/items/:id/quarantine',
+  summary: 'Hold an item (quarantine)',
+  description:
+    'Records `DataItemQuarantined` (who, why) on the item: it is put in no bundle until released (a bundle it is planned in, not yet signed, is dropped and its other items planned again), ' +
+    'and `GET /:id`, `GET /tx/:id/data`, `GET /tx/:id`, their ranges and `HEAD` answer 451 `Unavailable For Legal Reasons`, for the items nested in it too; `GET /tx/:id/status` adds `quarantined: true`. ' +
+    'Holding a held item does nothing (`held: false`). An item whose bundle is signed or posted is on Arweave (or on its way): 409 `Data item already posted: it is on Arweave`, nothing recorded. ' +
+    "An item nested in another: 409 `Data item is nested in another: hold its root item` (its bytes are the root item's: hold the root).",
+  params: { id: dataItemIdParam },
+  requestBody: { ...json(QuarantineBody), description: 'who and why', required: true },
+  responses: { 200: { description: 'held, or already held before', content: json(HoldAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_POSTED', 'ITEM_NESTED'],
+});
+
+export const releaseRoute = defineRoute({
+  ...admin,
+  operationId: 'releaseItem',
+  method: 'delete',
+  path: '/items/:id/quarantine',
+  summary: 'Release a held item',
+  description:
+    'Records `DataItemReleased` (who, why): the item waits for a bundle again and is served. Releasing an item that is not held does nothing (`released: false`).',
+  params: { id: dataItemIdParam },
+  requestBody: { ...json(QuarantineBody), description: 'who and why', required: true },
+  responses: { 200: { description: 'released, or not held', content: json(ReleaseAnswerBody) } },
+  errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'TX_NOT_FOUND', 'ITEM_NESTED'],
 });
 
 export const blockRoute = defineRoute({

@@ -287,7 +287,8 @@ const itemData = {
       headers: { 'content-range': { schema: z.string(), description: '`bytes */size`' } },
     },
   },
-  errors: ['TX_NOT_FOUND'],
+  // a held item (src/app/quarantine.ts), or one nested in a held root
+  errors: ['TX_NOT_FOUND', 'QUARANTINED'],
 } as const;
 
 export const txDataRoute = defineRoute({
@@ -318,5 +319,5 @@ export const txHeaderRoute = defineRoute({
   responses: {
     200: { description: 'the header', content: json(TxHeaderBody), headers: { 'cache-control': immutable } },
   },
-  errors: ['TX_NOT_FOUND'],
+  errors: ['TX_NOT_FOUND', 'QUARANTINED'],
 });
