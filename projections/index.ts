@@ -20,6 +20,7 @@ import { bundleProofsProjection } from './bundleProofs.js';
 import { graphqlItemsProjection } from './graphqlItems.js';
 import { unrefundedFailuresProjection } from './unrefundedFailures.js';
 import { accountEntriesProjection } from './accountEntries.js';
+import { retentionDueProjection, retentionStatsProjection, retiredBytesProjection } from './retention.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -43,6 +44,9 @@ export const allProjections: readonly AnyProjection[] = [
   graphqlItemsProjection,
   unrefundedFailuresProjection,
   accountEntriesProjection,
+  retentionDueProjection,
+  retiredBytesProjection,
+  retentionStatsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -66,3 +70,12 @@ export { bundleProofsProjection, type BundleProofDocument } from './bundleProofs
 export { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from './graphqlItems.js';
 export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';
 export { accountEntriesProjection, accountEntriesStart, type AccountEntry } from './accountEntries.js';
+export {
+  retentionDueProjection,
+  retiredBytesProjection,
+  retentionStatsProjection,
+  RETENTION_STATS_ID,
+  type RetentionDue,
+  type RetiredBytes,
+  type RetentionStats,
+} from './retention.js';

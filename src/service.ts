@@ -15,6 +15,7 @@ import type { Finalizer } from './app/multipart/finalizer.js';
 import type { Bundler } from './app/bundler/bundler.js';
 import type { createReconciler } from './app/accounts/reconciler.js';
 import type { createRefunder } from './app/accounts/refunder.js';
+import type { createRetention } from './app/retention/retention.js';
 import type { TopUps } from './app/accounts/topUps.js';
 import type { BlobHasher } from './crypto/blobHasher.js';
 import { withLifecycle } from './lifecycle.js';
@@ -43,6 +44,8 @@ export interface RunningService {
   reconciler: ReturnType<typeof createReconciler>;
   /** gives FAILED items' charges back (`runOnce()`: one pass, as the periodic one) */
   refunder: ReturnType<typeof createRefunder>;
+  /** the retention of permanent items' bytes, where uploads are taken and RETAIN_PERMANENT_BYTES_MS is not -1 */
+  retention?: ReturnType<typeof createRetention>;
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
   topUps: TopUps;
   multipart: MultipartDeps;
@@ -101,6 +104,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       finalizer: commands.finalizer,
       bundler: background.bundler,
       ...(background.opticalBridge ? { opticalBridge: background.opticalBridge } : {}),
+      ...(background.retention ? { retention: background.retention } : {}),
       hasher: commands.hasher,
       stop: () => life.stop(),
     };

@@ -86,6 +86,12 @@ export function createMetrics(sources: ScrapeSources = {}) {
     registers: [registry],
   });
 
+  const bytesRetired = new Counter({
+    name: 'item_bytes_retired_total',
+    help: "Bytes of permanent items' blobs deleted by this process's retention passes (RETAIN_PERMANENT_BYTES_MS); retained_bytes holds the total",
+    registers: [registry],
+  });
+
   registerScrapeGauges(registry, sources, onError);
   registerMarkCompacts(registry);
 
@@ -109,6 +115,9 @@ export function createMetrics(sources: ScrapeSources = {}) {
     },
     orphanBlobRemoved(prefix: string): void {
       orphanBlobsRemoved.inc({ prefix });
+    },
+    bytesRetired(bytes: number): void {
+      bytesRetired.inc(bytes);
     },
     /** the Prometheus text exposition */
     async text(): Promise<{ contentType: string; body: string }> {

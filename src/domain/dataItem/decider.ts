@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import { ItemDamaged, ItemNotFailed, TxNotFound } from '../errors.js';
-import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemRequeued } from './events.js';
+import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemRequeued, ItemBytesRetired } from './events.js';
 import { afterPart, decideNestedPart, noNestedIndex, type NestedIndexProgress, type RecordNestedPart } from './nestedIndex.js';
 
 /**
@@ -39,6 +39,8 @@ export type DataItemState =
       damaged?: boolean;
       /** its payload is a bundle (the acceptance said so): how far the index of its nested items is */
       nested?: NestedIndexProgress;
+      /** its local bytes were given up after its bundle was permanent: read from the gateway since */
+      retired?: true;
     };
 export const initialState: DataItemState = { status: 'absent' };
 
@@ -56,8 +58,16 @@ export type RequeueItem = { type: 'RequeueItem'; data: { id: string; by: string;
 export type FailItem = { type: 'FailItem'; data: { id: string; attempts: number; reason: string; now: number } };
 /** the optical bridge: what became of the posts of these items' headers to one gateway; `now` when */
 export type RecordBridged = { type: 'RecordBridged'; data: Omit<DataItemBridged['data'], 'timestamp'> & { now: number } };
+/**
+ * The retention pass: the item's bundle `planId` (transaction `bundleId`, the item at
+ * `startOffsetInRootBundle`) was recorded permanent at `permanentAt`, and the retention time is over
+ */
+export type RetireBytes = {
+  type: 'RetireBytes';
+  data: Pick<ItemBytesRetired['data'], 'id' | 'planId' | 'bundleId' | 'startOffsetInRootBundle' | 'permanentAt'> & { now: number };
+};
 export type { RecordNestedPart } from './nestedIndex.js';
-export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged;
+export type DataItemCommand = AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged | RetireBytes;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -105,6 +115,7 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       const { damaged: _, ...repaired } = state;
       return repaired;
     })
+    .with({ type: 'ItemBytesRetired' }, () => (state.status === 'accepted' ? { ...state, retired: true as const } : state))
     .exhaustive();
 
 /** whether what was found contradicts the acceptance: only then is it damage */
@@ -175,4 +186,18 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
     .with({ type: 'RecordBridged' }, ({ data: { now, ...d } }) => ({
       events: state.status === 'accepted' ? [{ type: 'DataItemBridged' as const, data: { ...d, timestamp: now } }] : [],
     }))
+    .with({ type: 'RetireBytes' }, ({ data }) => ({ events: retire(state, data) }))
     .exhaustive();
+
+/**
+ * Once, and only while the local bytes are still needed by nothing the item's own stream knows of:
+ * never of a FAILED or damaged item (its bytes are not the permanent ones, or no bundle holds them),
+ * nor of a root whose nested index is not complete (the index reads the blob). The bundle's
+ * permanence is the caller's fact, read from the bundle's stream.
+ */
+function retire(state: DataItemState, { now, ...d }: RetireBytes['data']): ItemBytesRetired[] {
+  if (state.status !== 'accepted' || state.retired || state.failed || state.damaged) return [];
+  if (state.nested && !state.nested.complete) return [];
+  const data = { ...d, blobKey: state.blobKey, sha256: state.sha256, rawContentLength: state.rawContentLength, timestamp: now };
+  return [{ type: 'ItemBytesRetired' as const, data }];
+}
