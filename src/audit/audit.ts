@@ -91,6 +91,7 @@ export async function runAudit(stores: AuditStores, onFinding: (finding: Finding
 const COUNTED: readonly Counted[] = [
   'events',
   'itemBlobs',
+  'retiredItemBlobs',
   'receipts',
   'accounts',
   'accountsNotProjectedYet',

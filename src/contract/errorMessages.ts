@@ -30,4 +30,6 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('FORBIDDEN', () => [403, 'Forbidden'])
     .with('INVALID_TRANSACTION', () => [400, 'Invalid transaction'])
     .with('FIAT_NOT_SUPPORTED', () => [400, 'Fiat payments not supported'])
+    .with('BAD_GATEWAY', () => [502, 'Bad Gateway'])
+    .with('GATEWAY_TIMEOUT', () => [504, 'Gateway Timeout'])
     .exhaustive();

@@ -24,7 +24,9 @@ export type ErrorCode =
   | 'ITEM_DAMAGED'
   | 'FORBIDDEN'
   | 'INVALID_TRANSACTION'
-  | 'FIAT_NOT_SUPPORTED';
+  | 'FIAT_NOT_SUPPORTED'
+  | 'BAD_GATEWAY'
+  | 'GATEWAY_TIMEOUT';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -122,4 +124,12 @@ export class InvalidTransaction extends ServiceError {
 /** a price or rate in a fiat currency: this service takes no card payments, so it has none (never a price of 0) */
 export class FiatNotSupported extends ServiceError {
   readonly code = 'FIAT_NOT_SUPPORTED';
+}
+/** a retired item's bytes: the gateway answered otherwise than with them, or with bytes of another digest */
+export class BadGateway extends ServiceError {
+  readonly code = 'BAD_GATEWAY';
+}
+/** a retired item's bytes: the gateway did not begin to serve them in time */
+export class GatewayTimeout extends ServiceError {
+  readonly code = 'GATEWAY_TIMEOUT';
 }

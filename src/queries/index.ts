@@ -22,6 +22,8 @@ import { createDashboardQueries, type DashboardQueries } from './dashboard.js';
 import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
+import { createRetiredReads } from './retiredBytes.js';
+import type { TransactionDataSource } from '../ports/gateway.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
 import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
@@ -60,6 +62,8 @@ export interface QueryDeps {
   graphqlLimits?: Partial<GraphqlLimits>;
   /** the service wallet, which signs account statements as it signs receipts */
   walletJwk: RsaPrivateJwk;
+  /** where retired items' bytes are read (the gateway), and how many such reads at once (none: not read) */
+  retiredBytes?: { source: TransactionDataSource; maxReads: number };
 }
 
 /**
@@ -70,7 +74,8 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
   const { readStore } = deps;
   const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
   const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs, now: deps.now });
-  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore });
+  const retired = deps.retiredBytes && createRetiredReads({ readStore, ...deps.retiredBytes });
+  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore, ...(retired ? { retired } : {}) });
   return {
     multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
     queries: {
