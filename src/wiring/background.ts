@@ -3,7 +3,7 @@ import { createProjectionRunner } from '../../projections/runner.js';
 import { createCheckpointWaiter } from '../../projections/checkpointWaiter.js';
 import { allProjections } from '../../projections/index.js';
 import { warningsTo } from '../log.js';
-import { createStampAges } from '../clock.js';
+import { anchoredWall, createStampAges } from '../clock.js';
 import { expireUploads } from '../app/multipart/expirer.js';
 import { recoverNestedIndexes } from '../app/nested/recoverNested.js';
 import { every } from '../app/periodic.js';
@@ -195,7 +195,7 @@ async function startRetention(life: Lifecycle, w: Wiring, stores: Stores, shared
     bundles: new BundleRepository(stores.eventStore),
     blobStore: stores.blobStore,
     retainMs: config.retention.retainMs,
-    ages: createStampAges(clocks),
+    clock: anchoredWall(clocks),
     awaitProjection,
     intervalMs: config.retention.intervalMs,
     holdLease: stores.leases.hold('retention'),

@@ -1,6 +1,5 @@
 import type { ReadStore } from '../../ports/readStore.js';
 import type { BlobStore } from '../../ports/blobStore.js';
-import type { StampAges } from '../../clock.js';
 import { collectionOf, retentionDueProjection, type RetentionDue } from '../../../projections/index.js';
 import { DUE_KEY } from '../../../projections/retention.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
@@ -14,8 +13,12 @@ export interface RetentionOptions {
   blobStore: Pick<BlobStore, 'delete'>;
   /** RETAIN_PERMANENT_BYTES_MS: how long after its bundle's permanence an item's bytes are kept (never negative here) */
   retainMs: number;
-  /** ages of the permanences' recorded times, growing with the monotonic clock (src/clock.ts) */
-  ages: StampAges;
+  /**
+   * The clock the recorded permanence times are compared with: a wall clock no step moves while the
+   * process runs (`anchoredWall`, src/clock.ts), so an item's age grows with the monotonic clock and
+   * a restart reads it again from the recorded time; ages keep the order of the permanence times
+   */
+  clock: () => number;
   /** resolves once the read models show the event at `position` (true) or gives up (false) */
   awaitProjection: (position: bigint) => Promise<boolean>;
   intervalMs: number;
@@ -44,7 +47,7 @@ const meta = { correlationId: 'retention' };
  * finds the blob gone reads the retirement the pass waited for.
  */
 export function createRetention(options: RetentionOptions) {
-  const { readStore, items, bundles, blobStore, retainMs, ages, awaitProjection, now, log = () => {} } = options;
+  const { readStore, items, bundles, blobStore, retainMs, clock, awaitProjection, now, log = () => {} } = options;
 
   /** retires one item; true when its bytes were deleted by this call */
   async function retireOne(id: string, due: RetentionDue): Promise<boolean> {
@@ -69,22 +72,18 @@ export function createRetention(options: RetentionOptions) {
   async function runOnce(): Promise<{ retired: number }> {
     let retired = 0;
     let after: string | undefined;
-    try {
-      for (;;) {
-        const page = await readStore.findByKey<RetentionDue>(collectionOf(retentionDueProjection), DUE_KEY, {
-          limit: PAGE,
-          descending: false,
-          ...(after !== undefined ? { after } : {}),
-        });
-        for (const { id, doc } of page) {
-          if (ages.ageOf(id, doc.permanentAt) < retainMs) return { retired };
-          if (await retireOne(id, doc)) retired += 1;
-        }
-        if (page.length < PAGE) return { retired };
-        after = page[page.length - 1]!.sort;
+    for (;;) {
+      const page = await readStore.findByKey<RetentionDue>(collectionOf(retentionDueProjection), DUE_KEY, {
+        limit: PAGE,
+        descending: false,
+        ...(after !== undefined ? { after } : {}),
+      });
+      for (const { id, doc } of page) {
+        if (clock() - doc.permanentAt < retainMs) return { retired };
+        if (await retireOne(id, doc)) retired += 1;
       }
-    } finally {
-      ages.endPass();
+      if (page.length < PAGE) return { retired };
+      after = page[page.length - 1]!.sort;
     }
   }
 
