@@ -62,6 +62,8 @@ export interface QueryDeps {
   graphqlLimits?: Partial<GraphqlLimits>;
   /** the service wallet, which signs account statements as it signs receipts */
   walletJwk: RsaPrivateJwk;
+  /** free bytes of DATA_DIR's file system, for the dashboard's days of disk left */
+  freeDiskBytes?: () => Promise<number>;
   /** where retired items' bytes are read (the gateway), and how many such reads at once (none: not read) */
   retiredBytes?: { source: TransactionDataSource; maxReads: number };
 }
@@ -104,6 +106,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       now: deps.now,
       ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
       ...(deps.funds ? { funds: deps.funds } : {}),
+      ...(deps.freeDiskBytes ? { freeDiskBytes: deps.freeDiskBytes } : {}),
     }),
   };
 }

@@ -197,6 +197,22 @@ describe('retention of permanent items’ bytes (arlocal)', function () {
     expect(summary.checked.retiredItemBlobs).to.equal(4);
   });
 
+  it('shows the bytes held and retired, and the days of disk left, on the status page and in /metrics', async () => {
+    const retired = [...topLevel(), cut].reduce((sum, item) => sum + item.getRaw().byteLength, 0);
+    const { storage, uploads } = await (await get('/dashboard/api/summary')).json();
+    expect(storage).to.deep.include({
+      bytesRetired: retired,
+      itemsRetired: 4,
+      bytesHeld: uploads.total.bytes - retired,
+      bytesPerDay: uploads.lastHour.bytes * 24,
+    });
+    expect(storage.daysOfDiskLeft).to.equal(storage.freeDiskBytes / storage.bytesPerDay);
+    const metrics = await (await get('/metrics')).text();
+    expect(metrics).to.match(new RegExp(`^item_bytes_retired ${retired}$`, 'm'));
+    expect(metrics).to.match(new RegExp(`^item_bytes_held ${uploads.total.bytes - retired}$`, 'm'));
+    expect(metrics).to.match(/^disk_days_left \d+(\.\d+)?(e\+\d+)?$/m);
+  });
+
   it('cuts the answer before its last byte when the gateway alters one byte, also of a range not holding it', async () => {
     gateway.state.fault = 'flip';
     const payload = Buffer.from(large.rawData);
