@@ -1,4 +1,5 @@
 import type { ReadStore } from '../ports/readStore.js';
+import { bestEffort } from '../bestEffort.js';
 import {
   collectionOf,
   retentionStatsProjection,
@@ -34,7 +35,7 @@ export async function storageFigures(readStore: Pick<ReadStore, 'get'>, freeDisk
   const [uploads, retention, free] = await Promise.all([
     readStore.get<UploadStatsDocument>(collectionOf(uploadStatsProjection), UPLOAD_STATS_ID),
     readStore.get<RetentionStats>(collectionOf(retentionStatsProjection), RETENTION_STATS_ID),
-    freeDiskBytes().catch(() => undefined),
+    bestEffort(freeDiskBytes(), 'the free space unknown: the days of disk left are null'),
   ]);
   const accepted = uploads?.doc.bytes ?? 0;
   const retired = retention?.doc.retiredBytes ?? 0;

@@ -1,4 +1,5 @@
 import { GatewayRequestError } from '../../ports/gatewayErrors.js';
+import { bestEffort } from '../../bestEffort.js';
 import type { TransactionDataSource } from '../../ports/gateway.js';
 
 export interface TransactionDataOptions {
@@ -38,7 +39,7 @@ export function createTransactionData(options: TransactionDataOptions): Transact
       const skip = rangeSkip(response, start, end);
       if (skip === undefined || !response.body) {
         idle.stop();
-        await response.body?.cancel().catch(() => {});
+        if (response.body) await bestEffort(response.body.cancel(), 'an answer not read: its connection is let go');
         throw new GatewayRequestError(`GET /${txId} bytes ${start}-${end}: status ${response.status}`, { kind: 'status', status: response.status });
       }
       return slice(response.body, skip, end - start + 1, idle);
@@ -119,7 +120,8 @@ async function* slice(body: ReadableStream<Uint8Array>, skip: number, length: nu
     throw requestError(error, idle.timedOut());
   } finally {
     idle.stop();
-    await body.cancel().catch(() => {});
+    // locked while iterated (the loop's end released it): a cancel that fails had nothing left to stop
+    await bestEffort(body.cancel(), 'the body is done with either way');
   }
   throw new GatewayRequestError(`the gateway's data ended at byte ${position}, before byte ${end}`, { kind: 'answer' });
 }
