@@ -244,7 +244,9 @@ export const ConfigSchema = z.object({
     ),
   RETAIN_INTERVAL_MS: int(100, 86_400_000)
     .default(600_000)
-    .describe('time between retention passes (one process at a time, under a lease; each reads the items whose bundle is permanent and whose bytes are still kept)'),
+    .describe(
+      'time between retention passes (one process at a time, under a lease; each reads the items whose bundle is permanent and whose bytes are still kept)',
+    ),
   RETIRED_READS_MAX: int(1, 10_000)
     .default(32)
     .describe(

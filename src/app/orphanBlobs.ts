@@ -46,7 +46,10 @@ export async function whyOrphan(eventStore: OwnerReads, key: string, uploads: Up
     if (!id.success) return { id: key, reason: 'not a key the service writes', foreign: true };
     const owner = await itemOwner(eventStore, id.data);
     if (owner === 'accepted') return undefined;
-    return { id: id.data, reason: owner === 'retired' ? 'the item was retired (ItemBytesRetired), its bytes should be gone' : 'the item has no DataItemAccepted' };
+    return {
+      id: id.data,
+      reason: owner === 'retired' ? 'the item was retired (ItemBytesRetired), its bytes should be gone' : 'the item has no DataItemAccepted',
+    };
   }
   const uploadId = UploadId.safeParse(key.split('/')[1]);
   if (!key.startsWith('uploads/') || !uploadId.success) return { id: key, reason: 'not a key the service writes', foreign: true };
