@@ -69,6 +69,8 @@ describe('retention of permanent items’ bytes (arlocal)', function () {
   let nested: TwoLevels;
   /** retired by hand, its blob left: a pass killed between its event and the deletion */
   let cut: DataItem;
+  /** in a bundle mined but short of CONFIRMATIONS: not permanent, whatever the clock says */
+  let late: DataItem;
   const topLevel = () => [large, tiny, nested.root];
   const get = (path: string, init?: RequestInit) => fetch(`${service.url}${path}`, init);
 
@@ -102,6 +104,18 @@ describe('retention of permanent items’ bytes (arlocal)', function () {
       (s) => s.every((status) => status === 'FINALIZED'),
       'every item FINALIZED',
       180_000,
+    );
+    late = await signedItem(signers.ethereum(), 'not permanent yet');
+    expect((await get('/tx', { method: 'POST', body: asBody(late.getRaw()) })).status).to.equal(200);
+    await eventually(
+      async () => {
+        await service.bundler.runOnce();
+        await arlocal.mine(1);
+        return (await (await get(`/tx/${late.id}/offsets`)).json()).rootBundleId;
+      },
+      (bundle) => typeof bundle === 'string',
+      'the late item in a bundle',
+      60_000,
     );
     await service.projections.waitFor(await service.eventStore.headPosition(), 10_000);
   });
@@ -146,6 +160,9 @@ describe('retention of permanent items’ bytes (arlocal)', function () {
     }
     // a second pass finds nothing more to do
     expect(await service.retention!.runOnce()).to.deep.equal({ retired: 0 });
+    // a bundle not permanent keeps its items' bytes however old
+    expect((await (await get(`/tx/${late.id}/status`)).json()).status).to.equal('CONFIRMED');
+    expect(await blobThere(service, late.id)).to.equal(true);
   });
 
   it('answers GET /:id, /tx/:id/data, a range and HEAD byte for byte from the gateway, nested items too', async () => {
