@@ -124,6 +124,9 @@ export async function sendBlobRange(blob: OpenBlob, start: number, end: number, 
 export async function sendStream(stream: Readable, res: ServerResponse, pace?: PaceWatch): Promise<void> {
   let written = 0;
   const count = (chunk: Buffer) => (written += chunk.length);
+  // the request's own watchers (log, limits, pace) already listen for 'close': the pipeline's one
+  // more is not a leak, and would warn as one past Node's default of 10
+  res.setMaxListeners(Math.max(res.getMaxListeners(), 20));
   // piped first: a 'data' listener alone would start the flow
   const sent = pipeline(stream, res);
   stream.on('data', count);
