@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createTransactionData } from '../../src/adapters/gateway/transactionData.js';
 import { GatewayRequestError } from '../../src/ports/gatewayErrors.js';
-import { verifiedSlice } from '../../src/queries/retiredBytes.js';
+import { createRetiredReads, verifiedSlice } from '../../src/queries/retiredBytes.js';
+import { ServiceUnavailable } from '../../src/domain/errors.js';
 import { createHash } from 'node:crypto';
 
 const DATA = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
@@ -87,5 +88,26 @@ describe("a transaction's data read from a gateway (retired items)", () => {
     })().catch((e: unknown) => e);
     expect((error as Error).message).to.match(/^the gateway's bytes have sha256 [0-9a-f]{64}, the item was accepted with /);
     expect(Buffer.concat(got).equals(item.subarray(5, 250))).to.equal(true);
+  });
+
+  it('takes RETIRED_READS_MAX reads at once; the next is 503 with a Retry-After until one ends', async () => {
+    const retired = { bundleId: TX, startOffsetInRootBundle: 0, rawContentLength: 10, sha256: '0'.repeat(64), retiredAt: 1 };
+    // a gateway that sends one byte and then nothing: the read stays under way
+    const source = {
+      read: async () =>
+        (async function* () {
+          yield new Uint8Array(1);
+          await new Promise(() => {});
+        })(),
+    };
+    const reads = createRetiredReads({ readStore: { get: async () => undefined }, source, maxReads: 1 });
+    const first = await reads.read(retired, { start: 0, end: 9 });
+    const refused = await reads.read(retired, { start: 0, end: 9 }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(ServiceUnavailable);
+    expect((refused as ServiceUnavailable).retryAfterSeconds).to.equal(2);
+    first.destroy();
+    await new Promise((resolve) => first.once('close', resolve));
+    const again = await reads.read(retired, { start: 0, end: 9 });
+    again.destroy();
   });
 });
