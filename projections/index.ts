@@ -21,6 +21,7 @@ import { graphqlItemsProjection } from './graphqlItems.js';
 import { unrefundedFailuresProjection } from './unrefundedFailures.js';
 import { accountEntriesProjection } from './accountEntries.js';
 import { pendingX402PaymentsProjection } from './pendingX402Payments.js';
+import { retentionDueProjection, retentionStatsProjection, retiredBytesProjection } from './retention.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -45,6 +46,9 @@ export const allProjections: readonly AnyProjection[] = [
   unrefundedFailuresProjection,
   accountEntriesProjection,
   pendingX402PaymentsProjection,
+  retentionDueProjection,
+  retiredBytesProjection,
+  retentionStatsProjection,
 ];
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
@@ -69,3 +73,12 @@ export { graphqlItemsProjection, itemKeys, type GraphqlItemDocument } from './gr
 export { unrefundedFailuresProjection, type UnrefundedFailure } from './unrefundedFailures.js';
 export { accountEntriesProjection, accountEntriesStart, type AccountEntry } from './accountEntries.js';
 export { pendingX402PaymentsProjection, type PendingX402Payment } from './pendingX402Payments.js';
+export {
+  retentionDueProjection,
+  retiredBytesProjection,
+  retentionStatsProjection,
+  RETENTION_STATS_ID,
+  type RetentionDue,
+  type RetiredBytes,
+  type RetentionStats,
+} from './retention.js';

@@ -316,6 +316,21 @@ export const ConfigSchema = z.object({
   BLOB_SWEEP_INTERVAL_MS: int(100, 86_400_000)
     .default(3_600_000)
     .describe('time between sweep passes (each walks the blob store, reading one stream per blob)'),
+  RETAIN_PERMANENT_BYTES_MS: int(-1, 3650 * 86_400_000)
+    .default(7 * 86_400_000)
+    .describe(
+      "where uploads are taken, an item's local bytes are deleted this long after its bundle was recorded permanent (`FINALIZED`, `CONFIRMATIONS` deep), as `ItemBytesRetired` on its stream; `GET /:id` then reads them from `GATEWAY_URL` at the item's offset in its bundle transaction, checked against the acceptance's sha256. `-1`: bytes are kept forever (`src/app/retention/retention.ts`, docs/operations.md)",
+    ),
+  RETAIN_INTERVAL_MS: int(100, 86_400_000)
+    .default(600_000)
+    .describe(
+      'time between retention passes (one process at a time, under a lease; each reads the items whose bundle is permanent and whose bytes are still kept)',
+    ),
+  RETIRED_READS_MAX: int(1, 10_000)
+    .default(32)
+    .describe(
+      'reads of retired items streamed from the gateway at once, across clients (each client is also held to its connections and read pace); past it, `503` with `Retry-After`',
+    ),
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'a mongodb:// or mongodb+srv:// connection string')
@@ -657,6 +672,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     blobStore: c.BLOB_STORE,
     smallBlobMaxBytes: c.SMALL_BLOB_MAX_BYTES,
     blobSweep: { enabled: c.BLOB_SWEEP === 'true', graceMs: c.BLOB_SWEEP_GRACE_MS, intervalMs: c.BLOB_SWEEP_INTERVAL_MS },
+    retention: { retainMs: c.RETAIN_PERMANENT_BYTES_MS, intervalMs: c.RETAIN_INTERVAL_MS, maxGatewayReads: c.RETIRED_READS_MAX },
     mongoUrl: c.MONGO_URL,
     mongoDatabase: c.MONGO_DATABASE,
     addresses: addressesOf(c, evmChains),

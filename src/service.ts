@@ -16,6 +16,7 @@ import type { Bundler } from './app/bundler/bundler.js';
 import type { createReconciler } from './app/accounts/reconciler.js';
 import type { createRefunder } from './app/accounts/refunder.js';
 import type { createX402Recovery } from './app/x402/recovery.js';
+import type { createRetention } from './app/retention/retention.js';
 import type { TopUps } from './app/accounts/topUps.js';
 import type { BlobHasher } from './crypto/blobHasher.js';
 import { withLifecycle } from './lifecycle.js';
@@ -46,6 +47,8 @@ export interface RunningService {
   refunder: ReturnType<typeof createRefunder>;
   /** ends the x402 settlements a crash left started, from the chain (`runOnce()`), when x402 is configured */
   x402Recovery?: ReturnType<typeof createX402Recovery>;
+  /** the retention of permanent items' bytes, where uploads are taken and RETAIN_PERMANENT_BYTES_MS is not -1 */
+  retention?: ReturnType<typeof createRetention>;
   /** top-ups with the users' own tokens; `creditPending()` is the periodic pass */
   topUps: TopUps;
   multipart: MultipartDeps;
@@ -105,6 +108,7 @@ export async function startService(config: Config, log: Logger, given: ServiceSt
       finalizer: commands.finalizer,
       bundler: background.bundler,
       ...(background.opticalBridge ? { opticalBridge: background.opticalBridge } : {}),
+      ...(background.retention ? { retention: background.retention } : {}),
       hasher: commands.hasher,
       stop: () => life.stop(),
     };

@@ -9,7 +9,8 @@ import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 /**
  * Which blobs an event owns: the one notion the audit's `blob-orphan` check and the orphan sweep
  * share, so that what the sweep removes is what the audit names. An `items/<id>` blob is owned by its
- * item's `DataItemAccepted`; an `uploads/<uploadId>/...` blob by its upload until the upload is at an
+ * item's `DataItemAccepted` until its `ItemBytesRetired` (the retention pass deletes it right after
+ * that event; one still there is a deletion a crash cut); an `uploads/<uploadId>/...` blob by its upload until the upload is at an
  * end. Anything else under those prefixes is a key the service never writes.
  */
 
@@ -43,7 +44,12 @@ export async function whyOrphan(eventStore: OwnerReads, key: string, uploads: Up
   if (key.startsWith(ITEM_BLOB_PREFIX)) {
     const id = DataItemId.safeParse(key.slice(ITEM_BLOB_PREFIX.length));
     if (!id.success) return { id: key, reason: 'not a key the service writes', foreign: true };
-    return (await isAccepted(eventStore, id.data)) ? undefined : { id: id.data, reason: 'the item has no DataItemAccepted' };
+    const owner = await itemOwner(eventStore, id.data);
+    if (owner === 'accepted') return undefined;
+    return {
+      id: id.data,
+      reason: owner === 'retired' ? 'the item was retired (ItemBytesRetired), its bytes should be gone' : 'the item has no DataItemAccepted',
+    };
   }
   const uploadId = UploadId.safeParse(key.split('/')[1]);
   if (!key.startsWith('uploads/') || !uploadId.success) return { id: key, reason: 'not a key the service writes', foreign: true };
@@ -80,10 +86,15 @@ export async function* orphanBlobs(
   }
 }
 
-/** `DataItemAccepted` creates the item's stream: it is its first event */
-async function isAccepted(eventStore: OwnerReads, id: DataItemId): Promise<boolean> {
-  for await (const recorded of eventStore.readStream(dataItemStream(id), { maxCount: 1 })) return recorded.type === 'DataItemAccepted';
-  return false;
+/** `DataItemAccepted` creates the item's stream (its first event); `ItemBytesRetired` gives its blob up */
+async function itemOwner(eventStore: OwnerReads, id: DataItemId): Promise<'accepted' | 'retired' | 'none'> {
+  let first = true;
+  for await (const recorded of eventStore.readStream(dataItemStream(id))) {
+    if (first && recorded.type !== 'DataItemAccepted') return 'none';
+    first = false;
+    if (recorded.type === 'ItemBytesRetired') return 'retired';
+  }
+  return first ? 'none' : 'accepted';
 }
 
 /** an upload's state from its stream; 'unreadable' when an event of it does not parse as an upload event */

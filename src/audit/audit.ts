@@ -98,6 +98,7 @@ export async function runAudit(stores: AuditStores, onFinding: (finding: Finding
 const COUNTED: readonly Counted[] = [
   'events',
   'itemBlobs',
+  'retiredItemBlobs',
   'receipts',
   'accounts',
   'accountsNotProjectedYet',

@@ -10,7 +10,7 @@ export function summaryText(s: AuditSummary): string {
   const c = s.checked;
   const lines = [
     `audited ${c.events} events (up to position ${s.head}):`,
-    `  item blobs ${c.itemBlobs} (size, sha256, signature, id)`,
+    `  item blobs ${c.itemBlobs} (size, sha256, signature, id)${c.retiredItemBlobs > 0 ? `, of which ${c.retiredItemBlobs} retired after permanence (on Arweave)` : ''}`,
     `  receipts ${c.receipts}${s.receiptKeyChecked ? '' : ' (signer not compared: no service wallet found)'}`,
     `  accounts ${c.accounts}${c.accountsNotProjectedYet > 0 ? ` (${c.accountsNotProjectedYet} not projected yet)` : ''}`,
     `  bundle plans ${c.bundlePlans} (${c.plannedItems} planned items)`,

@@ -67,6 +67,8 @@ export interface Finding {
 export type Counted =
   | 'events'
   | 'itemBlobs'
+  /** of them, blobs gone because the item's bytes were retired after permanence (ItemBytesRetired) */
+  | 'retiredItemBlobs'
   | 'receipts'
   | 'accounts'
   | 'accountsNotProjectedYet'

@@ -33,4 +33,6 @@ export const httpErrorOf = (code: ErrorCode): [number, string] =>
     .with('QUARANTINED', () => [451, 'Unavailable For Legal Reasons'])
     .with('ITEM_POSTED', () => [409, 'Data item already posted: it is on Arweave'])
     .with('ITEM_NESTED', () => [409, 'Data item is nested in another: hold its root item'])
+    .with('BAD_GATEWAY', () => [502, 'Bad Gateway'])
+    .with('GATEWAY_TIMEOUT', () => [504, 'Gateway Timeout'])
     .exhaustive();

@@ -27,7 +27,9 @@ export type ErrorCode =
   | 'FIAT_NOT_SUPPORTED'
   | 'QUARANTINED'
   | 'ITEM_POSTED'
-  | 'ITEM_NESTED';
+  | 'ITEM_NESTED'
+  | 'BAD_GATEWAY'
+  | 'GATEWAY_TIMEOUT';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: ErrorCode;
@@ -137,4 +139,12 @@ export class ItemAlreadyPosted extends ServiceError {
 /** an operator asked to hold an item nested in another's payload: the root item's bytes carry it, so the root is what is held */
 export class ItemNested extends ServiceError {
   readonly code = 'ITEM_NESTED';
+}
+/** a retired item's bytes: the gateway answered otherwise than with them, or with bytes of another digest */
+export class BadGateway extends ServiceError {
+  readonly code = 'BAD_GATEWAY';
+}
+/** a retired item's bytes: the gateway did not begin to serve them in time */
+export class GatewayTimeout extends ServiceError {
+  readonly code = 'GATEWAY_TIMEOUT';
 }

@@ -111,6 +111,11 @@ export const factsOf = (event: DomainEvent): string =>
         `+${d.winc} winc refunded for item ${d.dataItemId} (reservation ${d.reservationId}), FAILED${d.failure > 1 ? ` for the ${d.failure}th time` : ''}: ${d.reason}`,
     )
     .with({ type: 'ItemRecharged' }, ({ data: d }) => `${d.winc} winc charged again for item ${d.dataItemId}, requeued by ${d.by} after its refund`)
+    .with(
+      { type: 'ItemBytesRetired' },
+      ({ data: d }) =>
+        `local bytes retired (blob ${d.blobKey}, ${d.rawContentLength} bytes): read from tx ${d.bundleId} at ${d.startOffsetInRootBundle}, permanent since ${iso(d.permanentAt)}`,
+    )
     .with({ type: 'BundlePlanned' }, ({ data: d }) => {
       const shown = d.items.slice(0, PLAN_ITEMS_SHOWN).map((i) => `${i.id} at ${i.offset} (${i.size} bytes)`);
       const more = d.items.length - shown.length;

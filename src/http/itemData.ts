@@ -1,11 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { TxNotFound } from '../domain/errors.js';
 import { DataItemId } from '../domain/ids.js';
 import type { ItemDataQueries } from '../queries/itemData.js';
 import { noneMatchHits, rangeOf } from './byteRange.js';
-import { sendBlobRange } from './sendBlob.js';
+import { sendBlobRange, sendStream } from './sendBlob.js';
 import type { PaceWatch } from './bodyRate.js';
 
 /** an id names the same bytes forever */
@@ -69,7 +68,7 @@ export async function sendPayload(queries: ItemDataQueries, id: DataItemId, req:
     return;
   }
   try {
-    await (bytes.kind === 'blob' ? sendBlobRange(bytes.blob, bytes.start, bytes.end, res, pace) : pipeline(bytes.stream, res));
+    await (bytes.kind === 'blob' ? sendBlobRange(bytes.blob, bytes.start, bytes.end, res, pace) : sendStream(bytes.stream, res, pace));
   } catch (error) {
     // the status line is sent: a failure now (the client left, the store failed) can only cut the body
     if (!res.headersSent) throw error;

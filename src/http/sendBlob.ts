@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { finished } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import type { OpenBlob } from '../ports/blobStore.js';
 import type { PaceWatch } from './bodyRate.js';
 
@@ -111,5 +112,29 @@ export async function sendBlobRange(blob: OpenBlob, start: number, end: number, 
     unwatch?.();
     res.off('close', onClose);
     await blob.close();
+  }
+}
+
+/**
+ * Pipes a stream of bytes (a retired item's, from the gateway) as the body of `res`, with the client
+ * held to `pace` as sendBlobRange holds it: the client is awaited while its socket has not taken what
+ * was written (the time the source takes is the service's, not counted). Rejects when the stream
+ * fails or the client goes away first.
+ */
+export async function sendStream(stream: Readable, res: ServerResponse, pace?: PaceWatch): Promise<void> {
+  let written = 0;
+  const count = (chunk: Buffer) => (written += chunk.length);
+  // the request's own watchers (log, limits, pace) already listen for 'close': the pipeline's one
+  // more is not a leak, and would warn as one past Node's default of 10
+  res.setMaxListeners(Math.max(res.getMaxListeners(), 20));
+  // piped first: a 'data' listener alone would start the flow
+  const sent = pipeline(stream, res);
+  stream.on('data', count);
+  const unwatch = pace?.watch({ bytes: () => written, awaited: () => res.writableNeedDrain, cut: (error) => res.destroy(error) });
+  try {
+    await sent;
+  } finally {
+    unwatch?.();
+    stream.off('data', count);
   }
 }

@@ -22,6 +22,8 @@ export interface ScrapeSources {
   blockHeightReadAt?: () => number | undefined;
   /** the clock `blockHeightReadAt` is on, for its age (default Date.now; the service's does not step: src/clock.ts) */
   blockHeightClock?: () => number;
+  /** bytes held and retired, and days of disk left (src/queries/storage.ts) */
+  storage?: () => Promise<{ bytesHeld: number; bytesRetired: number; daysOfDiskLeft: number | null }>;
   /** a scrape-time read failed: the gauge has no value (NaN or no series) for this scrape */
   onError?: (message: string, error: unknown) => void;
 }
@@ -86,7 +88,14 @@ export function createMetrics(sources: ScrapeSources = {}) {
     registers: [registry],
   });
 
+  const bytesRetired = new Counter({
+    name: 'item_bytes_retired_total',
+    help: "Bytes of permanent items' blobs deleted by this process's retention passes (RETAIN_PERMANENT_BYTES_MS); retained_bytes holds the total",
+    registers: [registry],
+  });
+
   registerScrapeGauges(registry, sources, onError);
+  registerStorageGauges(registry, sources, onError);
   registerMarkCompacts(registry);
 
   return {
@@ -109,6 +118,9 @@ export function createMetrics(sources: ScrapeSources = {}) {
     },
     orphanBlobRemoved(prefix: string): void {
       orphanBlobsRemoved.inc({ prefix });
+    },
+    bytesRetired(bytes: number): void {
+      bytesRetired.inc(bytes);
     },
     /** the Prometheus text exposition */
     async text(): Promise<{ contentType: string; body: string }> {
@@ -217,4 +229,50 @@ function registerScrapeGauges(registry: Registry, sources: ScrapeSources, onErro
       if (sources.blockHeightReadAt) this.set(readAt === undefined ? Infinity : Math.max(0, (sources.blockHeightClock ?? Date.now)() - readAt) / 1000);
     },
   });
+}
+
+/**
+ * What the items' bytes take: held in the blob store, retired after permanence (read from the
+ * gateway since), and days of disk left at the last hour's rate; one read of the stores per scrape.
+ */
+function registerStorageGauges(registry: Registry, sources: ScrapeSources, onError: NonNullable<ScrapeSources['onError']>): void {
+  let scrape: Promise<Awaited<ReturnType<NonNullable<ScrapeSources['storage']>>> | undefined> | undefined;
+  /** one read for the three gauges of a scrape (prom-client collects them one after another) */
+  const figures = () => {
+    scrape ??= (sources.storage?.() ?? Promise.resolve(undefined)).catch((error: unknown) => {
+      onError('storage figures not read for /metrics', error);
+      return undefined;
+    });
+    const current = scrape;
+    setImmediate(() => (scrape = undefined));
+    return current;
+  };
+  const gauge = (name: string, help: string, value: (f: NonNullable<Awaited<ReturnType<typeof figures>>>) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        if (!sources.storage) return;
+        this.reset();
+        const f = await figures();
+        const v = f ? value(f) : Number.NaN;
+        if (v !== null) this.set(v);
+      },
+    });
+  gauge(
+    'item_bytes_held',
+    'Bytes of accepted items kept in the blob store (accepted less retired; the upload-stats and retention-stats read models)',
+    (f) => f.bytesHeld,
+  );
+  gauge(
+    'item_bytes_retired',
+    'Bytes of items whose local copy was deleted after permanence (RETAIN_PERMANENT_BYTES_MS): served from the gateway',
+    (f) => f.bytesRetired,
+  );
+  gauge(
+    'disk_days_left',
+    "Free disk of DATA_DIR over the last hour's accepted bytes times 24: days until full at that rate, before retention gives any back (no value when nothing came in the last hour)",
+    (f) => f.daysOfDiskLeft,
+  );
 }

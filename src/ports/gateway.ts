@@ -101,3 +101,14 @@ export type TransactionStatus =
    * (arlocal answers 0 for a transaction in the newest block)
    */
   | { status: 'confirmed'; blockHeight: number; confirmations: number; blockHash?: string };
+
+/**
+ * Bytes of a mined transaction's data, as a gateway serves them: what a retired item is read from
+ * (src/queries/retiredBytes.ts). Rejects with GatewayRequestError when the gateway does not begin to
+ * serve them in time (kind `timeout`) or answers otherwise than with them (`status`, `unreachable`);
+ * the stream fails the same ways when they stop coming.
+ */
+export interface TransactionDataSource {
+  /** bytes `start` to `end` (inclusive) of transaction `txId`'s data; `signal` stops the read */
+  read(txId: string, range: { start: number; end: number }, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+}

@@ -7,6 +7,7 @@ import type { FundsSnapshot } from '../app/bundler/funds.js';
 import { projectorLag } from '../../projections/lag.js';
 import type { BlockHeightHealth } from '../ports/gateway.js';
 import { dashboardBlockHeight, type DashboardBlockHeight } from './blockHeight.js';
+import { storageFigures, type StorageFigures } from './storage.js';
 import {
   allProjections,
   bundleHistoryProjection,
@@ -54,6 +55,8 @@ export interface DashboardSummary {
   funds: FundsSnapshot | null;
   /** the block height receipts are signed with and the gateway it comes from; null where none is read */
   blockHeight: DashboardBlockHeight | null;
+  /** bytes held and retired, and days of disk left at the last hour's rate (storage.ts) */
+  storage: StorageFigures;
 }
 
 export interface WaitingSummary {
@@ -104,6 +107,8 @@ export interface DashboardDeps {
   funds?: () => FundsSnapshot;
   /** the block height source's snapshot */
   blockHeight?: () => BlockHeightHealth;
+  /** free bytes of DATA_DIR's file system (absent: unknown) */
+  freeDiskBytes?: () => Promise<number>;
   now: () => number;
 }
 
@@ -118,11 +123,12 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
   return {
     async summary() {
       const at = now();
-      const [stats, live, lag, waiting] = await Promise.all([
+      const [stats, live, lag, waiting, storage] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
         liveBundlesByState(readStore),
         projectorLag(eventStore, readStore, allProjections),
         waitingSummary(readStore, at),
+        storageFigures(readStore, deps.freeDiskBytes ?? (() => Promise.reject(new Error('unknown'))), at),
       ]);
       const s = stats ?? emptyUploadStats();
       const current = Math.floor(at / MINUTE_MS) * MINUTE_MS;
@@ -151,6 +157,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
         },
         funds: deps.funds?.() ?? null,
         blockHeight: deps.blockHeight ? dashboardBlockHeight(deps.blockHeight()) : null,
+        storage,
       };
     },
 

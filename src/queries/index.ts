@@ -23,6 +23,8 @@ import { createTxOffsetsQuery } from './txOffsets.js';
 import { createReceivedApprovalsQuery } from './receivedApprovals.js';
 import { createItemDataQueries } from './itemData.js';
 import { withHolds } from './heldItems.js';
+import { createRetiredReads } from './retiredBytes.js';
+import type { TransactionDataSource } from '../ports/gateway.js';
 import { createTxProofQuery } from './txProof.js';
 import { createTokenPriceQuery, type TokenRate } from './tokenPrice.js';
 import { createGraphqlQueries, type GraphqlLimits } from './graphql/index.js';
@@ -61,6 +63,10 @@ export interface QueryDeps {
   graphqlLimits?: Partial<GraphqlLimits>;
   /** the service wallet, which signs account statements as it signs receipts */
   walletJwk: RsaPrivateJwk;
+  /** free bytes of DATA_DIR's file system, for the dashboard's days of disk left */
+  freeDiskBytes?: () => Promise<number>;
+  /** where retired items' bytes are read (the gateway), and how many such reads at once (none: not read) */
+  retiredBytes?: { source: TransactionDataSource; maxReads: number };
 }
 
 /**
@@ -71,7 +77,8 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
   const { readStore } = deps;
   const doc = async <T>(projection: { name: string; version: number }, id: string) => (await readStore.get<T>(collectionOf(projection), id))?.doc;
   const txOffsets = createTxOffsetsQuery({ readStore, retentionMs: deps.offsetsRetentionMs, now: deps.now });
-  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore });
+  const retired = deps.retiredBytes && createRetiredReads({ readStore, ...deps.retiredBytes });
+  const itemData = createItemDataQueries({ readStore, blobStore: deps.blobStore, ...(retired ? { retired } : {}) });
   return {
     multipartQueries: { upload: (id) => doc<UploadDocument>(uploadsProjection, id), chunks: (id) => chunksOfUpload(readStore, id) },
     queries: {
@@ -101,6 +108,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       now: deps.now,
       ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
       ...(deps.funds ? { funds: deps.funds } : {}),
+      ...(deps.freeDiskBytes ? { freeDiskBytes: deps.freeDiskBytes } : {}),
     }),
   };
 }

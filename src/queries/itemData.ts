@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { itemBlobKey, type DataItemId } from '../domain/ids.js';
+import { ITEM_BLOB_PREFIX, itemBlobKey, type DataItemId } from '../domain/ids.js';
 import { BlobNotFound, type BlobStore, type ByteRange, type OpenBlob } from '../ports/blobStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { headerOf, MAX_HEADER_BYTES } from '../verify/headerOf.js';
@@ -7,6 +7,7 @@ import type { VerifiedHeader } from '../verify/types.js';
 import { collectionOf } from '../../projections/definition.js';
 import { txStatusProjection, type TxStatusDocument } from '../../projections/txStatus.js';
 import { nestedOffsetsProjection, type NestedOffsetsDocument } from '../../projections/nestedOffsets.js';
+import type { RetiredReads } from './retiredBytes.js';
 
 /**
  * Where an accepted item's bytes are in the blob store: its own blob from its receipt on, or, for an
@@ -41,8 +42,19 @@ export interface ItemDataQueries {
   header(place: ItemPlace): Promise<VerifiedHeader | undefined>;
 }
 
-export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: Pick<BlobStore, 'read' | 'open'> }): ItemDataQueries {
+/**
+ * `retired`: where the bytes of items retired after permanence are read (the gateway); absent, such
+ * an item's blob being gone, its bytes are not found. A blob is looked for first, the retirement only
+ * once it is gone: a read under way when the retention pass deletes it finds the retirement, which
+ * the pass waited to see projected before the deletion.
+ */
+export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: Pick<BlobStore, 'read' | 'open'>; retired?: RetiredReads }): ItemDataQueries {
   const { readStore, blobStore } = deps;
+  /** the bytes of a blob gone, from the gateway when its item was retired */
+  const fromGateway = async (blobKey: string, slice: ByteRange): Promise<Readable | undefined> => {
+    const retired = deps.retired && (await deps.retired.retiredOf(blobKey.slice(ITEM_BLOB_PREFIX.length)));
+    return retired && deps.retired!.read(retired, slice);
+  };
   const statusOf = async (id: string) => (await readStore.get<TxStatusDocument>(collectionOf(txStatusProjection), id))?.doc;
 
   const readBlob = async (key: string, range: ByteRange): Promise<Readable | undefined> => {
@@ -96,14 +108,21 @@ export function createItemDataQueries(deps: { readStore: ReadStore; blobStore: P
       const first = place.itemStart + place.payloadDataStart;
       const { start, end } = range ?? { start: 0, end: place.payloadContentLength - 1 };
       const inBlob = { start: first + start, end: first + end };
-      if (blobStore.open) return openBlob(blobStore.open.bind(blobStore), place.blobKey, inBlob);
-      const stream = await readBlob(place.blobKey, inBlob);
-      return stream && { kind: 'stream', stream };
+      if (blobStore.open) {
+        const opened = await openBlob(blobStore.open.bind(blobStore), place.blobKey, inBlob);
+        if (opened) return opened;
+      } else {
+        const stream = await readBlob(place.blobKey, inBlob);
+        if (stream) return { kind: 'stream', stream };
+      }
+      const remote = await fromGateway(place.blobKey, inBlob);
+      return remote && { kind: 'stream', stream: remote };
     },
 
     async header(place) {
       const end = place.itemStart + Math.min(place.rawContentLength, MAX_HEADER_BYTES) - 1;
-      const stream = await readBlob(place.blobKey, { start: place.itemStart, end });
+      const slice = { start: place.itemStart, end };
+      const stream = (await readBlob(place.blobKey, slice)) ?? (await fromGateway(place.blobKey, slice));
       if (!stream) return undefined;
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);

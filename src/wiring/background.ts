@@ -3,7 +3,7 @@ import { createProjectionRunner } from '../../projections/runner.js';
 import { createCheckpointWaiter } from '../../projections/checkpointWaiter.js';
 import { allProjections } from '../../projections/index.js';
 import { warningsTo } from '../log.js';
-import { createStampAges } from '../clock.js';
+import { anchoredWall, createStampAges } from '../clock.js';
 import { expireUploads } from '../app/multipart/expirer.js';
 import { recoverNestedIndexes } from '../app/nested/recoverNested.js';
 import { every } from '../app/periodic.js';
@@ -15,6 +15,7 @@ import { createReconciler } from '../app/accounts/reconciler.js';
 import { createOpticalBridge } from '../app/bridge/bridge.js';
 import { createRefunder } from '../app/accounts/refunder.js';
 import { createX402Recovery } from '../app/x402/recovery.js';
+import { createRetention } from '../app/retention/retention.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -91,6 +92,8 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
   const expire = await startMaintenance(life, w, stores, commands);
   await startBlobSweep(life, w, stores, shared);
   const checkpoints = createCheckpointWaiter(readStore, allProjections);
+  const awaitProjection = commands.awaitProjection ?? ((position: bigint) => checkpoints.waitFor(position, config.projectionWaitMs));
+  const retention = await startRetention(life, w, stores, shared, awaitProjection);
   const bundler = createBundler({
     eventStore,
     items: shared.items,
@@ -104,7 +107,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     holdLease: leases.hold('bundler'),
     fence: new LeaseFence(eventStore, w.instanceId, now),
     // planning must see its own plans in the queue read model: waited for here or across processes
-    awaitProjection: commands.awaitProjection ?? ((position) => checkpoints.waitFor(position, config.projectionWaitMs)),
+    awaitProjection,
     log: warningsTo(log),
     now,
     monotonic: w.clocks.monotonic,
@@ -130,7 +133,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
     );
   }
   const opticalBridge = await startOpticalBridge(life, w, stores, shared, commands);
-  return { reconciler, refunder, x402Recovery, bundler, expire, opticalBridge };
+  return { reconciler, refunder, x402Recovery, bundler, expire, opticalBridge, retention };
 }
 
 /**
@@ -202,6 +205,31 @@ async function startMaintenance(life: Lifecycle, { config, log, roles, clocks, n
     await life.start({ name: 'finalizations resumed', start: () => finalizer.resume() });
   }
   return expire;
+}
+
+/**
+ * The retention of permanent items' bytes (RETAIN_PERMANENT_BYTES_MS; -1: none), where uploads are
+ * taken, one process at a time; returned for tests, which run its passes themselves.
+ */
+async function startRetention(life: Lifecycle, w: Wiring, stores: Stores, shared: Shared, awaitProjection: (position: bigint) => Promise<boolean>) {
+  const { config, log, roles, clocks, now } = w;
+  if (!roles.commands || config.retention.retainMs < 0) return undefined;
+  const retention = createRetention({
+    readStore: stores.readStore,
+    items: shared.items,
+    bundles: new BundleRepository(stores.eventStore),
+    blobStore: stores.blobStore,
+    retainMs: config.retention.retainMs,
+    clock: anchoredWall(clocks),
+    awaitProjection,
+    intervalMs: config.retention.intervalMs,
+    holdLease: stores.leases.hold('retention'),
+    now,
+    retired: (bytes) => shared.metrics.bytesRetired(bytes),
+    log: (message, error) => (error === undefined ? log.warn(message) : log.error(message, error)),
+  });
+  await life.start({ name: 'retention', start: () => retention.start(), stop: () => retention.stop() });
+  return retention;
 }
 
 /** blobs no event owns (what a crash left), removed where uploads are taken, by one process at a time */

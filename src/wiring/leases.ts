@@ -16,6 +16,7 @@ export function leaseTerms(config: Config) {
     'x402-recovery': 3 * config.reconcileIntervalMs,
     'top-ups': 3 * config.topUps.checkIntervalMs,
     'blob-sweep': 3 * config.blobSweep.intervalMs,
+    retention: 3 * config.retention.intervalMs,
     // renewed every second: a bridge that died is replaced within about ten seconds
     'optical-bridge': 10_000,
   } as const satisfies Record<string, number>;

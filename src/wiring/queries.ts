@@ -1,6 +1,9 @@
 import type { AppOptions } from '../http/app.js';
 import { createQueries } from '../queries/index.js';
 import { createLiveFeed } from '../queries/liveFeed.js';
+import { createTransactionData } from '../adapters/gateway/transactionData.js';
+import { countingFetch } from '../metrics/instrument.js';
+import { statfsFree } from '../adapters/fs/diskSpace.js';
 import { createStatusStreams } from '../queries/statusStreams.js';
 import { createLookupBudgets } from '../adapters/pricing/lookupBudget.js';
 import { serviceVersion } from '../version.js';
@@ -38,6 +41,11 @@ export function queryRoutes(
     now: w.now,
     tokenRates: topUpRatesOf(config),
     walletJwk: wallet.jwk,
+    freeDiskBytes: () => statfsFree(config.dataDir),
+    retiredBytes: {
+      source: createTransactionData({ gatewayUrl: config.gatewayUrl, idleMs: config.gatewayTimeoutMs, fetch: countingFetch('retiredBytes', shared.metrics) }),
+      maxReads: config.retention.maxGatewayReads,
+    },
   });
   return { ...queries, liveStatus };
 }

@@ -5,7 +5,6 @@ import { createBlockHeightSource } from '../adapters/gateway/blockHeight.js';
 import { createHeightGuard } from '../adapters/gateway/heightGuard.js';
 import { createArweaveGateway } from '../adapters/gateway/arweaveGateway.js';
 import { createGatewayProfile } from '../adapters/gateway/gatewayProfile.js';
-import { createDiskSpace } from '../adapters/fs/diskSpace.js';
 import { AccountRepository } from '../app/accounts/accounts.js';
 import { DataItemRepository } from '../app/acceptance/dataItems.js';
 import { createWalletFunds } from '../app/bundler/funds.js';
@@ -14,6 +13,8 @@ import { countingFetch, instrumentGateway } from '../metrics/instrument.js';
 import { projectorLag } from '../../projections/lag.js';
 import { liveBundlesByState } from '../../projections/liveBundles.js';
 import { damagedItemsNow } from '../../projections/uploadStats.js';
+import { storageFigures } from '../queries/storage.js';
+import { createDiskSpace, statfsFree } from '../adapters/fs/diskSpace.js';
 import { allProjections } from '../../projections/index.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
@@ -35,6 +36,7 @@ export async function startShared(life: Lifecycle, w: Wiring, { eventStore, read
     projectorLag: lag,
     liveBundles: () => liveBundlesByState(readStore),
     damagedItems: () => damagedItemsNow(readStore),
+    storage: () => storageFigures(readStore, () => statfsFree(config.dataDir), w.now()),
     // the bundler's view of the service wallet; none where no bundler runs
     funds: () => (w.bundlerRuns ? funds.snapshot() : undefined),
     // the block height's age, for alerts before uploads are refused

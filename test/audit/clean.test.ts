@@ -67,6 +67,7 @@ describe('npm run audit on a clean service', function () {
       checked: {
         events,
         itemBlobs: 6,
+        retiredItemBlobs: 0,
         // one per item, and the one the multi-part upload handed out again
         receipts: 7,
         accounts: 2,

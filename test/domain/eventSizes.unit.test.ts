@@ -114,6 +114,20 @@ async function largest(): Promise<DomainEvent[]> {
     { type: 'DataItemFailed', data: { id: id(0), attempts: big, reason: `${big} bundles dropped`, timestamp } },
     { type: 'DataItemDamaged', data: { id: id(0), blobKey: `items/${id(0)}`, found: 'digest', size: big, sha256: 'f'.repeat(64), planId, timestamp } },
     { type: 'DataItemRepaired', data: { id: id(0), sha256: 'f'.repeat(64), uploadId, timestamp } },
+    {
+      type: 'ItemBytesRetired',
+      data: {
+        id: id(0),
+        blobKey: `items/${id(0)}`,
+        sha256: 'f'.repeat(64),
+        rawContentLength: big,
+        planId,
+        bundleId: id(1),
+        startOffsetInRootBundle: big,
+        permanentAt: timestamp,
+        timestamp,
+      },
+    },
     // a batch of OPTICAL_BRIDGE_BATCH_SIZE's largest (1000) items of one root, a host at DNS's longest
     {
       type: 'DataItemBridged',

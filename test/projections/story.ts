@@ -298,6 +298,24 @@ const story = (): [string, DomainEvent][] => {
       type: 'BundlePermanent',
       data: { planId: 'p-ok', itemIds: [paid, chunked, nestedRoot], txId: 'tx-p-ok'.padEnd(43, '_'), blockHeight: 1010, confirmations: 18, timestamp: at() },
     }),
+    // a week later, the paid item's local bytes given up: read from the bundle transaction since
+    [
+      `dataItem-${paid}`,
+      {
+        type: 'ItemBytesRetired',
+        data: {
+          id: paid,
+          blobKey: `items/${paid}`,
+          sha256: 'a'.repeat(64),
+          rawContentLength: 1100,
+          planId: 'p-ok',
+          bundleId: 'tx-p-ok'.padEnd(43, '_'),
+          startOffsetInRootBundle: 32 + 64 * 3,
+          permanentAt: at(),
+          timestamp: at(),
+        },
+      },
+    ],
     // an item dropped with its bundle until out of attempts, failed, requeued, then dropped again without an attempt counted
     accept(failing),
     bundle('p-lost', plan('p-lost', [failing], at())),

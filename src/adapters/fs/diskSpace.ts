@@ -39,7 +39,7 @@ export interface DiskSpaceOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-const statfsFree = async (dir: string) => {
+export const statfsFree = async (dir: string) => {
   const s = await statfs(dir);
   return Number(s.bavail) * Number(s.bsize);
 };

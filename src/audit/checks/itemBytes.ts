@@ -2,12 +2,16 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { BlobNotFound, type BlobStore } from '../../ports/blobStore.js';
 import type { DataItemAccepted } from '../../domain/dataItem/events.js';
+import { dataItemStream, type DataItemId } from '../../domain/ids.js';
+import type { EventStore } from '../../ports/eventStore.js';
 import { createDataItemVerifier, type VerifiedDataItem } from '../../verify/index.js';
 import { createPool } from '../pool.js';
 import { messageOf, type AuditEvent, type AuditSink, type FindingKind } from '../types.js';
 
 export interface ItemBytesDeps {
   blobStore: Pick<BlobStore, 'read'>;
+  /** to tell a blob missing from one retired after permanence (absent: every missing blob is a finding) */
+  eventStore?: Pick<EventStore, 'readStream'>;
   /** blobs read at once (default: the number of cores, at least 2, so reading overlaps hashing) */
   concurrency?: number;
 }
@@ -21,21 +25,31 @@ export async function checkItemBytes(events: AsyncIterable<AuditEvent>, deps: It
   const pool = createPool(deps.concurrency ?? Math.max(2, availableParallelism()));
   for await (const { event } of events) {
     if (event.type !== 'DataItemAccepted') continue;
-    await pool.run(() => checkOne(event.data, deps.blobStore, sink));
+    await pool.run(() => checkOne(event.data, deps, sink));
   }
   await pool.drain();
 }
 
 type Accepted = DataItemAccepted['data'];
 
-async function checkOne(item: Accepted, blobStore: ItemBytesDeps['blobStore'], sink: AuditSink): Promise<void> {
+/** whether the item's stream records its bytes retired: then its blob is meant to be gone */
+async function isRetired(eventStore: ItemBytesDeps['eventStore'], id: string): Promise<boolean> {
+  if (!eventStore) return false;
+  for await (const recorded of eventStore.readStream(dataItemStream(id as DataItemId))) if (recorded.type === 'ItemBytesRetired') return true;
+  return false;
+}
+
+async function checkOne(item: Accepted, { blobStore, eventStore }: ItemBytesDeps, sink: AuditSink): Promise<void> {
   sink.count('itemBlobs');
   const report = (kind: FindingKind, detail: string) => sink.finding({ kind, id: item.id, detail });
   let bytes: AsyncIterable<Uint8Array>;
   try {
     bytes = await blobStore.read(item.blobKey);
   } catch (error) {
-    if (BlobNotFound.is(error)) return report('blob-missing', `no blob at ${item.blobKey}`);
+    if (BlobNotFound.is(error)) {
+      if (await isRetired(eventStore, item.id)) return sink.count('retiredItemBlobs');
+      return report('blob-missing', `no blob at ${item.blobKey}`);
+    }
     return report('blob-unreadable', `${item.blobKey}: ${messageOf(error)}`);
   }
 

@@ -1,7 +1,7 @@
 import { match } from 'ts-pattern';
 import type { Receipt } from '../receipt.js';
 import { ItemDamaged, ItemNotFailed, ItemQuarantined, TxNotFound } from '../errors.js';
-import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemQuarantined, DataItemRequeued } from './events.js';
+import type { DataItemAccepted, DataItemBridged, DataItemDamaged, DataItemEvent, DataItemQuarantined, DataItemRequeued, ItemBytesRetired } from './events.js';
 import { afterPart, decideNestedPart, noNestedIndex, type NestedIndexProgress, type RecordNestedPart } from './nestedIndex.js';
 
 /**
@@ -41,6 +41,8 @@ export type DataItemState =
       nested?: NestedIndexProgress;
       /** held out of bundling and reads (quarantined), and not released since */
       quarantined?: { by: string; reason: string; at: number; rule?: string };
+      /** its local bytes were given up after its bundle was permanent: read from the gateway since */
+      retired?: true;
     };
 export const initialState: DataItemState = { status: 'absent' };
 
@@ -63,9 +65,17 @@ export type RecordBridged = { type: 'RecordBridged'; data: Omit<DataItemBridged[
 export type QuarantineItem = { type: 'QuarantineItem'; data: { id: string; by: string; reason: string; now: number } };
 /** an operator lifts the hold; `refused`: the hold came too late for this signed bundle (src/app/quarantine.ts) */
 export type ReleaseItem = { type: 'ReleaseItem'; data: { id: string; by: string; reason: string; refused?: { planId: string; txId: string }; now: number } };
+/**
+ * The retention pass: the item's bundle `planId` (transaction `bundleId`, the item at
+ * `startOffsetInRootBundle`) was recorded permanent at `permanentAt`, and the retention time is over
+ */
+export type RetireBytes = {
+  type: 'RetireBytes';
+  data: Pick<ItemBytesRetired['data'], 'id' | 'planId' | 'bundleId' | 'startOffsetInRootBundle' | 'permanentAt'> & { now: number };
+};
 export type { RecordNestedPart } from './nestedIndex.js';
 export type DataItemCommand =
-  AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged | QuarantineItem | ReleaseItem;
+  AcceptDataItem | RecordDamage | RecordRepair | RequeueItem | FailItem | RecordNestedPart | RecordBridged | QuarantineItem | ReleaseItem | RetireBytes;
 
 type Accepted = Extract<DataItemState, { status: 'accepted' }>;
 
@@ -123,6 +133,7 @@ export const evolve = (state: DataItemState, event: DataItemEvent): DataItemStat
       const { quarantined: _, ...released } = state;
       return released;
     })
+    .with({ type: 'ItemBytesRetired' }, () => (state.status === 'accepted' ? { ...state, retired: true as const } : state))
     .exhaustive();
 
 /** whether what was found contradicts the acceptance: only then is it damage */
@@ -212,4 +223,18 @@ export const decide = (command: DataItemCommand, state: DataItemState): Decision
       if (state.status !== 'accepted') throw new TxNotFound(d.id);
       return { events: state.quarantined ? [{ type: 'DataItemReleased' as const, data: { ...d, timestamp: now } }] : [] };
     })
+    .with({ type: 'RetireBytes' }, ({ data }) => ({ events: retire(state, data) }))
     .exhaustive();
+
+/**
+ * Once, and only while the local bytes are still needed by nothing the item's own stream knows of:
+ * never of a FAILED or damaged item (its bytes are not the permanent ones, or no bundle holds them),
+ * nor of a root whose nested index is not complete (the index reads the blob). The bundle's
+ * permanence is the caller's fact, read from the bundle's stream.
+ */
+function retire(state: DataItemState, { now, ...d }: RetireBytes['data']): ItemBytesRetired[] {
+  if (state.status !== 'accepted' || state.retired || state.failed || state.damaged) return [];
+  if (state.nested && !state.nested.complete) return [];
+  const data = { ...d, blobKey: state.blobKey, sha256: state.sha256, rawContentLength: state.rawContentLength, timestamp: now };
+  return [{ type: 'ItemBytesRetired' as const, data }];
+}

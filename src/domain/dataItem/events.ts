@@ -235,6 +235,31 @@ export const DataItemBridged = z.object({
 });
 export type DataItemBridged = z.infer<typeof DataItemBridged>;
 
+/**
+ * The item's local bytes were given up, its bundle being permanent on Arweave for the retention time
+ * (RETAIN_PERMANENT_BYTES_MS): from now on its bytes, and those of the items nested in it, are read
+ * from the gateway, at `startOffsetInRootBundle` in the data of transaction `bundleId`, and checked
+ * against `sha256` (the acceptance's). Recorded before the blob is deleted (docs/decisions.md), so a
+ * blob still there after it is one whose deletion a crash cut: the orphan sweep removes it.
+ */
+export const ItemBytesRetired = z.object({
+  type: z.literal('ItemBytesRetired'),
+  data: z.object({
+    id: z.string(),
+    blobKey: z.string(),
+    sha256: Sha256,
+    rawContentLength: z.number().int().nonnegative(),
+    /** the permanent bundle: its plan and transaction, and the item's first byte in the transaction's data */
+    planId: z.string(),
+    bundleId: z.string(),
+    startOffsetInRootBundle: z.number().int().nonnegative(),
+    /** when the bundle was recorded permanent (its BundlePermanent's time) */
+    permanentAt: z.number().int(),
+    timestamp: z.number().int(),
+  }),
+});
+export type ItemBytesRetired = z.infer<typeof ItemBytesRetired>;
+
 export const DataItemEvent = z.discriminatedUnion('type', [
   DataItemAccepted,
   DataItemBridged,
@@ -245,6 +270,7 @@ export const DataItemEvent = z.discriminatedUnion('type', [
   DataItemRequeued,
   DataItemQuarantined,
   DataItemReleased,
+  ItemBytesRetired,
 ]);
 export type DataItemEvent = z.infer<typeof DataItemEvent>;
 const dataItemEventTypes: ReadonlySet<string> = new Set(DataItemEvent.options.map((o) => o.shape.type.value));

@@ -62,7 +62,10 @@ function formatAge(seconds) {
 function showWaiting(waiting) {
   setText('waiting-items', waiting.items);
   setText('waiting-unit', waiting.items === 1 ? 'item' : 'items');
-  setText('waiting-oldest', waiting.oldestAgeSeconds === null ? '–' : `${formatAge(waiting.oldestAgeSeconds)} (accepted ${formatTime(waiting.oldestAcceptedAt)})`);
+  setText(
+    'waiting-oldest',
+    waiting.oldestAgeSeconds === null ? '–' : `${formatAge(waiting.oldestAgeSeconds)} (accepted ${formatTime(waiting.oldestAcceptedAt)})`,
+  );
 }
 
 /** the last failures: each item links to its page, with when and why */
@@ -101,6 +104,11 @@ poll(async () => {
   setText('items-failed', s.uploads.failedItems);
   setText('items-damaged', s.uploads.damagedItems);
   byId('damaged').className = s.uploads.damagedItems > 0 ? 'alarm' : '';
+  setText('bytes-held', formatBytes(s.storage.bytesHeld));
+  setText('bytes-retired', formatBytes(s.storage.bytesRetired));
+  setText('items-retired', s.storage.itemsRetired);
+  setText('days-left', s.storage.daysOfDiskLeft === null ? '–' : s.storage.daysOfDiskLeft.toFixed(1));
+  byId('disk-left').className = s.storage.daysOfDiskLeft !== null && s.storage.daysOfDiskLeft < 7 ? 'alarm' : '';
   showWaiting(s.waiting);
   showFailures(s.failures);
   rows(

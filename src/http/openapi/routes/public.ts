@@ -288,7 +288,10 @@ const itemData = {
     },
   },
   // a held item (src/app/quarantine.ts), or one nested in a held root
-  errors: ['TX_NOT_FOUND', 'QUARANTINED'],
+  // an item whose bytes were retired after permanence (RETAIN_PERMANENT_BYTES_MS) is read from the
+  // gateway: 502/504 when it cannot serve them, 503 when RETIRED_READS_MAX such reads are under way; bytes
+  // that do not match the acceptance's sha256 cut the body before its last byte
+  errors: ['TX_NOT_FOUND', 'QUARANTINED', 'BAD_GATEWAY', 'GATEWAY_TIMEOUT', 'SERVICE_UNAVAILABLE'],
 } as const;
 
 export const txDataRoute = defineRoute({
@@ -296,7 +299,8 @@ export const txDataRoute = defineRoute({
   operationId: 'getTxData',
   path: '/tx/:id/data',
   summary: 'Payload of a data item',
-  description: "The item's payload, from its receipt on; a nested item's from its root item's bytes. Another id shape is `TX doesn't exist`.",
+  description:
+    "The item's payload, from its receipt on; a nested item's from its root item's bytes. Once retired after permanence (RETAIN_PERMANENT_BYTES_MS), the bytes are streamed from the gateway (the item's range in its bundle transaction) and checked against the acceptance's sha256 before the last byte is sent. Another id shape is `TX doesn't exist`.",
 });
 
 export const rootDataRoute = defineRoute({
@@ -314,10 +318,11 @@ export const txHeaderRoute = defineRoute({
   path: '/tx/:id',
   tag: 'items',
   summary: 'Header of a data item',
-  description: "The item's signed header fields and sizes, read from its first bytes, from its receipt on.",
+  description:
+    "The item's signed header fields and sizes, read from its first bytes, from its receipt on (from the gateway, checked against its digest, once its bytes were retired after permanence).",
   params: { id: dataItemIdParam },
   responses: {
     200: { description: 'the header', content: json(TxHeaderBody), headers: { 'cache-control': immutable } },
   },
-  errors: ['TX_NOT_FOUND', 'QUARANTINED'],
+  errors: ['TX_NOT_FOUND', 'QUARANTINED', 'BAD_GATEWAY', 'GATEWAY_TIMEOUT', 'SERVICE_UNAVAILABLE'],
 });
