@@ -18,6 +18,7 @@ import {
   uploadHistoryProjection,
   uploadStatsProjection,
   UPLOAD_STATS_ID,
+  type AnyProjection,
   waitingForBundle,
   type RecentFailure,
   type BundleHistoryDocument,
@@ -105,6 +106,8 @@ export interface DashboardDeps {
   /** the block height source's snapshot */
   blockHeight?: () => BlockHeightHealth;
   now: () => number;
+  /** the projections this service runs, counted in the lag (default: all) */
+  projections?: readonly AnyProjection[];
 }
 
 /** a plan's steps whose events name no item: the item page takes them from bundle-history */
@@ -121,7 +124,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
       const [stats, live, lag, waiting] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
         liveBundlesByState(readStore),
-        projectorLag(eventStore, readStore, allProjections),
+        projectorLag(eventStore, readStore, deps.projections ?? allProjections),
         waitingSummary(readStore, at),
       ]);
       const s = stats ?? emptyUploadStats();

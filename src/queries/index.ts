@@ -12,6 +12,7 @@ import {
   accountBalanceProjection,
   chunksOfUpload,
   collectionOf,
+  projectionsOf,
   receiptsProjection,
   txStatusProjection,
   uploadsProjection,
@@ -58,6 +59,8 @@ export interface QueryDeps {
   tokenRates?: ReadonlyMap<string, TokenRate>;
   /** what one GraphQL request may ask (default: DEFAULT_GRAPHQL_LIMITS) */
   graphqlLimits?: Partial<GraphqlLimits>;
+  /** false: no GraphQL API (GRAPHQL_ENABLED): its routes are not served, and its read model not built nor counted in the lag */
+  graphql?: boolean;
   /** the service wallet, which signs account statements as it signs receipts */
   walletJwk: RsaPrivateJwk;
 }
@@ -88,7 +91,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData,
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
-      graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
+      ...(deps.graphql === false ? {} : { graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }) }),
       accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),
     },
     dashboard: createDashboardQueries({
@@ -97,6 +100,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       info: deps.info,
       offsets: txOffsets,
       now: deps.now,
+      projections: projectionsOf({ graphql: deps.graphql !== false }),
       ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
       ...(deps.funds ? { funds: deps.funds } : {}),
     }),

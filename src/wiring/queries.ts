@@ -37,6 +37,7 @@ export function queryRoutes(
     now: w.now,
     tokenRates: topUpRatesOf(config),
     walletJwk: wallet.jwk,
+    graphql: config.graphqlEnabled,
   });
   return { ...queries, liveStatus };
 }
