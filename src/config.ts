@@ -194,7 +194,7 @@ export const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .describe(
-      "the gateway GraphQL API (`/graphql`, `/v1/graphql`) and its read model `graphql-items`; `false`: the routes answer 404 as unknown ones and the projector writes no graphql-items documents (the same in every process of a split deployment). Turned on again, the read model catches up from where it stopped",
+      'the gateway GraphQL API (`/graphql`, `/v1/graphql`) and its read model `graphql-items`; `false`: the routes answer 404 as unknown ones and the projector writes no graphql-items documents (the same in every process of a split deployment). Turned on again, the read model catches up from where it stopped',
     ),
   BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000).describe('time between bundler passes'),
   BUNDLE_MAX_ITEMS: int(1, 10_000).default(10_000).describe('items per bundle'),

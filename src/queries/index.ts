@@ -91,7 +91,9 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       receivedApprovals: createReceivedApprovalsQuery({ readStore, now: deps.now }),
       itemData,
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
-      ...(deps.graphql === false ? {} : { graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }) }),
+      ...(deps.graphql === false
+        ? {}
+        : { graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }) }),
       accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),
     },
     dashboard: createDashboardQueries({
