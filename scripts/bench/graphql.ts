@@ -7,7 +7,12 @@
  * route's handler over HTTP (`graphqlHandler`: graphql-http on the service's schema, parse,
  * validation and limits; on node:http, as scripts/ do not import the web layer), p50/p99 per search.
  * Baseline, in the same run on the same store: the same lookup as a bare indexed query (`findByKey`,
- * 101 documents of the key, newest first), p99; the ratio is the baseline's p99 over the endpoint's.
+ * 101 documents of the key, newest first, parsed, as the search reads them), p99; the ratio is the
+ * baseline's p99 over the endpoint's (issue 36: at least 0.5), and the output says whether it is met.
+ * The GraphQL side is a real HTTP request (keep-alive, one at a time) and its time ends once the whole
+ * answer is received (the client's parse of it is checked after); an empty request to the same server,
+ * timed in the same rounds, shows how much of it the HTTP round trip alone is. The service itself adds
+ * Express's routing and the per-client bound to it (src/http/graphql.ts), not measured here.
  * Also the read model's bytes per item (its file, the log copied in).
  *
  *   npx tsx scripts/bench/graphql.ts [--items 1000000] [--queries 300] [--json]
@@ -184,7 +189,10 @@ async function main() {
       await timed(20, s.bare);
     }
     await timed(20, ping);
-    const results: Record<string, { p50Ms: number; p99Ms: number; bareP50Ms: number; bareP99Ms: number; httpP99Ms: number; ratio: number; met: boolean }> = {};
+    const results: Record<
+      string,
+      { p50Ms: number; p99Ms: number; bareP50Ms: number; bareP99Ms: number; httpP50Ms: number; httpP99Ms: number; ratio: number; met: boolean }
+    > = {};
     for (const [name, s] of Object.entries(searches)) {
       // alternating rounds, so no side gets the quieter part of the run
       const graphqlMs: number[] = [];
@@ -203,6 +211,7 @@ async function main() {
         p99Ms: round(p99, 2),
         bareP50Ms: round(percentile(bareMs, 50), 2),
         bareP99Ms: round(bareP99, 2),
+        httpP50Ms: round(percentile(httpMs, 50), 2),
         httpP99Ms: round(percentile(httpMs, 99), 2),
         ratio,
         met: ratio >= TARGET_RATIO,
@@ -210,7 +219,7 @@ async function main() {
       const r = results[name];
       say(
         `${name}, first 100: GraphQL p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; bare indexed query p50 ${r.bareP50Ms} ms, p99 ${r.bareP99Ms} ms; ` +
-          `an empty HTTP request's p99 ${r.httpP99Ms} ms; ratio ${r.ratio} (target ${TARGET_RATIO}: ${r.met ? 'met' : 'NOT met'})`,
+          `an empty HTTP request to the same server p50 ${r.httpP50Ms} ms, p99 ${r.httpP99Ms} ms; ratio ${r.ratio} (target ${TARGET_RATIO}: ${r.met ? 'met' : 'NOT met'})`,
       );
     }
     const bytesPerItem = round(bytes / items, 0);
