@@ -41,5 +41,12 @@ describe('GraphQL turned off (GRAPHQL_ENABLED=false)', function () {
     expect(await service.readStore.getCheckpoint(checkpointOf(graphqlItemsProjection))).to.equal(undefined);
     const ready = await fetch(`${service.url}/ready`);
     expect(ready.status, await ready.text()).to.equal(200);
+    // the dashboard's lag: every read model run, caught up; graphql-items not among them
+    const { projector } = (await (await fetch(`${service.url}/dashboard/api/summary`)).json()) as {
+      projector: { behind: string; byProjection: Record<string, string> };
+    };
+    expect(projector.behind).to.equal('0');
+    expect(Object.keys(projector.byProjection)).to.not.include(graphqlItemsProjection.name);
+    expect(Object.keys(projector.byProjection)).to.include(txStatusProjection.name);
   });
 });
