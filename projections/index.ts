@@ -50,6 +50,13 @@ export const allProjections: readonly AnyProjection[] = [
   retiredBytesProjection,
   retentionStatsProjection,
 ];
+/**
+ * The projections a service runs (and waits for, and counts in its lag): all of them, but the GraphQL
+ * read model where the GraphQL API is off (GRAPHQL_ENABLED).
+ */
+export const projectionsOf = (options: { graphql: boolean }): readonly AnyProjection[] =>
+  options.graphql ? allProjections : allProjections.filter((p) => p !== graphqlItemsProjection);
+
 export { collectionOf, checkpointOf, type AnyProjection, type ProjectionDefinition } from './definition.js';
 export { txStatusProjection, type TxStatusDocument } from './txStatus.js';
 export { receiptsProjection } from './receipts.js';

@@ -269,6 +269,12 @@ export const ConfigSchema = z.object({
     ),
   GATEWAY_TIMEOUT_MS: int(100, 600_000).default(30_000).describe('time limit of each bundler call to the gateway'),
   BUNDLER_ENABLED: z.enum(['true', 'false']).default('true').describe('run the bundler in this process'),
+  GRAPHQL_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe(
+      'the gateway GraphQL API (`/graphql`, `/v1/graphql`) and its read model `graphql-items`; `false`: the routes answer 404 as unknown ones and the projector writes no graphql-items documents (the same in every process of a split deployment). Turned on again, the read model catches up from where it stopped',
+    ),
   BUNDLER_INTERVAL_MS: int(100, 3_600_000).default(5_000).describe('time between bundler passes'),
   BUNDLE_MAX_ITEMS: int(1, 10_000).default(10_000).describe('items per bundle'),
   BUNDLE_MAX_BYTES: int(1024, 2 ** 33)
@@ -629,6 +635,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     maxDataItemSize: c.MAX_DATA_ITEM_SIZE,
     strictTags: c.STRICT_TAGS === 'true',
     quarantineRules: c.QUARANTINE_RULES ?? [],
+    graphqlEnabled: c.GRAPHQL_ENABLED === 'true',
     freeUploadLimitBytes: c.FREE_UPLOAD_LIMIT_BYTES,
     deadlineHeightOffset: c.DEADLINE_HEIGHT_OFFSET,
     blockHeightRefreshMs: c.BLOCK_HEIGHT_REFRESH_MS,

@@ -12,7 +12,11 @@
  *
  *   npx tsx scripts/bench/optical-bridge.ts [--seconds 15] [--warmup 3] [--concurrency 64] [--rounds 1] [--json]
  *
- * `--rounds N` runs off and on N times, alternating which goes first; the medians are compared.
+ * Issue 36's figure, in the same run: the same uploads with the optical bridge and the GraphQL read
+ * model both off (GRAPHQL_ENABLED=false), the ratio of both on over both off (target at least 0.95,
+ * `allRatio`) and CPU per upload both ways. The bridge's own ratio compares it on and off with GraphQL on.
+ *
+ * `--rounds N` runs the three N times, rotating which goes first; the medians are compared.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +47,8 @@ const concurrency = Number(values.concurrency);
 const rounds = Number(values.rounds);
 const sampleMs = Number(values['sample-ms']);
 const ADMIN_KEY = 'bench-admin-key';
+/** issue 36: uploads/s with the bridge and GraphQL on, over both off, at least */
+const ALL_TARGET = 0.95;
 /** the longest wait for the backlog to drain after the load */
 const DRAIN_LIMIT_MS = 60_000;
 
@@ -58,7 +64,12 @@ function post(agent: Agent, url: URL, body: Buffer): Promise<number> {
   });
 }
 
+/** what a run turns on: nothing, the GraphQL read model only (the default service), or it and the bridge */
+type Mode = 'none' | 'graphql' | 'both';
+const MODES: readonly Mode[] = ['none', 'graphql', 'both'];
+
 interface Run {
+  mode: Mode;
   bridge: boolean;
   uploadsPerSecond: number;
   uploads: number;
@@ -109,10 +120,16 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
   }
 }
 
-async function runOnce(bridge: boolean, items: readonly Buffer[]): Promise<Run> {
+async function runOnce(mode: Mode, items: readonly Buffer[]): Promise<Run> {
+  const bridge = mode === 'both';
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-bridge-'));
   const sink = bridge ? await startOpticalSink(ADMIN_KEY) : undefined;
-  const env: Record<string, string> = { DATA_DIR: dataDir, GATEWAY_URL: await benchGatewayUrl(), LOG_LEVEL: 'error' };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    GATEWAY_URL: await benchGatewayUrl(),
+    LOG_LEVEL: 'error',
+    GRAPHQL_ENABLED: mode === 'none' ? 'false' : 'true',
+  };
   if (sink) Object.assign(env, { OPTICAL_BRIDGE_URLS: sink.url, OPTICAL_BRIDGE_ADMIN_KEY: ADMIN_KEY });
   const service = await startServiceProcess(env);
   try {
@@ -120,6 +137,7 @@ async function runOnce(bridge: boolean, items: readonly Buffer[]): Promise<Run> 
     const run = await load(service.url, service.process.pid, items, sink, headers);
     if (run.ranOut) process.stderr.write('  (ran out of items: sign more)\n');
     const result: Run = {
+      mode,
       bridge,
       uploadsPerSecond: Number((run.uploads / run.elapsed).toFixed(1)),
       uploads: run.uploads,
@@ -157,21 +175,25 @@ async function main() {
   // the signing capacity (with room for the neighbours' load to drop)
   const capacity = await measureSigningCapacity({ seconds: 3 });
   const perRun = Math.ceil(capacity.perSecond * 1.5 * (seconds + warmupSeconds)) + concurrency;
-  process.stderr.write(`pre-signing ${perRun * 2 * rounds} items of 1024 bytes...\n`);
-  const items = await presignItems(jwk, perRun * 2 * rounds, 1024, 1);
+  process.stderr.write(`pre-signing ${perRun * MODES.length * rounds} items of 1024 bytes...\n`);
+  const items = await presignItems(jwk, perRun * MODES.length * rounds, 1024, 1);
   const runs: Run[] = [];
+  const label = { none: 'bridge off, GraphQL off', graphql: 'bridge off, GraphQL on ', both: 'bridge on,  GraphQL on ' };
   for (let round = 0; round < rounds; round++) {
-    for (const bridge of round % 2 === 0 ? [false, true] : [true, false]) {
+    // rotating which goes first, so no mode always gets the same part of the run
+    for (const mode of MODES.map((_, i) => MODES[(i + round) % MODES.length]!)) {
       const at = runs.length * perRun;
-      const run = await runOnce(bridge, items.slice(at, at + perRun));
-      process.stderr.write(
-        `  bridge ${bridge ? 'on ' : 'off'}: ${run.uploadsPerSecond} uploads/s, ${run.cpuMsPerUpload ?? '?'} CPU ms per upload, errors ${run.errors}\n`,
-      );
+      const run = await runOnce(mode, items.slice(at, at + perRun));
+      process.stderr.write(`  ${label[mode]}: ${run.uploadsPerSecond} uploads/s, ${run.cpuMsPerUpload ?? '?'} CPU ms per upload, errors ${run.errors}\n`);
       runs.push(run);
     }
   }
-  const on = runs.filter((r) => r.bridge);
-  const off = runs.filter((r) => !r.bridge);
+  const on = runs.filter((r) => r.mode === 'both');
+  const off = runs.filter((r) => r.mode === 'graphql');
+  const none = runs.filter((r) => r.mode === 'none');
+  const noneRate = median(none.map((r) => r.uploadsPerSecond));
+  const cpuOf = (rs: Run[]) => (rs.every((r) => r.cpuMsPerUpload !== undefined) ? median(rs.map((r) => r.cpuMsPerUpload!)) : undefined);
+  const [cpuOn, cpuNone] = [cpuOf(on), cpuOf(none)];
   const onRate = median(on.map((r) => r.uploadsPerSecond));
   const offRate = median(off.map((r) => r.uploadsPerSecond));
   const last = on[on.length - 1]!;
@@ -192,6 +214,11 @@ async function main() {
         // CPU per upload moves much less than rates with the neighbours' load on a shared machine
         cpuRatio: Number((median(off.map((r) => r.cpuMsPerUpload!)) / median(on.map((r) => r.cpuMsPerUpload!))).toFixed(3)),
       }),
+    // issue 36: the bridge and the GraphQL read model both on, over both off
+    uploadsPerSecondAllOff: noneRate,
+    allRatio: Number((onRate / noneRate).toFixed(3)),
+    allRatioMet: onRate / noneRate >= ALL_TARGET,
+    ...(cpuOn !== undefined && cpuNone !== undefined && { cpuMsPerUploadAllOff: cpuNone, allCpuRatio: Number((cpuNone / cpuOn).toFixed(3)) }),
     backlogFirstThird: Number(mean(samples.slice(0, third).map(([, n]) => n)).toFixed(1)),
     backlogLastThird: Number(mean(samples.slice(-third).map(([, n]) => n)).toFixed(1)),
     backlogPeak: Math.max(0, ...samples.map(([, n]) => n)),
@@ -212,6 +239,8 @@ async function main() {
       `backlog ${result.backlogFirstThird} items in the first third, ${result.backlogLastThird} in the last, peak ${result.backlogPeak}, ` +
       `drained ${result.drainSeconds} s after the load; ${result.postsPerSecond} posts/s, ${result.headersPerPost} headers per post, ` +
       `${result.refused} refused, ${result.errors} upload errors\n` +
+      `bridge and GraphQL both on: ${onRate} uploads/s, both off: ${noneRate}, ratio ${result.allRatio} (target ${ALL_TARGET}: ${result.allRatioMet ? 'met' : 'NOT met'}); ` +
+      `CPU per upload ${cpuOn ?? '?'} ms on, ${cpuNone ?? '?'} ms off (ratio ${result.allCpuRatio ?? '?'})\n` +
       `backlog over time (s, items): ${samples.map(([t, n]) => `${t}:${n}`).join(' ')}\n`,
   );
 }

@@ -19,6 +19,7 @@ import {
   uploadHistoryProjection,
   uploadStatsProjection,
   UPLOAD_STATS_ID,
+  type AnyProjection,
   waitingForBundle,
   type RecentFailure,
   type BundleHistoryDocument,
@@ -110,6 +111,8 @@ export interface DashboardDeps {
   /** free bytes of DATA_DIR's file system (absent: unknown) */
   freeDiskBytes?: () => Promise<number>;
   now: () => number;
+  /** the projections this service runs, counted in the lag (default: all) */
+  projections?: readonly AnyProjection[];
 }
 
 /** a plan's steps whose events name no item: the item page takes them from bundle-history */
@@ -126,7 +129,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
       const [stats, live, lag, waiting, storage] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
         liveBundlesByState(readStore),
-        projectorLag(eventStore, readStore, allProjections),
+        projectorLag(eventStore, readStore, deps.projections ?? allProjections),
         waitingSummary(readStore, at),
         storageFigures(readStore, deps.freeDiskBytes ?? (() => Promise.reject(new Error('unknown'))), at),
       ]);

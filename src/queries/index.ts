@@ -12,6 +12,7 @@ import {
   accountBalanceProjection,
   chunksOfUpload,
   collectionOf,
+  projectionsOf,
   receiptsProjection,
   txStatusProjection,
   uploadsProjection,
@@ -61,6 +62,8 @@ export interface QueryDeps {
   tokenRates?: ReadonlyMap<string, TokenRate>;
   /** what one GraphQL request may ask (default: DEFAULT_GRAPHQL_LIMITS) */
   graphqlLimits?: Partial<GraphqlLimits>;
+  /** false: no GraphQL API (GRAPHQL_ENABLED): its routes are not served, and its read model not built nor counted in the lag */
+  graphql?: boolean;
   /** the service wallet, which signs account statements as it signs receipts */
   walletJwk: RsaPrivateJwk;
   /** free bytes of DATA_DIR's file system, for the dashboard's days of disk left */
@@ -97,7 +100,9 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       // the HTTP reads answer 451 for held items; GraphQL reads what it needs of the header itself
       itemData: withHolds(itemData, readStore),
       txProof: createTxProofQuery({ readStore, blobStore: deps.blobStore }),
-      graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }),
+      ...(deps.graphql === false
+        ? {}
+        : { graphql: createGraphqlQueries({ readStore, itemData, ...(deps.graphqlLimits ? { limits: deps.graphqlLimits } : {}) }) }),
       accountStatement: createStatementQuery({ readStore, jwk: deps.walletJwk, now: deps.now }),
     },
     dashboard: createDashboardQueries({
@@ -106,6 +111,7 @@ export function createQueries(deps: QueryDeps): { queries: QueryHandlers; multip
       info: deps.info,
       offsets: txOffsets,
       now: deps.now,
+      projections: projectionsOf({ graphql: deps.graphql !== false }),
       ...(deps.blockHeight ? { blockHeight: deps.blockHeight } : {}),
       ...(deps.funds ? { funds: deps.funds } : {}),
       ...(deps.freeDiskBytes ? { freeDiskBytes: deps.freeDiskBytes } : {}),

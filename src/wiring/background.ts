@@ -1,7 +1,7 @@
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { createCheckpointWaiter } from '../../projections/checkpointWaiter.js';
-import { allProjections } from '../../projections/index.js';
+import { projectionsOf } from '../../projections/index.js';
 import { warningsTo } from '../log.js';
 import { anchoredWall, createStampAges } from '../clock.js';
 import { expireUploads } from '../app/multipart/expirer.js';
@@ -33,7 +33,7 @@ export async function startProjector(life: Lifecycle, { config, log, roles, sign
   const runner = createProjectionRunner({
     eventStore,
     readStore,
-    projections: allProjections,
+    projections: projectionsOf({ graphql: config.graphqlEnabled }),
     // while receipts are being signed (each followed by its item's append), a batch waits for their events;
     // not for other appends (a multi-part upload's chunks, each answered once projected: never held)
     batchWait: { ms: config.projectionBatchWaitMs, moreComing: () => signing.count() > 0 },
@@ -91,7 +91,7 @@ export async function startBackgroundWork(life: Lifecycle, w: Wiring, stores: St
   const x402Recovery = await startX402Recovery(life, w, stores, shared, commands);
   const expire = await startMaintenance(life, w, stores, commands);
   await startBlobSweep(life, w, stores, shared);
-  const checkpoints = createCheckpointWaiter(readStore, allProjections);
+  const checkpoints = createCheckpointWaiter(readStore, projectionsOf({ graphql: w.config.graphqlEnabled }));
   const awaitProjection = commands.awaitProjection ?? ((position: bigint) => checkpoints.waitFor(position, config.projectionWaitMs));
   const retention = await startRetention(life, w, stores, shared, awaitProjection);
   const bundler = createBundler({

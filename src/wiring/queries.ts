@@ -46,6 +46,7 @@ export function queryRoutes(
       source: createTransactionData({ gatewayUrl: config.gatewayUrl, idleMs: config.gatewayTimeoutMs, fetch: countingFetch('retiredBytes', shared.metrics) }),
       maxReads: config.retention.maxGatewayReads,
     },
+    graphql: config.graphqlEnabled,
   });
   return { ...queries, liveStatus };
 }

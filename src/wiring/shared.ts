@@ -15,7 +15,7 @@ import { liveBundlesByState } from '../../projections/liveBundles.js';
 import { damagedItemsNow } from '../../projections/uploadStats.js';
 import { storageFigures } from '../queries/storage.js';
 import { createDiskSpace, statfsFree } from '../adapters/fs/diskSpace.js';
-import { allProjections } from '../../projections/index.js';
+import { projectionsOf } from '../../projections/index.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
@@ -29,7 +29,7 @@ export type Shared = Awaited<ReturnType<typeof startShared>>;
  */
 export async function startShared(life: Lifecycle, w: Wiring, { eventStore, readStore, wallet }: Stores) {
   const { config, log } = w;
-  const lag = () => projectorLag(eventStore, readStore, allProjections, config.readyMaxLag + 1);
+  const lag = () => projectorLag(eventStore, readStore, projectionsOf({ graphql: config.graphqlEnabled }), config.readyMaxLag + 1);
   // one registry per service instance (passed through deps); the scrape-time gauges read the stores
   const metrics = createMetrics({
     // counted up to READY_MAX_LAG + 1 events, as /ready counts (that value: over the bound)

@@ -13,8 +13,9 @@ import { projectBatch } from '../../projections/projectBatch.js';
 import { WriteBack } from '../../projections/writeBack.js';
 import { collectionOf } from '../../projections/definition.js';
 import { graphqlItemsProjection } from '../../projections/graphqlItems.js';
-import { createGraphqlQueries, type GraphqlLimits } from '../../src/queries/graphql/index.js';
-import { fastExecute, walksItself } from '../../src/queries/graphql/execute.js';
+import { createHandler } from 'graphql-http';
+import { createGraphqlQueries, graphqlHandler, type GraphqlLimits } from '../../src/queries/graphql/index.js';
+import { fastExecute, serializedAnswer, walksItself } from '../../src/queries/graphql/execute.js';
 import { dataItemAccepted, itemId } from '../support/events.js';
 import { mongoTarget, testDatabases } from '../mongo/server.js';
 
@@ -229,8 +230,50 @@ function searches(name: string, open: () => Promise<{ store: ReadStore; cleanup(
         });
         const answered = await fastExecute({ ...args, rootValue: counted, contextValue: context(() => performance.now()) });
         expect(JSON.stringify(answered), source).to.equal(JSON.stringify(expected));
+        // the text written while walking (what the route sends) is the text JSON.stringify writes of graphql-js's answer
+        expect(serializedAnswer(answered), source).to.equal(walked && !expected.errors ? JSON.stringify(expected) : undefined);
         expect(walksItself(args), source).to.equal(walked);
         expect(asked, source).to.equal(calls);
+      }
+    });
+
+    it('answers over HTTP as graphql-http does with graphql-js execute: status, headers and body, for each Accept', async () => {
+      const queries = createGraphqlQueries({ readStore: store, itemData: noBlobs, limits: {} });
+      const ours = graphqlHandler<undefined>(
+        queries,
+        () => performance.now(),
+        () => undefined,
+      );
+      // graphql-http as it comes (its own serialization, with its replacer), on graphql-js's execute
+      const plain = createHandler<undefined, undefined, ReturnType<typeof queries.context>>({
+        schema: queries.schema,
+        rootValue: queries.rootValue,
+        execute,
+        context: () => queries.context(() => performance.now()),
+      });
+      const page =
+        '{ transactions(first: 100) { pageInfo { hasNextPage } edges { cursor node { id owner { address key } signature tags { name value } block { height } } } } }';
+      const sources = [page, '{ transactions(after: "not-a-cursor") { edges { cursor } } }', '{ transactions @include(if: true) { edges { cursor } } }'];
+      const accepts = [
+        null,
+        'application/json',
+        'application/graphql-response+json',
+        'text/html, application/*;charset=utf8',
+        'application/json; charset=latin1',
+        'text/html',
+      ];
+      for (const source of sources) {
+        for (const accept of accepts) {
+          const request = () => ({
+            url: '/graphql',
+            method: 'POST',
+            headers: { get: (key: string) => (key === 'content-type' ? 'application/json' : key === 'accept' ? accept : null) },
+            body: JSON.stringify({ query: source }),
+            raw: undefined,
+            context: undefined,
+          });
+          expect(await ours(request()), `${source} (Accept: ${accept})`).to.deep.equal(await plain(request()));
+        }
       }
     });
 

@@ -54,6 +54,8 @@ export interface Targets {
   slowReadersBystanderP99Ms: number;
   /** small uploads/s with the optical bridge on over off, same run */
   opticalBridgeRatio: number;
+  /** small uploads/s with the optical bridge and the GraphQL read model on over both off, same run (issue 36) */
+  bridgeAndGraphqlRatio: number;
 }
 
 export const TARGETS: { full: Targets; quick: Targets } = {
@@ -73,6 +75,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     slowReadersRssAboveIdleMiB: 200,
     slowReadersBystanderP99Ms: 500,
     opticalBridgeRatio: 0.95,
+    bridgeAndGraphqlRatio: 0.95,
   },
   quick: {
     smallUploadRatio: { 1: 0.3, 2: 0.3, 4: 0.3 },
@@ -94,6 +97,7 @@ export const TARGETS: { full: Targets; quick: Targets } = {
     slowReadersBystanderP99Ms: 500,
     // a few seconds of each on a shared machine: a smoke check's bound
     opticalBridgeRatio: 0.7,
+    bridgeAndGraphqlRatio: 0.7,
   },
 };
 
@@ -601,7 +605,7 @@ export const suite: Benchmark[] = [
         baseline: { value: num(j, `${search}.bareP99Ms`), unit: 'ms', what: 'the same lookup as a bare indexed query (findByKey), same store' },
         ratio: num(j, `${search}.ratio`),
         target: atLeast(num(j, `${search}.ratio`), targets.graphqlRatio, `ratio >= ${targets.graphqlRatio}`),
-        notes: `p50 ${num(j, `${search}.p50Ms`)} ms (bare ${num(j, `${search}.bareP50Ms`)} ms); read model ${num(j, 'bytesPerItem')} bytes per item`,
+        notes: `p50 ${num(j, `${search}.p50Ms`)} ms (bare ${num(j, `${search}.bareP50Ms`)} ms); an empty HTTP request on the same server: p99 ${num(j, `${search}.httpP99Ms`)} ms; read model ${num(j, 'bytesPerItem')} bytes per item`,
       })),
   },
   {
@@ -623,6 +627,19 @@ export const suite: Benchmark[] = [
           (typeof j.cpuMsPerUploadBridgeOn === 'number'
             ? `; CPU per upload ${num(j, 'cpuMsPerUploadBridgeOn')} ms on, ${num(j, 'cpuMsPerUploadBridgeOff')} ms off`
             : ''),
+      },
+      {
+        benchmark: 'optical-bridge',
+        figure: `1 KiB uploads with the optical bridge and the GraphQL read model on, ${num(j, 'concurrency')} clients`,
+        value: num(j, 'uploadsPerSecondBridgeOn'),
+        unit: 'uploads/s',
+        baseline: { value: num(j, 'uploadsPerSecondAllOff'), unit: 'uploads/s', what: 'the same uploads with both off (GRAPHQL_ENABLED=false), same run' },
+        ratio: num(j, 'allRatio'),
+        target: atLeast(num(j, 'allRatio'), targets.bridgeAndGraphqlRatio, `ratio >= ${targets.bridgeAndGraphqlRatio}`),
+        notes:
+          typeof j.cpuMsPerUploadAllOff === 'number'
+            ? `CPU per upload ${num(j, 'cpuMsPerUploadBridgeOn')} ms on, ${num(j, 'cpuMsPerUploadAllOff')} ms off (ratio ${num(j, 'allCpuRatio')})`
+            : '',
       },
     ],
   },

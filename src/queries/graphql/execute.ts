@@ -7,6 +7,8 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  GraphQLID,
+  GraphQLString,
   Kind,
   type DocumentNode,
   type ExecutionArgs,
@@ -14,6 +16,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
+  type GraphQLLeafType,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLResolveInfo,
@@ -26,12 +29,14 @@ import { bestEffort } from '../../bestEffort.js';
  * graphql-js's `execute`, quicker for the queries apps send. graphql-js works out, for every field of
  * every node, its arguments, a resolve-info object, and a promise check (about 2,000 fields for a page
  * of 100 transactions with tags): most of a page's cost. Here a validated document's query is planned
- * once (its fields per type, fragments merged) and walked over the root value's answer with the same
- * default resolver (a property, or a method called with `(args, context)`) and the same scalar
- * serialization. Whatever the plan does not cover (a directive, introspection, a field selected twice,
- * a mutation) is graphql-js's, and so is any query whose walk meets an error (a resolver throwing, a
- * non-null field null, a value a scalar refuses): it is executed again by graphql-js, which answers its
- * errors with their paths and the partial data exactly as it always does.
+ * once (its fields per type, fragments merged, each key's JSON text) and walked over the root value's
+ * answer with the same default resolver (a property, or a method called with `(args, context)`) and the
+ * same scalar serialization, writing the answer's JSON text as it goes (`serializedAnswer`): no result
+ * objects are built to be serialized afterwards. Whatever the plan does not cover (a directive,
+ * introspection, a field selected twice, a mutation) is graphql-js's, and so is any query whose walk
+ * meets an error (a resolver throwing, a non-null field null, a value a scalar refuses): it is executed
+ * again by graphql-js, which answers its errors with their paths and the partial data exactly as it
+ * always does.
  */
 export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
   const plan = planOf(args.document, args.operationName ?? undefined, args);
@@ -43,6 +48,7 @@ export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
   // store is not asked twice (a query refused as too broad costs its reads once)
   const answers = new Map<string, { value: unknown } | { error: unknown }>();
   const fallback = () => execute({ ...args, rootValue: replaying(root, plan.fields, answers) });
+  const out: Text = [];
   try {
     const fields: PlannedField[] = [];
     const answered: Record<string, unknown> = Object.create(null);
@@ -65,12 +71,35 @@ export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
         throw FALL_BACK;
       }
     }
-    const data = completeObject(answered, plan.type, fields, args.contextValue);
-    return isPromise(data) ? data.then((d) => ({ data: d }) as ExecutionResult, fallback) : ({ data } as ExecutionResult);
+    writeObject(answered, fields, args.contextValue, out);
   } catch {
+    abandon(out);
     return fallback();
   }
+  const data = joined(out);
+  return isPromise(data) ? data.then(answerOf, fallback) : answerOf(data);
 }
+
+/** the JSON text of the answers `fastExecute` walked itself */
+const texts = new WeakMap<object, string>();
+
+/**
+ * `{ data }` over a walk's JSON text: the text is the answer's (`serializedAnswer`); `data` is parsed
+ * from it only if something reads it (the GraphQL route does not).
+ */
+function answerOf(data: string): ExecutionResult {
+  let parsed: ExecutionResult['data'];
+  const result = {
+    get data() {
+      return (parsed ??= JSON.parse(data) as ExecutionResult['data']);
+    },
+  };
+  texts.set(result, `{"data":${data}}`);
+  return result;
+}
+
+/** an answer's JSON text when `fastExecute` wrote it while walking (the text `JSON.stringify` writes of it), else undefined */
+export const serializedAnswer = (result: object): string | undefined => texts.get(result);
 
 /** the root value for graphql-js after a walk given up: the root fields answered already answer the same */
 function replaying(root: Record<string, unknown>, fields: readonly PlannedField[], answers: Map<string, { value: unknown } | { error: unknown }>): object {
@@ -95,15 +124,19 @@ export const walksItself = (args: ExecutionArgs): boolean => planOf(args.documen
 interface PlannedField {
   /** the response key (alias or name) */
   key: string;
+  /** its key's JSON text, a comma before it but for the first field of its selection: `,"key":` */
+  label: string;
   name: string;
   node: FieldNode;
   typename?: true;
+  /** `__typename`: its type's name as JSON text */
+  text?: string;
   def?: GraphQLField<unknown, unknown>;
   type?: GraphQLOutputType;
   /** the fields selected on its object type */
   selections?: PlannedField[];
-  /** its value completed as its type says (worked out once: the type checks cost as much as the walk) */
-  complete?: Completer;
+  /** its value written as its type says (worked out once: the type checks cost as much as the walk) */
+  write?: Writer;
   /** root fields only: their coerced arguments */
   args?: Record<string, unknown>;
 }
@@ -159,7 +192,7 @@ function fieldsOf(set: SelectionSetNode, type: GraphQLObjectType, fragments: Map
         const key = s.alias?.value ?? s.name.value;
         if (keys.has(key)) throw new Unplanned();
         keys.add(key);
-        out.push(fieldOf(s, key, type, fragments, root));
+        out.push(fieldOf(s, `${out.length > 0 ? ',' : ''}${JSON.stringify(key)}:`, key, type, fragments, root));
       } else {
         const fragment = s.kind === Kind.INLINE_FRAGMENT ? s : fragments.get(s.name.value);
         if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) throw new Unplanned();
@@ -171,45 +204,73 @@ function fieldsOf(set: SelectionSetNode, type: GraphQLObjectType, fragments: Map
   return out;
 }
 
-function fieldOf(node: FieldNode, key: string, type: GraphQLObjectType, fragments: Map<string, FragmentDefinitionNode>, root: boolean): PlannedField {
+function fieldOf(
+  node: FieldNode,
+  label: string,
+  key: string,
+  type: GraphQLObjectType,
+  fragments: Map<string, FragmentDefinitionNode>,
+  root: boolean,
+): PlannedField {
   const name = node.name.value;
-  if (name === '__typename') return { key, name, node, typename: true };
+  if (name === '__typename') return { key, label, name, node, typename: true, text: JSON.stringify(type.name) };
   const def = type.getFields()[name];
   if (!def || name.startsWith('__') || def.resolve || (!root && node.arguments?.length)) throw new Unplanned();
   const named = getNamedType(def.type);
-  if (isLeafType(named)) return { key, name, node, def, type: def.type, complete: completerOf(def.type, undefined) };
+  if (isLeafType(named)) return { key, label, name, node, def, type: def.type, write: writerOf(def.type, undefined) };
   if (!isObjectType(named) || !node.selectionSet) throw new Unplanned();
   const selections = fieldsOf(node.selectionSet, named, fragments, false);
-  return { key, name, node, def, type: def.type, selections, complete: completerOf(def.type, selections) };
+  return { key, label, name, node, def, type: def.type, selections, write: writerOf(def.type, selections) };
 }
 
-type Completer = (value: unknown, context: unknown) => unknown;
+/** JSON text being written: its parts in order, a value not resolved yet as the promise of its text */
+type Text = (string | Promise<string>)[];
+/** writes a value's JSON text as graphql-js's completeValue completes it, or throws FALL_BACK where graphql-js answers an error */
+type Writer = (value: unknown, context: unknown, out: Text) => void;
 
 /** as graphql-js's completeValue: a promise awaited, null checked against non-null, lists, scalars, objects */
-function completerOf(type: GraphQLOutputType, selections: readonly PlannedField[] | undefined): Completer {
+function writerOf(type: GraphQLOutputType, selections: readonly PlannedField[] | undefined): Writer {
   if (isNonNullType(type)) {
-    const inner = completerOf(type.ofType, selections);
-    return (value, context) => {
-      const completed = inner(value, context);
-      return isPromise(completed) ? completed.then(nonNull) : nonNull(completed);
+    const kind = kindOf(type.ofType, selections);
+    const nonNull: Writer = (value, context, out) => {
+      if (isPromise(value)) out.push(value.then((v) => textOf(nonNull, v, context)));
+      else if (value === null || value === undefined) throw FALL_BACK;
+      else kind(value, context, out);
+    };
+    return nonNull;
+  }
+  const kind = kindOf(type, selections);
+  const nullable: Writer = (value, context, out) => {
+    if (isPromise(value)) out.push(value.then((v) => textOf(nullable, v, context)));
+    else if (value === null || value === undefined) out.push('null');
+    else kind(value, context, out);
+  };
+  return nullable;
+}
+
+/** a value neither null nor a promise, written as its type (nullable) says */
+function kindOf(type: GraphQLOutputType, selections: readonly PlannedField[] | undefined): Writer {
+  if (isListType(type)) {
+    const item = writerOf(type.ofType, selections);
+    return (value, context, out) => writeList(value, item, context, out);
+  }
+  if (type === GraphQLString || type === GraphQLID) {
+    // their serialize answers a string as it is: the one check skipped for most leaves of a page
+    return (value, _context, out) => {
+      if (typeof value === 'string') out.push(JSON.stringify(value));
+      else leaf(type, value, out);
     };
   }
-  let kind: Completer;
-  if (isListType(type)) {
-    const item = completerOf(type.ofType, selections);
-    kind = (value, context) => completeList(value, item, context);
-  } else if (isLeafType(type)) {
-    kind = (value) => {
-      const serialized = type.serialize(value);
-      if (serialized === undefined || serialized === null) throw FALL_BACK;
-      return serialized;
-    };
-  } else if (isObjectType(type) && selections) {
-    kind = (value, context) => completeObject(value, type, selections, context);
-  } else throw new Unplanned();
-  const nullable: Completer = (value, context) =>
-    isPromise(value) ? value.then((v) => nullable(v, context)) : value === null || value === undefined ? null : kind(value, context);
-  return nullable;
+  if (isLeafType(type)) return (value, _context, out) => leaf(type, value, out);
+  if (isObjectType(type) && selections) return (value, context, out) => writeObject(value, selections, context, out);
+  throw new Unplanned();
+}
+
+/** a scalar or enum value as its type serializes it */
+function leaf(type: GraphQLLeafType, value: unknown, out: Text): void {
+  const serialized = type.serialize(value);
+  if (serialized === undefined || serialized === null) throw FALL_BACK;
+  out.push(JSON.stringify(serialized));
 }
 
 /** thrown while walking: graphql-js executes the query again and answers its errors */
@@ -218,51 +279,52 @@ const NO_ARGS = Object.freeze({});
 
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
-/** graphql-js's result object: no prototype, keys in selection order */
-function completeObject(source: unknown, type: GraphQLObjectType, fields: readonly PlannedField[], context: unknown): unknown {
+/** an object's fields in selection order (as graphql-js's result object has them), each as its type says */
+function writeObject(source: unknown, fields: readonly PlannedField[], context: unknown, out: Text): void {
   if (source === null || (typeof source !== 'object' && typeof source !== 'function')) throw FALL_BACK;
-  const result: Record<string, unknown> = Object.create(null);
-  const pending: Promise<unknown>[] = [];
-  try {
-    for (const f of fields) {
-      if (f.typename) {
-        result[f.key] = type.name;
-        continue;
-      }
-      // graphql-js's defaultFieldResolver: a property, or a method called with (args, context, info)
-      const property = (source as Record<string, unknown>)[f.name];
-      const value = typeof property === 'function' ? (source as Record<string, (...a: unknown[]) => unknown>)[f.name]!(f.args ?? NO_ARGS, context) : property;
-      const completed = f.complete!(value, context);
-      if (isPromise(completed)) {
-        result[f.key] = null;
-        pending.push(completed.then((v) => (result[f.key] = v)));
-      } else result[f.key] = completed;
+  out.push('{');
+  for (const f of fields) {
+    out.push(f.label);
+    if (f.typename) {
+      out.push(f.text!);
+      continue;
     }
+    // graphql-js's defaultFieldResolver: a property, or a method called with (args, context, info)
+    const property = (source as Record<string, unknown>)[f.name];
+    const value = typeof property === 'function' ? (source as Record<string, (...a: unknown[]) => unknown>)[f.name]!(f.args ?? NO_ARGS, context) : property;
+    f.write!(value, context, out);
+  }
+  out.push('}');
+}
+
+function writeList(value: unknown, item: Writer, context: unknown, out: Text): void {
+  if (!Array.isArray(value)) throw FALL_BACK;
+  out.push('[');
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) out.push(',');
+    item(value[i], context, out);
+  }
+  out.push(']');
+}
+
+/** one value's text on its own (a value that was a promise), or the promise of it */
+function textOf(write: Writer, value: unknown, context: unknown): string | Promise<string> {
+  const out: Text = [];
+  try {
+    write(value, context, out);
   } catch (error) {
-    abandon(pending);
+    abandon(out);
     throw error;
   }
-  return pending.length > 0 ? Promise.all(pending).then(() => result) : result;
+  return joined(out);
+}
+
+function joined(out: Text): string | Promise<string> {
+  // a type check, not isPromise: a string's `then` is looked up on String.prototype, thousands of times a page
+  return out.some((part) => typeof part !== 'string') ? Promise.all(out).then((parts) => parts.join('')) : (out as string[]).join('');
 }
 
 /** promises left behind by a walk given up: their failures are graphql-js's to answer, not unhandled */
 function abandon(pending: readonly unknown[]): void {
   for (const p of pending) if (isPromise(p)) void bestEffort(p, 'the query is executed again by graphql-js, which answers its errors');
-}
-
-function completeList(value: unknown, item: Completer, context: unknown): unknown {
-  if (!Array.isArray(value)) throw FALL_BACK;
-  const items: unknown[] = [];
-  try {
-    for (const v of value) items.push(item(v, context));
-  } catch (error) {
-    abandon(items);
-    throw error;
-  }
-  return items.some(isPromise) ? Promise.all(items) : items;
-}
-
-function nonNull(value: unknown): unknown {
-  if (value === null) throw FALL_BACK;
-  return value;
 }

@@ -96,7 +96,9 @@ function drivingKeys(filter: TransactionFilter): string[] {
 
 /** One key's documents in order, read a page at a time as the merge needs them. */
 class KeyStream {
-  #buffer: FoundItem[] = [];
+  #buffer: readonly FoundItem[] = [];
+  /** the buffer's head: taking one moves it, rather than shifting the page down */
+  #at = 0;
   #done = false;
   #after: string | undefined;
 
@@ -111,7 +113,7 @@ class KeyStream {
   }
 
   async head(): Promise<FoundItem | undefined> {
-    if (this.#buffer.length === 0 && !this.#done) {
+    if (this.#at === this.#buffer.length && !this.#done) {
       const before = this.descending ? this.range.low : this.range.high;
       const page = await this.store.findByKey<GraphqlItemDocument>(COLLECTION, this.key, {
         limit: this.pageSize,
@@ -119,15 +121,16 @@ class KeyStream {
         ...(this.#after !== undefined ? { after: this.#after } : {}),
         ...(before !== undefined ? { before } : {}),
       });
-      this.#buffer = page.map(({ id, sort, doc }) => ({ id, sort, doc }));
+      this.#buffer = page;
+      this.#at = 0;
       if (page.length < this.pageSize) this.#done = true;
       if (page.length > 0) this.#after = page[page.length - 1]!.sort;
     }
-    return this.#buffer[0];
+    return this.#buffer[this.#at];
   }
 
   take(): void {
-    this.#buffer.shift();
+    this.#at++;
   }
 }
 

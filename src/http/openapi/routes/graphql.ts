@@ -33,7 +33,7 @@ const common = {
   tag: 'items',
   summary: 'Gateway GraphQL',
   description:
-    "The Arweave gateway schema (`transaction(id)`, `transactions(ids, owners, recipients, tags, bundledIn, block, first, after, sort)`) over every accepted item, nested ones included, from its receipt on; `block` and `bundledIn` are null until the item's bundle is known and permanent.",
+    "The Arweave gateway schema (`transaction(id)`, `transactions(ids, owners, recipients, tags, bundledIn, block, first, after, sort)`) over every accepted item, nested ones included, from its receipt on; `block` and `bundledIn` are null until the item's bundle is known and permanent. Absent with `GRAPHQL_ENABLED=false` (404 `Not Found`, as an unknown route).",
   responses: answers,
 };
 
