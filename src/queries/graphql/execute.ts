@@ -48,7 +48,7 @@ export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
   // store is not asked twice (a query refused as too broad costs its reads once)
   const answers = new Map<string, { value: unknown } | { error: unknown }>();
   const fallback = () => execute({ ...args, rootValue: replaying(root, plan.fields, answers) });
-  const out: Text = [];
+  const out = new Text();
   try {
     const fields: PlannedField[] = [];
     const answered: Record<string, unknown> = Object.create(null);
@@ -73,7 +73,7 @@ export function fastExecute(args: ExecutionArgs): ReturnType<typeof execute> {
     }
     writeObject(answered, fields, args.contextValue, out);
   } catch {
-    abandon(out);
+    abandon(out.parts ?? []);
     return fallback();
   }
   const data = joined(out);
@@ -223,8 +223,21 @@ function fieldOf(
   return { key, label, name, node, def, type: def.type, selections, write: writerOf(def.type, selections) };
 }
 
-/** JSON text being written: its parts in order, a value not resolved yet as the promise of its text */
-type Text = (string | Promise<string>)[];
+/**
+ * JSON text being written: appended to one string (V8 joins appended strings lazily, once, when the text
+ * is used: cheaper than thousands of parts in an array joined at the end, and less garbage); a value not
+ * resolved yet (a promise of its text) ends the text so far as a part, the text after it starts anew.
+ */
+class Text {
+  text = '';
+  /** the parts before `text`, when a promise is among them */
+  parts: (string | Promise<string>)[] | undefined;
+
+  pending(part: Promise<string>): void {
+    (this.parts ??= []).push(this.text, part);
+    this.text = '';
+  }
+}
 /** writes a value's JSON text as graphql-js's completeValue completes it, or throws FALL_BACK where graphql-js answers an error */
 type Writer = (value: unknown, context: unknown, out: Text) => void;
 
@@ -233,7 +246,7 @@ function writerOf(type: GraphQLOutputType, selections: readonly PlannedField[] |
   if (isNonNullType(type)) {
     const kind = kindOf(type.ofType, selections);
     const nonNull: Writer = (value, context, out) => {
-      if (isPromise(value)) out.push(value.then((v) => textOf(nonNull, v, context)));
+      if (isPromise(value)) out.pending(value.then((v) => textOf(nonNull, v, context)));
       else if (value === null || value === undefined) throw FALL_BACK;
       else kind(value, context, out);
     };
@@ -241,8 +254,8 @@ function writerOf(type: GraphQLOutputType, selections: readonly PlannedField[] |
   }
   const kind = kindOf(type, selections);
   const nullable: Writer = (value, context, out) => {
-    if (isPromise(value)) out.push(value.then((v) => textOf(nullable, v, context)));
-    else if (value === null || value === undefined) out.push('null');
+    if (isPromise(value)) out.pending(value.then((v) => textOf(nullable, v, context)));
+    else if (value === null || value === undefined) out.text += 'null';
     else kind(value, context, out);
   };
   return nullable;
@@ -257,7 +270,7 @@ function kindOf(type: GraphQLOutputType, selections: readonly PlannedField[] | u
   if (type === GraphQLString || type === GraphQLID) {
     // their serialize answers a string as it is: the one check skipped for most leaves of a page
     return (value, _context, out) => {
-      if (typeof value === 'string') out.push(JSON.stringify(value));
+      if (typeof value === 'string') out.text += quoted(value);
       else leaf(type, value, out);
     };
   }
@@ -270,8 +283,18 @@ function kindOf(type: GraphQLOutputType, selections: readonly PlannedField[] | u
 function leaf(type: GraphQLLeafType, value: unknown, out: Text): void {
   const serialized = type.serialize(value);
   if (serialized === undefined || serialized === null) throw FALL_BACK;
-  out.push(JSON.stringify(serialized));
+  out.text += typeof serialized === 'string' ? quoted(serialized) : JSON.stringify(serialized);
 }
+
+/** what JSON.stringify may escape in a string: `"`, `\\`, control characters, lone surrogates (a string with any surrogate is left to it: it keeps pairs) */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A string's JSON text, as JSON.stringify writes it: most strings of a page (ids, addresses, tag names
+ * and values) need no escape, and are quoted as they are (a page has some 3,000; JSON.stringify's own
+ * setup per call was the walk's largest cost).
+ */
+export const quoted = (value: string): string => (ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`);
 
 /** thrown while walking: graphql-js executes the query again and answers its errors */
 const FALL_BACK = new Error('executed again by graphql-js');
@@ -282,11 +305,11 @@ const isPromise = (value: unknown): value is Promise<unknown> => typeof (value a
 /** an object's fields in selection order (as graphql-js's result object has them), each as its type says */
 function writeObject(source: unknown, fields: readonly PlannedField[], context: unknown, out: Text): void {
   if (source === null || (typeof source !== 'object' && typeof source !== 'function')) throw FALL_BACK;
-  out.push('{');
+  out.text += '{';
   for (const f of fields) {
-    out.push(f.label);
+    out.text += f.label;
     if (f.typename) {
-      out.push(f.text!);
+      out.text += f.text!;
       continue;
     }
     // graphql-js's defaultFieldResolver: a property, or a method called with (args, context, info)
@@ -294,34 +317,35 @@ function writeObject(source: unknown, fields: readonly PlannedField[], context: 
     const value = typeof property === 'function' ? (source as Record<string, (...a: unknown[]) => unknown>)[f.name]!(f.args ?? NO_ARGS, context) : property;
     f.write!(value, context, out);
   }
-  out.push('}');
+  out.text += '}';
 }
 
 function writeList(value: unknown, item: Writer, context: unknown, out: Text): void {
   if (!Array.isArray(value)) throw FALL_BACK;
-  out.push('[');
+  out.text += '[';
   for (let i = 0; i < value.length; i++) {
-    if (i > 0) out.push(',');
+    if (i > 0) out.text += ',';
     item(value[i], context, out);
   }
-  out.push(']');
+  out.text += ']';
 }
 
 /** one value's text on its own (a value that was a promise), or the promise of it */
 function textOf(write: Writer, value: unknown, context: unknown): string | Promise<string> {
-  const out: Text = [];
+  const out = new Text();
   try {
     write(value, context, out);
   } catch (error) {
-    abandon(out);
+    abandon(out.parts ?? []);
     throw error;
   }
   return joined(out);
 }
 
 function joined(out: Text): string | Promise<string> {
-  // a type check, not isPromise: a string's `then` is looked up on String.prototype, thousands of times a page
-  return out.some((part) => typeof part !== 'string') ? Promise.all(out).then((parts) => parts.join('')) : (out as string[]).join('');
+  if (out.parts === undefined) return out.text;
+  const parts = [...out.parts, out.text];
+  return Promise.all(parts).then((texts) => texts.join(''));
 }
 
 /** promises left behind by a walk given up: their failures are graphql-js's to answer, not unhandled */
