@@ -25,7 +25,12 @@ interface SolcOutput {
 }
 
 async function compile(): Promise<{ abi: Abi; bytecode: Hex }> {
+  // solc's emscripten code adds process listeners that rethrow any unhandled rejection and exit on
+  // any uncaught exception, for the whole test process: loaded, it is given back the listeners it found
+  const before = { rejection: process.listeners('unhandledRejection'), exception: process.listeners('uncaughtException') };
   const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  for (const listener of process.listeners('unhandledRejection')) if (!before.rejection.includes(listener)) process.off('unhandledRejection', listener);
+  for (const listener of process.listeners('uncaughtException')) if (!before.exception.includes(listener)) process.off('uncaughtException', listener);
   const input = {
     language: 'Solidity',
     sources: { 'TestUsdc.sol': { content: await readFile(SOURCE, 'utf8') } },
