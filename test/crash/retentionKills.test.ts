@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import type { DataItem } from 'arbundles';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/lib/serviceProcess.js';
 import { openSqliteEventStore } from '../../src/adapters/sqlite/eventStore.js';
@@ -13,6 +15,7 @@ import { eventually } from '../support/eventually.js';
 import { asBody, signedItem, signers } from '../support/items.js';
 import { runScript } from '../support/runScript.js';
 import { storedBlob } from '../support/storedBlob.js';
+import { collectionOf, retentionDueProjection } from '../../projections/index.js';
 import { SERVICE_WALLET_FILE } from '../support/testService.js';
 
 /**
@@ -160,6 +163,65 @@ describe('retention: SIGKILL between ItemBytesRetired and the deletion', functio
     expect(await retirementsOf(dataDir, items)).to.deep.equal([1]);
     expect(await blobsOf(dataDir, items)).to.deep.equal([true]);
     await resumes(env, dataDir, items);
+  });
+
+  it('resumes a retirement killed after ItemBytesRetired was appended and before the read models showed it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'retention-kill-'));
+    dirs.push(dataDir);
+    const env = {
+      DATA_DIR: dataDir,
+      WALLET_FILE: SERVICE_WALLET_FILE,
+      GATEWAY_URL: arlocal.url,
+      ...ARLOCAL_HEIGHT_SETTINGS,
+      BUNDLE_MAX_WAIT_MS: '0',
+      BUNDLER_INTERVAL_MS: '200',
+      CONFIRMATIONS: '2',
+      FREE_UPLOAD_LIMIT_BYTES: '1048576',
+      RETAIN_INTERVAL_MS: '100',
+      PROJECTION_WAIT_MS: '500',
+      BLOB_SWEEP_GRACE_MS: '1000',
+      BLOB_SWEEP_INTERVAL_MS: '200',
+    };
+    // split: the projector a process of its own, which the test holds (SIGSTOP) while retention runs
+    const commands = await start({ ...env, ROLE: 'commands', RETAIN_PERMANENT_BYTES_MS: '-1' });
+    const projector = await start({ ...env, ROLE: 'projector' });
+    const bundler = await start({ ...env, ROLE: 'bundler' });
+    const jwk = JSON.parse(await readFile(SERVICE_WALLET_FILE, 'utf8')) as { n: string };
+    await arlocal.mint(createHash('sha256').update(Buffer.from(jwk.n, 'base64url')).digest('base64url'), '100000000000000000');
+    const item = await signedItem(signers.arweave(), 'retired while the read models stood still');
+    expect((await fetch(`${commands.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+    const due = () => {
+      const db = new Database(join(dataDir, 'read.db'), { readonly: true });
+      try {
+        return db.prepare('SELECT count(*) FROM documents WHERE collection = ? AND id = ?').pluck().get(collectionOf(retentionDueProjection), item.id) === 1;
+      } finally {
+        db.close();
+      }
+    };
+    await eventually(
+      async () => {
+        await arlocal.mine(1);
+        return due();
+      },
+      Boolean,
+      'the item due for retention in the read models',
+      120_000,
+    );
+    projector.process.kill('SIGSTOP');
+    await commands.stop();
+    const retiring = await start({ ...env, ROLE: 'commands', RETAIN_PERMANENT_BYTES_MS: '0' });
+    await eventually(
+      () => retirementsOf(dataDir, [item]),
+      (n) => n[0] === 1,
+      'ItemBytesRetired appended',
+    );
+    await retiring.kill();
+    expect(due(), 'the read models do not show the retirement').to.equal(true);
+    expect(await blobsOf(dataDir, [item])).to.deep.equal([true]);
+    projector.process.kill('SIGCONT');
+    await projector.stop();
+    await bundler.stop();
+    await resumes({ ...env, RETAIN_PERMANENT_BYTES_MS: '0' }, dataDir, [item]);
   });
 
   it('resumes a pass over several items killed in its middle, retiring each of them exactly once', async () => {
