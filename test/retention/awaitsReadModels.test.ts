@@ -8,6 +8,8 @@ import { dataItemStream, itemBlobKey, type DataItemId } from '../../src/domain/i
 import { BlobNotFound } from '../../src/ports/blobStore.js';
 import { BundleRepository } from '../../src/app/bundles.js';
 import { createRetention } from '../../src/app/retention/retention.js';
+import type { ReadStore } from '../../src/ports/readStore.js';
+import { collectionOf, retentionDueProjection, type RetentionDue } from '../../projections/index.js';
 
 const DAY_MS = 86_400_000;
 const CONFIRMATIONS = 3;
@@ -24,6 +26,8 @@ describe('retention: the deletion waits for the read models', function () {
   /** how far the service's clocks are ahead of the system's */
   let ahead = 0;
   let items: DataItem[];
+  /** the first item's retention-due document, as it was before its retirement */
+  let stillDue: RetentionDue | undefined;
   const get = (path: string) => fetch(`${service.url}${path}`);
   const blobThere = async (item: DataItem) => {
     try {
@@ -90,6 +94,7 @@ describe('retention: the deletion waits for the read models', function () {
       intervalMs: DAY_MS,
       now: () => Date.now() + ahead,
     });
+    stillDue = (await service.readStore.get<RetentionDue>(collectionOf(retentionDueProjection), items[0]!.id))!.doc;
     const pass = retention.runOnce();
     const [givenUp, waitedFor] = items as [DataItem, DataItem];
     // the first item's retirement recorded, the read models never showing it: its blob stays
@@ -118,5 +123,38 @@ describe('retention: the deletion waits for the read models', function () {
     expect(await pass).to.deep.equal({ retired: 1 });
     expect(await blobThere(waitedFor)).to.equal(false);
     expect(await blobThere(givenUp)).to.equal(true);
+  });
+
+  it('waits for the read models again before deleting a blob an earlier pass recorded retired and gave up waiting on', async () => {
+    const givenUp = items[0]!;
+    expect([await retirements(givenUp), await blobThere(givenUp)]).to.deep.equal([1, true]);
+    const waits: { position: bigint; answer: (shown: boolean) => void }[] = [];
+    const due = await service.readStore.get<RetentionDue>(collectionOf(retentionDueProjection), givenUp.id);
+    expect(due, 'the projector has caught up with the retirement').to.equal(undefined);
+    const retention = createRetention({
+      // the read models as a lagging projector leaves them: the item still due
+      readStore: {
+        findByKey: async () => [{ id: givenUp.id, sort: '0', doc: stillDue! }],
+      } as unknown as Pick<ReadStore, 'findByKey'>,
+      items: service.items,
+      bundles: new BundleRepository(service.eventStore),
+      blobStore: service.blobStore,
+      retainMs: DAY_MS,
+      clock: () => Date.now() + ahead,
+      awaitProjection: (position) => new Promise((answer) => waits.push({ position, answer })),
+      intervalMs: DAY_MS,
+      now: () => Date.now() + ahead,
+    });
+    const pass = retention.runOnce();
+    await eventually(
+      () => waits.length,
+      (n) => n === 1,
+      'the pass waits for the read models to show the earlier retirement',
+    );
+    expect(await blobThere(givenUp)).to.equal(true);
+    waits[0]!.answer(true);
+    expect(await pass).to.deep.equal({ retired: 1 });
+    expect(await retirements(givenUp)).to.equal(1);
+    expect(await blobThere(givenUp)).to.equal(false);
   });
 });
