@@ -61,7 +61,10 @@ export function createRetention(options: RetentionOptions) {
     const { events, state, position } = await items.execute({ type: 'RetireBytes', data }, meta);
     // nothing decided: still needed, or retired by a pass a crash cut before the read models showed it
     if (events.length === 0 && !(state.status === 'accepted' && state.retired)) return false;
-    if (position !== undefined && !(await awaitProjection(position))) return false;
+    // retired by an earlier pass (cut, or its wait given up while the projector lagged): the read
+    // models must show that event before the bytes go, as they must show a new one
+    const shown = position ?? (await items.readWithPosition(id)).position;
+    if (shown !== undefined && !(await awaitProjection(shown))) return false;
     if (state.status !== 'accepted') return false;
     await blobStore.delete(state.blobKey);
     options.retired?.(state.rawContentLength);
