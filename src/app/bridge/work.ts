@@ -60,6 +60,17 @@ export async function releasedItems(
   return { items, posted };
 }
 
+/**
+ * The items of an event whose headers are to be posted; for a release, read from its stream, with the
+ * `item host` pairs a gateway took before the hold added to `posted` (those are not posted again).
+ */
+export async function itemsOf(eventStore: Pick<EventStore, 'readStream'>, recorded: RecordedEvent, posted: Set<string>): Promise<ItemToBridge[]> {
+  if (recorded.type !== 'DataItemReleased') return itemsToBridge(recorded);
+  const released = await releasedItems(eventStore, recorded);
+  for (const pair of released.posted) posted.add(pair);
+  return released.items;
+}
+
 /** `item host` pairs already recorded (`DataItemBridged`) by the event, so a restart posts them no more */
 export function bridgedPairs(recorded: RecordedEvent): string[] {
   if (recorded.type !== 'DataItemBridged') return [];
