@@ -40,9 +40,15 @@ export interface GraphqlItemDocument {
   block?: { height: number } & Partial<MinedBlock>;
   /** top-level: it holds nested items (indexed), which follow its block */
   holdsNested?: true;
+  /**
+   * held by the operator (DataItemQuarantined, not released since), or nested in a root held: answered
+   * by no query (as the read routes answer 451) and under no filter's key, so held items cost a search
+   * nothing. A nested item takes its root's (`followers` below), as it takes its block.
+   */
+  held?: true;
 }
 
-const handles = ['DataItemAccepted', 'NestedItemsIndexed', 'BundlePermanent'] as const;
+const handles = ['DataItemAccepted', 'NestedItemsIndexed', 'BundlePermanent', 'DataItemQuarantined', 'DataItemReleased'] as const;
 type GraphqlEvent = HandledEvent<typeof handles>;
 
 /**
@@ -75,6 +81,8 @@ export const itemKeys = {
 const bundledInOf = (doc: GraphqlItemDocument): string | undefined => doc.parentId ?? doc.bundleId;
 
 function indexOf(doc: GraphqlItemDocument, id: string): DocumentIndex {
+  // held: found by no filter, only by its root (which brings it back when released)
+  if (doc.held) return { keys: doc.rootId !== undefined ? [itemKeys.root(doc.rootId)] : [], sort: sortKeyOf(doc, id) };
   const keys = [itemKeys.all, itemKeys.owner(doc.owner)];
   if (doc.target) keys.push(itemKeys.recipient(doc.target));
   const bundle = bundledInOf(doc);
@@ -102,19 +110,28 @@ const headerOf = (h: { tags?: GraphqlItemDocument['tags']; target?: string; anch
   ...(h.anchor !== undefined ? { anchor: h.anchor } : {}),
 });
 
-/** a nested item takes its root's block, or loses one it had */
+/** a nested item takes its root's block and hold, or loses those it had */
 function followRoot(doc: GraphqlItemDocument, root: GraphqlItemDocument | undefined): GraphqlItemDocument {
-  const { block: _, ...rest } = doc;
-  return root?.block ? { ...rest, block: root.block } : rest;
+  const { block: _, held: _held, ...rest } = doc;
+  return { ...rest, ...(root?.block ? { block: root.block } : {}), ...(root?.held ? { held: true as const } : {}) };
+}
+
+/** the hold is a flag beside the item: only an uploaded item's own (a nested one follows its root's) */
+function holdOf(doc: GraphqlItemDocument | undefined, held: boolean): GraphqlItemDocument | undefined {
+  if (!doc || doc.parentId !== undefined) return doc;
+  if (held) return doc.held ? doc : { ...doc, held: true };
+  const { held: _, ...released } = doc;
+  return released;
 }
 
 /**
  * Version 2: nested items carry their root's block (and sort by it), and a `root:` key. A nested index
  * names its root first, so a root mined before its nested items are indexed gives them its block too.
+ * Version 3: held items (quarantine) and the items nested in them carry `held` and no filter key.
  */
 export const graphqlItemsProjection: ProjectionDefinition<GraphqlItemDocument, GraphqlEvent> = {
   name: 'graphql-items',
-  version: 2,
+  version: 3,
   handles,
   documentIds: (event) =>
     event.type === 'NestedItemsIndexed'
@@ -162,15 +179,22 @@ export const graphqlItemsProjection: ProjectionDefinition<GraphqlItemDocument, G
         const { data } = event;
         return { ...doc, bundleId: data.txId, block: { height: data.blockHeight, ...data.block } };
       }
+      case 'DataItemQuarantined':
+        return holdOf(doc, true);
+      case 'DataItemReleased':
+        return holdOf(doc, false);
     }
   },
   indexOf,
   followers: {
     leaderOf: (doc) => doc.rootId,
     keyOf: itemKeys.root,
-    // mined: every nested item takes the block; indexed after its root was mined: the part's items
-    after: (event, _, root) =>
-      !root?.holdsNested ? 'none' : event.type === 'BundlePermanent' ? 'all' : event.type === 'NestedItemsIndexed' && root.block ? 'named' : 'none',
+    // mined, held or released: every nested item takes the block and hold; indexed after: the part's items
+    after: (event, _, root) => {
+      if (!root?.holdsNested) return 'none';
+      if (event.type === 'NestedItemsIndexed') return root.block || root.held ? 'named' : 'none';
+      return event.type === 'DataItemAccepted' ? 'none' : 'all';
+    },
     follow: (doc, root) => followRoot(doc, root),
   },
 };

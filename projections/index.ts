@@ -22,6 +22,7 @@ import { unrefundedFailuresProjection } from './unrefundedFailures.js';
 import { accountEntriesProjection } from './accountEntries.js';
 import { pendingX402PaymentsProjection } from './pendingX402Payments.js';
 import { retentionDueProjection, retentionStatsProjection, retiredBytesProjection } from './retention.js';
+import { quarantineStatsProjection } from './quarantineStats.js';
 
 export const allProjections: readonly AnyProjection[] = [
   txStatusProjection,
@@ -49,6 +50,7 @@ export const allProjections: readonly AnyProjection[] = [
   retentionDueProjection,
   retiredBytesProjection,
   retentionStatsProjection,
+  quarantineStatsProjection,
 ];
 /**
  * The projections a service runs (and waits for, and counts in its lag): all of them, but the GraphQL
@@ -89,3 +91,4 @@ export {
   type RetiredBytes,
   type RetentionStats,
 } from './retention.js';
+export { quarantineStatsProjection, heldItemsNow, QUARANTINE_STATS_ID, type QuarantineStats } from './quarantineStats.js';

@@ -16,6 +16,8 @@ export interface ScrapeSources {
   liveBundles?: () => Promise<Record<string, number>>;
   /** items whose stored bytes are damaged now, from the upload-stats read model */
   damagedItems?: () => Promise<number>;
+  /** items held now (quarantine), from the quarantine-stats read model */
+  heldItems?: () => Promise<number>;
   /** the bundler's view of the service wallet (absent where no bundler runs) */
   funds?: () => Pick<FundsSnapshot, 'balance' | 'waitingBundles'> | undefined;
   /** when the block height receipts are signed with was read from the gateway (ms since the epoch; undefined: never) */
@@ -194,6 +196,21 @@ function registerScrapeGauges(registry: Registry, sources: ScrapeSources, onErro
       } catch (error) {
         this.set(Number.NaN);
         onError('damaged items not read for /metrics', error);
+      }
+    },
+  });
+
+  new Gauge({
+    name: 'data_items_held',
+    help: 'Uploaded items held by the operator (quarantine) and not released: in no bundle, 451 on reads (quarantine-stats read model)',
+    registers: [registry],
+    async collect() {
+      if (!sources.heldItems) return;
+      try {
+        this.set(await sources.heldItems());
+      } catch (error) {
+        this.set(Number.NaN);
+        onError('held items not read for /metrics', error);
       }
     },
   });

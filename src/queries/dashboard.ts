@@ -31,6 +31,7 @@ import {
   type UploadStatsDocument,
 } from '../../projections/index.js';
 import { emptyUploadStats, MINUTE_MS, RETAINED_MINUTES } from '../../projections/uploadStats.js';
+import { heldItemsNow } from '../../projections/quarantineStats.js';
 
 /** `GET /dashboard/api/summary`: what the status page shows, every figure from a read model. */
 export interface DashboardSummary {
@@ -44,6 +45,8 @@ export interface DashboardSummary {
     failedItems: number;
     /** items whose stored bytes no longer match their acceptance, not repaired yet */
     damagedItems: number;
+    /** uploaded items held by the operator (quarantine) and not released, from the quarantine-stats read model */
+    heldItems: number;
   };
   bundles: Record<BundleStatus, number>;
   /** items accepted (or requeued) and in no bundle yet, from the bundle queue */
@@ -126,12 +129,13 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
   return {
     async summary() {
       const at = now();
-      const [stats, live, lag, waiting, storage] = await Promise.all([
+      const [stats, live, lag, waiting, storage, heldItems] = await Promise.all([
         get<UploadStatsDocument>(uploadStatsProjection, UPLOAD_STATS_ID),
         liveBundlesByState(readStore),
         projectorLag(eventStore, readStore, deps.projections ?? allProjections),
         waitingSummary(readStore, at),
         storageFigures(readStore, deps.freeDiskBytes ?? (() => Promise.reject(new Error('unknown'))), at),
+        heldItemsNow(readStore),
       ]);
       const s = stats ?? emptyUploadStats();
       const current = Math.floor(at / MINUTE_MS) * MINUTE_MS;
@@ -149,6 +153,7 @@ export function createDashboardQueries(deps: DashboardDeps): DashboardQueries {
           total: { items: s.items, bytes: s.bytes },
           failedItems: s.failedItems,
           damagedItems: s.damagedItems ?? 0,
+          heldItems,
         },
         bundles: { ...live, permanent: s.bundlesPermanent, dropped: s.bundlesDropped },
         waiting,

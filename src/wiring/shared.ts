@@ -13,6 +13,7 @@ import { countingFetch, instrumentGateway } from '../metrics/instrument.js';
 import { projectorLag } from '../../projections/lag.js';
 import { liveBundlesByState } from '../../projections/liveBundles.js';
 import { damagedItemsNow } from '../../projections/uploadStats.js';
+import { heldItemsNow } from '../../projections/quarantineStats.js';
 import { storageFigures } from '../queries/storage.js';
 import { createDiskSpace, statfsFree } from '../adapters/fs/diskSpace.js';
 import { projectionsOf } from '../../projections/index.js';
@@ -36,6 +37,7 @@ export async function startShared(life: Lifecycle, w: Wiring, { eventStore, read
     projectorLag: lag,
     liveBundles: () => liveBundlesByState(readStore),
     damagedItems: () => damagedItemsNow(readStore),
+    heldItems: () => heldItemsNow(readStore),
     storage: () => storageFigures(readStore, () => statfsFree(config.dataDir), w.now()),
     // the bundler's view of the service wallet; none where no bundler runs
     funds: () => (w.bundlerRuns ? funds.snapshot() : undefined),

@@ -6,7 +6,7 @@ import type { BridgeHealth } from './health.js';
 import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome } from './post.js';
 import { bestEffort } from '../../bestEffort.js';
 import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
-import { itemsToBridge, pairKey, ReadPositions, type ItemToBridge } from './work.js';
+import { itemsOf, pairKey, ReadPositions, type ItemToBridge } from './work.js';
 
 /** the read store's checkpoint of the bridge: every event up to it has had its headers' outcomes recorded */
 export const BRIDGE_CHECKPOINT = 'optical-bridge';
@@ -31,10 +31,11 @@ export interface BridgeSettings {
 }
 
 export interface BridgeDeps {
-  eventStore: Pick<EventStore, 'subscribeToAll' | 'readAll' | 'headPosition'>;
+  eventStore: Pick<EventStore, 'subscribeToAll' | 'readAll' | 'headPosition' | 'readStream'>;
   readStore: Pick<ReadStore, 'getCheckpoint' | 'commit'>;
   blobStore: BlobStore;
-  items: Pick<DataItemRepository, 'execute'>;
+  /** `read`: whether an item is held (quarantined) as its stream says now, right before its header is posted */
+  items: Pick<DataItemRepository, 'execute' | 'read'>;
   gateways: readonly BridgeGateway[];
   settings: BridgeSettings;
   health: Pick<BridgeHealth, 'record'>;
@@ -64,6 +65,29 @@ export interface BridgeStats {
 }
 
 /**
+ * The batch less the units whose items are held (quarantined; a nested item: its root) as their streams
+ * say now, read right before the post: a hold recorded with the acceptance (QUARANTINE_RULES) or before
+ * the bridge got to the item is seen, whatever the read models say. A held unit is done at this gateway
+ * without a post; the release (`DataItemReleased`, read in order) brings it back. When the holds cannot
+ * be read now, the batch waits first in line, as after a failed post, and none is posted.
+ */
+async function withoutHeld(deps: BridgeDeps, lane: Lane, batch: Unit[], finish: (unit: Unit, host: string) => void): Promise<Unit[]> {
+  let held: Set<string>;
+  try {
+    const roots = [...new Set(batch.map((unit) => unit.item.rootId))];
+    const states = await Promise.all(roots.map((rootId) => deps.items.read(rootId)));
+    held = new Set(roots.filter((_, i) => states[i]!.status === 'accepted' && states[i]!.quarantined !== undefined));
+  } catch (error) {
+    deps.log('optical bridge: holds not read; the batch waits', { gateway: lane.gateway.host, error: String(error) });
+    lane.queue.unshift(...batch);
+    lane.pausedUntil = deps.monotonic() + deps.settings.retryMs;
+    return [];
+  }
+  for (const unit of batch) if (held.has(unit.item.rootId)) finish(unit, lane.gateway.host);
+  return batch.filter((unit) => !held.has(unit.item.rootId));
+}
+
+/**
  * One holding of the bridge's lease: reads the events after the checkpoint, posts the headers of
  * the items they name to every gateway in batches, retries with back-off, records each outcome as
  * `DataItemBridged` on the item's stream (one append per stream, gateway and batch), and moves the
@@ -90,7 +114,8 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   const { record, retryUnrecorded } = createOutcomeRecorder(deps, finish);
 
   /** a batch's headers, as many as fit one body (the rest go back first in line); those that cannot be read are given up on */
-  async function bodyOf(lane: Lane, batch: Unit[]): Promise<{ body: string; posted: Unit[] }> {
+  async function bodyOf(lane: Lane, all: Unit[]): Promise<{ body: string; posted: Unit[] }> {
+    const batch = await withoutHeld(deps, lane, all, finish);
     const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
     const readable: { unit: Unit; text: string }[] = [];
     for (const [i, unit] of batch.entries()) {
@@ -167,7 +192,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
     if (stopped) return;
     for await (const recorded of subscription) {
       if (recorded.position > until) pairs.clear();
-      const items = itemsToBridge(recorded);
+      const items = await itemsOf(deps.eventStore, recorded, pairs);
       const todo = items.map((item) => lanes.map((l) => l.gateway.host).filter((host) => !pairs.has(pairKey(item.id, host))));
       const event = positions.read(recorded.position, todo.filter((hosts) => hosts.length > 0).length);
       if (event) for (const [i, item] of items.entries()) if (todo[i]!.length > 0) enqueue(item, event, todo[i]!);

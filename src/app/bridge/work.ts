@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../ports/eventStore.js';
+import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { fromRecorded } from '../../domain/events.js';
-import { itemBlobKey } from '../../domain/ids.js';
+import { dataItemStream, itemBlobKey, type DataItemId } from '../../domain/ids.js';
 import type { ItemPlace } from './opticalHeader.js';
 
 /** The events whose items have headers to post: an acceptance (the item), a nested index's part (its items). */
@@ -36,6 +36,39 @@ export function itemsToBridge(recorded: RecordedEvent): ItemToBridge[] {
     }));
   }
   return [];
+}
+
+/**
+ * The items a release (`DataItemReleased`) gives back to the bridge, which passed them over while they
+ * were held: the released item and those nested in it, as its stream records them now, with the
+ * `item host` pairs whose headers a gateway took already (before the hold: those are not posted again).
+ */
+export async function releasedItems(
+  eventStore: Pick<EventStore, 'readStream'>,
+  recorded: RecordedEvent,
+): Promise<{ items: ItemToBridge[]; posted: Set<string> }> {
+  const event = fromRecorded(recorded);
+  if (event?.type !== 'DataItemReleased') return { items: [], posted: new Set() };
+  const items: ItemToBridge[] = [];
+  const posted = new Set<string>();
+  for await (const e of eventStore.readStream(dataItemStream(event.data.id as DataItemId))) {
+    items.push(...itemsToBridge(e));
+    if (e.type !== 'DataItemBridged') continue;
+    const bridged = fromRecorded(e);
+    if (bridged?.type === 'DataItemBridged' && bridged.data.ok) for (const pair of bridgedPairs(e)) posted.add(pair);
+  }
+  return { items, posted };
+}
+
+/**
+ * The items of an event whose headers are to be posted; for a release, read from its stream, with the
+ * `item host` pairs a gateway took before the hold added to `posted` (those are not posted again).
+ */
+export async function itemsOf(eventStore: Pick<EventStore, 'readStream'>, recorded: RecordedEvent, posted: Set<string>): Promise<ItemToBridge[]> {
+  if (recorded.type !== 'DataItemReleased') return itemsToBridge(recorded);
+  const released = await releasedItems(eventStore, recorded);
+  for (const pair of released.posted) posted.add(pair);
+  return released.items;
 }
 
 /** `item host` pairs already recorded (`DataItemBridged`) by the event, so a restart posts them no more */

@@ -63,7 +63,10 @@ function rangeOf(filter: TransactionFilter): { low?: string; high?: string } {
   return range;
 }
 
-/** the filters as one predicate over a document (the scanned key's filter included: cheap, and simpler) */
+/**
+ * the filters as one predicate over a document (the scanned key's filter included: cheap, and simpler).
+ * A held item matches none: it is under no filter's key, but `ids` reads documents by id.
+ */
 function matcher(filter: TransactionFilter): (id: string, doc: GraphqlItemDocument) => boolean {
   const ids = filter.ids && new Set(filter.ids);
   const owners = filter.owners && new Set(filter.owners);
@@ -71,6 +74,7 @@ function matcher(filter: TransactionFilter): (id: string, doc: GraphqlItemDocume
   const bundles = filter.bundledIn && new Set(filter.bundledIn);
   const tags = filter.tags?.map(({ name, values }) => ({ name, values: new Set(values) }));
   return (id, doc) =>
+    !doc.held &&
     (!ids || ids.has(id)) &&
     (!owners || owners.has(doc.owner)) &&
     (!recipients || (doc.target !== undefined && recipients.has(doc.target))) &&

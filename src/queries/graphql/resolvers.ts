@@ -132,7 +132,8 @@ export function gatewayRoot(deps: { readStore: Pick<ReadStore, 'get' | 'getMany'
     async transaction({ id }: { id: string }, context: GraphqlContext) {
       context.checkTime();
       const found = await readStore.get<GraphqlItemDocument>(COLLECTION, id);
-      return found ? new TransactionNode(id, found.doc, itemData) : null;
+      // held (quarantine), as the read routes' 451: not found while held
+      return found && !found.doc.held ? new TransactionNode(id, found.doc, itemData) : null;
     },
     async transactions(args: TransactionFilter, context: GraphqlContext) {
       checkArguments(args, limits);

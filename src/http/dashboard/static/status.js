@@ -103,6 +103,7 @@ poll(async () => {
   setText('bytes-total', formatBytes(s.uploads.total.bytes));
   setText('items-failed', s.uploads.failedItems);
   setText('items-damaged', s.uploads.damagedItems);
+  setText('items-held', s.uploads.heldItems);
   byId('damaged').className = s.uploads.damagedItems > 0 ? 'alarm' : '';
   setText('bytes-held', formatBytes(s.storage.bytesHeld));
   setText('bytes-retired', formatBytes(s.storage.bytesRetired));

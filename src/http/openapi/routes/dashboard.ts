@@ -22,6 +22,7 @@ export const DashboardSummaryBody = z
       total: Counts,
       failedItems: z.int().nonnegative(),
       damagedItems: z.int().nonnegative().meta({ description: 'items whose stored bytes no longer match their acceptance, not repaired yet' }),
+      heldItems: z.int().nonnegative().meta({ description: 'uploaded items held by the operator (quarantine) and not released' }),
     }),
     bundles: z.record(z.string(), z.int().nonnegative()).meta({ description: 'live bundles by state' }),
     waiting: z
