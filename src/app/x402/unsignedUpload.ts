@@ -16,8 +16,7 @@ export interface UnsignedRequest extends X402Request {
 
 type Tag = { name: string; value: string };
 
-/** the reference's answer without content-length on this route (turbo-upload-service src/routes/x402RawDataPost.ts) */
-export const RAW_LENGTH_REQUIRED = 'Missing Content Length. Content Length is required for raw data post.';
+export { RAW_LENGTH_REQUIRED } from './rawLength.js';
 
 /** blobs of raw data waiting to be signed; the blob sweep removes what a crash leaves */
 const RAW_PREFIX = 'x402-raw/';
