@@ -75,6 +75,11 @@ const gatewayList = z.string().transform((s, ctx) =>
  * with no tags), known items by digest, and tags by name and value.
  */
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'hex sha256, lower case');
+/** as `sha384sum` prints it; either case, kept in lower case (the verifier's) */
+const Sha384 = z
+  .string()
+  .regex(/^[0-9a-fA-F]{96}$/, 'hex sha384')
+  .transform((hex) => hex.toLowerCase());
 
 /** a regular expression matched against the whole string (anchored): the operator's, checked when the configuration is read */
 const Pattern = z.string().transform((source, ctx) => {
@@ -106,6 +111,8 @@ export const QuarantineRule = z.strictObject({
       tags: z.array(TagPattern).min(1).optional(),
       /** the signed item's sha256 (hex; what `DataItemAccepted.sha256` records) is one of these */
       sha256: z.array(Sha256).min(1).optional(),
+      /** the payload's SHA-384 (hex, `sha384sum` of the payload alone) is one of these: one payload under any key */
+      payloadSha384: z.array(Sha384).min(1).optional(),
       /** the owner's native address (as receipts' payers are keyed) is one of these */
       owners: z.array(z.string().min(1)).min(1).optional(),
     })
@@ -191,7 +198,7 @@ export const ConfigSchema = z.object({
     })
     .optional()
     .describe(
-      'the operator\'s quarantine rules, checked on every item at its acceptance (single, multi-part, x402): a JSON array, or the path of a file holding one. Each rule: `name`, `reason`, `action` (`hold`, the default: accepted, receipted and charged, then held out of bundling and reads (451) until released; `refuse`: 403 `Forbidden` before anything is reserved or stored) and `match`, every condition of which must hold: `size` (the signed item\'s bytes, exactly), `minSize`, `maxSize`, `untagged` (true: no tags), `tags` (`[{ name, value }]`, whole-string regular expressions, each pattern matching some tag), `sha256` (the signed item\'s digests), `owners` (native addresses). The first rule that matches decides. E.g. the reference\'s spam shape: `[{"name":"untagged-100372","match":{"size":100372,"untagged":true},"reason":"known spam shape"}]`',
+      'the operator\'s quarantine rules, checked on every item at its acceptance (single, multi-part, x402): a JSON array, or the path of a file holding one. Each rule: `name`, `reason`, `action` (`hold`, the default: accepted, receipted and charged, then held out of bundling and reads (451) until released; `refuse`: 403 `Forbidden` before anything is reserved or stored) and `match`, every condition of which must hold: `size` (the signed item\'s bytes, exactly), `minSize`, `maxSize`, `untagged` (true: no tags), `tags` (`[{ name, value }]`, whole-string regular expressions, each pattern matching some tag), `sha256` (the signed item\'s digests), `payloadSha384` (the payload\'s SHA-384 digests, hex as `sha384sum` prints them: the same payload signed by any key), `owners` (native addresses). The first rule that matches decides. E.g. the reference\'s spam shape: `[{"name":"untagged-100372","match":{"size":100372,"untagged":true},"reason":"known spam shape"}]`',
     ),
   FREE_UPLOAD_LIMIT_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(517_120).describe('reported in `/info`; items up to this size are free'),
   DEADLINE_HEIGHT_OFFSET: int(0, 1_000_000).default(200).describe('receipt `deadlineHeight` = current block height + this'),

@@ -85,6 +85,7 @@ export class DeepHashList {
 export class StreamingBlobHash {
   private readonly hash: Hash = createHash('sha384');
   private length = 0;
+  private ended: Buffer | undefined;
 
   update(chunk: Uint8Array): void {
     this.hash.update(chunk);
@@ -95,8 +96,14 @@ export class StreamingBlobHash {
     return this.length;
   }
 
+  /** the SHA-384 of the bytes themselves (once: the hash ends here) */
+  sha384(): Buffer {
+    this.ended ??= this.hash.digest();
+    return this.ended;
+  }
+
   digest(): Buffer {
-    return blobHashFromDigest(this.length, this.hash.digest());
+    return blobHashFromDigest(this.length, this.sha384());
   }
 }
 

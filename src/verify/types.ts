@@ -30,9 +30,14 @@ export interface VerifiedDataItem {
   /** 2 + sigLen + ownerLen + (33 or 1) + (33 or 1) + 16 + tag bytes */
   payloadDataStart: number;
   payloadContentLength: number;
+  /**
+   * hex SHA-384 of the payload's bytes: the digest the deep hash takes of the data, so known with no
+   * extra hashing; what a quarantine rule's `payloadSha384` matches (`sha384sum` of the payload file)
+   */
+  payloadSha384: string;
 }
 
-export type VerifiedHeader = Omit<VerifiedDataItem, 'rawContentLength' | 'payloadContentLength'>;
+export type VerifiedHeader = Omit<VerifiedDataItem, 'rawContentLength' | 'payloadContentLength' | 'payloadSha384'>;
 
 export interface DataItemVerifier {
   /** feed the next bytes; synchronous; throws InvalidDataItem as soon as the header is known bad, DataItemTooLarge past maxSize */

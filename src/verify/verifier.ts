@@ -128,11 +128,17 @@ class StreamingVerifier implements DataItemVerifier {
       this.count(payload.byteLength);
     }
     const parsed = this.parsedHeader();
-    const message = signedPrefix.add(payload ? blobHashFromDigest(payload.byteLength, payload.sha384) : this.payload.digest()).digest();
+    const payloadSha384 = payload ? payload.sha384 : this.payload.sha384();
+    const message = signedPrefix.add(blobHashFromDigest(payload ? payload.byteLength : this.payload.byteLength, payloadSha384)).digest();
     if (!(await parsed.scheme.verify(parsed.owner, message, parsed.signature))) {
       throw new InvalidDataItem(`signature of type ${parsed.scheme.signatureType} does not verify`);
     }
-    return { ...header, rawContentLength: this.received, payloadContentLength: this.received - header.payloadDataStart };
+    return {
+      ...header,
+      rawContentLength: this.received,
+      payloadContentLength: this.received - header.payloadDataStart,
+      payloadSha384: Buffer.from(payloadSha384).toString('hex'),
+    };
   }
 
   private onHeader(parsed: ParsedHeader): void {

@@ -102,12 +102,21 @@ describe('a hold against the bundle decider', () => {
 
 describe('quarantine rules', () => {
   const rulesOf = (rules: unknown) => parseConfig({ QUARANTINE_RULES: JSON.stringify(rules) }).quarantineRules;
-  const item = (facts: Partial<ItemFacts>): ItemFacts => ({ rawContentLength: 100_372, tags: [], sha256: 'a'.repeat(64), nativeAddress: 'owner-1', ...facts });
+  const item = (facts: Partial<ItemFacts>): ItemFacts => ({
+    rawContentLength: 100_372,
+    tags: [],
+    sha256: 'a'.repeat(64),
+    payloadSha384: 'c'.repeat(96),
+    nativeAddress: 'owner-1',
+    ...facts,
+  });
   const rules = rulesOf([
     { name: 'spam', match: { size: 100_372, untagged: true }, reason: 'known spam shape' },
     { name: 'phish', action: 'refuse', match: { tags: [{ name: 'App-Name', value: 'Phish.*' }, { name: 'Type' }] }, reason: 'phishing' },
     { name: 'known', match: { sha256: ['b'.repeat(64)], minSize: 10, maxSize: 20 }, reason: 'a known item' },
     { name: 'owner', match: { owners: ['owner-2'] }, reason: 'an owner under review' },
+    // as sha384sum prints it, or in capitals: one form once read
+    { name: 'payload', match: { payloadSha384: ['D'.repeat(96)] }, reason: 'a known payload' },
   ]);
 
   it('matches when every condition of a rule holds, the first rule deciding', () => {
@@ -125,6 +134,8 @@ describe('quarantine rules', () => {
     expect(ruleFor(rules, item({ sha256: 'b'.repeat(64), rawContentLength: 15 }))?.name).to.equal('known');
     expect(ruleFor(rules, item({ sha256: 'b'.repeat(64), rawContentLength: 21 }))).to.equal(undefined);
     expect(ruleFor(rules, item({ nativeAddress: 'owner-2', rawContentLength: 5 }))?.name).to.equal('owner');
+    expect(ruleFor(rules, item({ payloadSha384: 'd'.repeat(96), rawContentLength: 5 }))?.name).to.equal('payload');
+    expect(ruleFor(rules, item({ payloadSha384: 'e'.repeat(96), rawContentLength: 5 }))).to.equal(undefined);
   });
 
   it('refuses at start-up a rule with a bad pattern, no condition, or a name used twice, naming the variable', () => {
@@ -136,6 +147,7 @@ describe('quarantine rules', () => {
         { name: 'x', match: { size: 2 }, reason: 'r' },
       ],
       [{ name: 'x', match: { size: 1 }, reason: 'r', extra: true }],
+      [{ name: 'x', match: { payloadSha384: ['d'.repeat(64)] }, reason: 'r' }],
     ]) {
       expect(() => rulesOf(bad), JSON.stringify(bad)).to.throw(/QUARANTINE_RULES: a JSON array of rules/);
     }

@@ -7,7 +7,10 @@ import { asBody, signedItem, signers } from '../support/items.js';
 const ADMIN_TOKEN = 'test-only-admin-token-0123456789';
 /** the reference's spam shape (issue 38: ardriveapp/turbo-upload-service src/routes/dataItemPost.ts): 100,372 bytes, no tags */
 const SPAM_SIZE = 100_372;
+/** a payload the operator knows (its digest as `sha384sum` prints it, in capitals here: any case is read) */
+const KNOWN_PAYLOAD = Buffer.from('a payload the operator was told of, in any item');
 const RULES = [
+  { name: 'known-payload', match: { payloadSha384: [createHash('sha384').update(KNOWN_PAYLOAD).digest('hex').toUpperCase()] }, reason: 'known malware' },
   { name: 'untagged-100372', match: { size: SPAM_SIZE, untagged: true }, reason: 'known spam shape' },
   { name: 'no-phishing', action: 'refuse', match: { tags: [{ name: 'App-Name', value: 'Phish.*' }] }, reason: 'phishing kit' },
 ];
@@ -74,6 +77,25 @@ describe('quarantine rules at acceptance', function () {
       expect(await (await fetch(`${service.url}/tx/${item.id}/status`)).json()).to.not.have.property('quarantined');
       expect((await fetch(`${service.url}/${item.id}`)).status).to.equal(200);
     }
+  });
+
+  it('holds every item whose payload has a digest a rule names, whatever its tags, and no other', async () => {
+    const items = [
+      await signedItem(signers.arweave(), KNOWN_PAYLOAD, []),
+      await signedItem(signers.arweave(), KNOWN_PAYLOAD, [{ name: 'Content-Type', value: 'text/plain' }]),
+      await signedItem(signers.arweave(), Buffer.concat([KNOWN_PAYLOAD, Buffer.from('.')]), []),
+    ];
+    await credit(ownerAddress(items[0]!));
+    const held = [];
+    for (const item of items) {
+      expect((await fetch(`${service.url}/tx`, { method: 'POST', body: asBody(item.getRaw()) })).status).to.equal(200);
+      held.push((await fetch(`${service.url}/${item.id}`)).status);
+    }
+    expect(held).to.deep.equal([451, 451, 200]);
+    const events = [];
+    for await (const e of service.eventStore.readStream(dataItemStream(items[1]!.id as DataItemId))) events.push({ type: e.type, data: e.data });
+    expect(events[1]).to.deep.include({ type: 'DataItemQuarantined' });
+    expect(events[1]!.data).to.deep.include({ by: 'rule:known-payload', reason: 'known malware', rule: 'known-payload' });
   });
 
   it('refuses an item matching a refuse rule with 403 Forbidden, storing and charging nothing', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { Signer } from 'arbundles';
 import { createDataItemVerifier, verifyDataItemStream, type VerifiedDataItem } from '../../src/verify/index.js';
@@ -59,9 +60,10 @@ describe('data item verifier', () => {
       verifier.write(raw.subarray(at, at + 1));
     }
     const verified = await verifier.end();
-    const { rawContentLength, payloadContentLength, ...header } = verified;
+    const { rawContentLength, payloadContentLength, payloadSha384, ...header } = verified;
     expect(verifier.header).to.deep.equal(header);
     expect([rawContentLength, payloadContentLength]).to.deep.equal([raw.length, 7]);
+    expect(payloadSha384).to.equal(createHash('sha384').update('payload').digest('hex'));
   });
 
   it('ignores empty chunks', async () => {

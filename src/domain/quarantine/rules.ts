@@ -11,6 +11,8 @@ export interface ItemFacts {
   rawContentLength: number;
   tags: readonly { name: string; value: string }[];
   sha256: string;
+  /** hex SHA-384 of the payload alone (the verifier's: the deep hash's digest of the data) */
+  payloadSha384: string;
   nativeAddress: string;
 }
 
@@ -21,6 +23,7 @@ const matches = ({ match: m }: QuarantineRule, item: ItemFacts): boolean =>
   (m.untagged === undefined || (item.tags.length === 0) === m.untagged) &&
   (m.tags === undefined || m.tags.every((p) => item.tags.some((t) => (p.name?.test(t.name) ?? true) && (p.value?.test(t.value) ?? true)))) &&
   (m.sha256 === undefined || m.sha256.includes(item.sha256)) &&
+  (m.payloadSha384 === undefined || m.payloadSha384.includes(item.payloadSha384)) &&
   (m.owners === undefined || m.owners.includes(item.nativeAddress));
 
 /** the first rule the item matches, if any */
