@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { InvalidContentType } from '../domain/errors.js';
 import type { X402Outcome, X402Request } from '../app/x402/x402Upload.js';
-import type { UnsignedRequest } from '../app/x402/unsignedUpload.js';
-import { RAW_LENGTH_REQUIRED } from '../app/x402/rawLength.js';
+import { RAW_LENGTH_REQUIRED, type UnsignedRequest } from '../app/x402/unsignedUpload.js';
 import { sendError } from './errors.js';
 import { noteSubject, requestContextOf } from './requestContext.js';
 import { parseParams } from './openapi/route.js';

@@ -26,7 +26,7 @@ import type { ServiceStores } from './stores.js';
 import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
-import type { X402Side } from './x402.js';
+import { x402Routes, x402SideOf } from './x402.js';
 
 /**
  * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
@@ -140,8 +140,7 @@ export async function startCommandSide(
     log: (message, fields) => log.warn(message, fields),
   });
   // x402 payments' networks and settlements, when configured: the routes and the recovery pass share them
-  // loaded only when configured: the x402 package and viem cost the process about 80 MiB of memory
-  const x402: X402Side | undefined = config.x402 ? (await import('./x402.js')).x402SideOf(config, eventStore) : undefined;
+  const x402 = x402SideOf(config, eventStore);
   return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth, x402 };
 }
 
@@ -232,7 +231,7 @@ export function commandRoutes(
     ...(config.adminToken && blocklist
       ? { admin: { token: config.adminToken, accounts, eventStore, readStore, items, blocklist, ...(awaitProjection ? { awaitProjection } : {}), now } }
       : {}),
-    ...(x402 ? x402.routes(config, accept, hasher, inFlight) : {}),
+    ...x402Routes(config, x402, accept, hasher, inFlight),
     multipartCommands: {
       create: inFlight.track((input) => createUpload(multipart, input)),
       receiveChunk: inFlight.track((input) => receiveChunk(multipart, { ...input, body: countedBytes(input.body, 'chunk', metrics) })),

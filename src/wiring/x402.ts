@@ -14,8 +14,6 @@ import type { Config } from '../config.js';
 export interface X402Side {
   networks: X402Network[];
   payments: X402PaymentRepository;
-  /** the upload routes on these networks (commandRoutes) */
-  routes(config: Config, accept: AcceptDeps, hasher: BlobHasher, inFlight: InFlight): { x402?: X402Handlers };
 }
 
 /** built once per process: the upload routes and the recovery pass (background.ts) share the settlements */
@@ -40,16 +38,11 @@ export function x402SideOf(config: Config, eventStore: EventStore): X402Side | u
       x402.rpcTimeoutMs,
     ),
   }));
-  const side: X402Side = {
-    networks,
-    payments: new X402PaymentRepository(eventStore),
-    routes: (c, accept, hasher, inFlight) => x402Routes(c, side, accept, hasher, inFlight),
-  };
-  return side;
+  return { networks, payments: new X402PaymentRepository(eventStore) };
 }
 
 /** x402 pay-per-upload where commands run, when X402_NETWORKS configures it (else its routes are not served) */
-function x402Routes(config: Config, side: X402Side | undefined, accept: AcceptDeps, hasher: BlobHasher, inFlight: InFlight): { x402?: X402Handlers } {
+export function x402Routes(config: Config, side: X402Side | undefined, accept: AcceptDeps, hasher: BlobHasher, inFlight: InFlight): { x402?: X402Handlers } {
   const x402 = config.x402;
   if (!x402 || !side) return {};
   const deps = {

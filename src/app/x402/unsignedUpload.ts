@@ -16,7 +16,8 @@ export interface UnsignedRequest extends X402Request {
 
 type Tag = { name: string; value: string };
 
-export { RAW_LENGTH_REQUIRED } from './rawLength.js';
+/** the reference's answer without content-length on this route (turbo-upload-service src/routes/x402RawDataPost.ts) */
+export const RAW_LENGTH_REQUIRED = 'Missing Content Length. Content Length is required for raw data post.';
 
 /** blobs of raw data waiting to be signed; the blob sweep removes what a crash leaves */
 const RAW_PREFIX = 'x402-raw/';
