@@ -70,7 +70,9 @@ await runCli(USAGE, async () => {
         ...(config.x402
           ? {
               x402: {
-                chains: new Map(config.x402.networks.map((n) => [n.network, createX402ChainReader(n, config.x402!.rpcTimeoutMs)])),
+                chains: new Map(
+                  await Promise.all(config.x402.networks.map(async (n) => [n.network, await createX402ChainReader(n, config.x402!.rpcTimeoutMs)] as const)),
+                ),
                 graceMs: 7 * config.x402.rpcTimeoutMs,
               },
             }

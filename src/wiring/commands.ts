@@ -140,7 +140,7 @@ export async function startCommandSide(
     log: (message, fields) => log.warn(message, fields),
   });
   // x402 payments' networks and settlements, when configured: the routes and the recovery pass share them
-  const x402 = x402SideOf(config, eventStore);
+  const x402 = await x402SideOf(config, eventStore);
   return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth, x402 };
 }
 

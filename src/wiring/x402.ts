@@ -4,6 +4,7 @@ import { uploadWithX402, type X402Network } from '../app/x402/x402Upload.js';
 import { uploadUnsignedWithX402, type UnsignedRequest } from '../app/x402/unsignedUpload.js';
 import { X402PaymentRepository } from '../app/x402/payments.js';
 import { createX402Settlement, readKeyFile } from '../adapters/x402/settlement.js';
+import { loadX402Packages } from '../x402Packages.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { BlobHasher } from '../crypto/blobHasher.js';
 import type { X402Handlers } from '../http/x402.js';
@@ -17,9 +18,11 @@ export interface X402Side {
 }
 
 /** built once per process: the upload routes and the recovery pass (background.ts) share the settlements */
-export function x402SideOf(config: Config, eventStore: EventStore): X402Side | undefined {
+export async function x402SideOf(config: Config, eventStore: EventStore): Promise<X402Side | undefined> {
   const x402 = config.x402;
   if (!x402) return undefined;
+  // the x402 package and viem, loaded only here (about 80 MiB a service without x402 does not hold)
+  await loadX402Packages();
   const networks: X402Network[] = x402.networks.map((n) => ({
     network: n.network,
     usdc: n.usdc,

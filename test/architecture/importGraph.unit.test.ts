@@ -25,6 +25,8 @@ const LAYERS: readonly (readonly string[])[] = [
     'src/bestEffort.ts',
     'src/bufferPool.ts',
     'src/gatheredWrites.ts',
+    // the x402 package and viem, loaded where x402 is configured
+    'src/x402Packages.ts',
     'src/clock.ts',
     'src/lru.ts',
     'src/lifecycle.ts',

@@ -124,7 +124,7 @@ describe('x402 settled by a facilitator URL (a facilitator of x402/facilitator v
 
   it('leaves an audit against the chain with no findings: each settled payment credited once, the failed one never', async () => {
     const findings: Finding[] = [];
-    const reader = createX402ChainReader({ network: 'base-sepolia', chainId: BASE_SEPOLIA_CHAIN_ID, rpcUrl: chain.url, usdc: usdc.address }, 5000);
+    const reader = await createX402ChainReader({ network: 'base-sepolia', chainId: BASE_SEPOLIA_CHAIN_ID, rpcUrl: chain.url, usdc: usdc.address }, 5000);
     const summary = await runAudit(
       {
         eventStore: service.eventStore,

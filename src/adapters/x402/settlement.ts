@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createPublicClient, createWalletClient, defineChain, http, publicActions, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { settle as settleLocally, verify as verifyLocally } from 'x402/facilitator';
-import { useFacilitator } from 'x402/verify';
+import type { Hex } from 'viem';
+import { loadX402Packages, x402Packages } from '../../x402Packages.js';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from 'x402/types';
 
 /** One x402 network the service takes USDC on (config X402_NETWORKS). */
@@ -62,6 +60,7 @@ export function readKeyFile(path: string): Hex {
 
 /** the chain of one network as viem reads it, and what the service and the audit read of its USDC contract */
 function chainOf(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl' | 'usdc'>, timeoutMs: number) {
+  const { defineChain, http, createPublicClient } = x402Packages().viem;
   const chain = defineChain({
     id: config.chainId,
     name: config.network,
@@ -77,7 +76,8 @@ function chainOf(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl
 }
 
 /** what the audit reads of a network (no key): whether an authorization was used, and the chain's time */
-export function createX402ChainReader(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl' | 'usdc'>, timeoutMs: number) {
+export async function createX402ChainReader(config: Pick<X402NetworkConfig, 'network' | 'chainId' | 'rpcUrl' | 'usdc'>, timeoutMs: number) {
+  await loadX402Packages();
   const { authorizationUsed, chainTime } = chainOf(config, timeoutMs);
   return { authorizationUsed, chainTime };
 }
@@ -86,11 +86,13 @@ export function createX402ChainReader(config: Pick<X402NetworkConfig, 'network' 
  * Built with x402's own facilitator functions: with a key, `verify` and `settle` from `x402/facilitator`
  * on viem clients of the configured RPC (the service submits `transferWithAuthorization` and pays the
  * gas); with a facilitator URL, `useFacilitator`'s HTTP calls. `timeoutMs` bounds each RPC request.
+ * The packages are loaded first (`loadX402Packages`, src/x402Packages.ts).
  */
 export function createX402Settlement(config: X402NetworkConfig, timeoutMs: number): X402Settlement {
   const { chain, transport, reader, authorizationUsed, chainTime } = chainOf(config, timeoutMs);
+  const { viem, viemAccounts, facilitator: local, verify: remote } = x402Packages();
   if (config.facilitatorUrl) {
-    const facilitator = useFacilitator({ url: config.facilitatorUrl as `${string}://${string}` });
+    const facilitator = remote.useFacilitator({ url: config.facilitatorUrl as `${string}://${string}` });
     return { verify: facilitator.verify, settle: facilitator.settle, authorizationUsed, chainTime };
   }
   if (!config.keyFile) throw new Error(`x402 network ${config.network} needs a facilitatorUrl or a keyFile`);
@@ -98,20 +100,20 @@ export function createX402Settlement(config: X402NetworkConfig, timeoutMs: numbe
   // the reference gives up after 3 minutes (turbo-upload-service src/arch/x402.ts `settlementTimeoutMs`)
   const settleTimeoutMs = timeoutMs * 6;
   // polled for the settlement's receipt every half second (viem's default for HTTP is 4 s)
-  const wallet = createWalletClient({ account: privateKeyToAccount(readKeyFile(config.keyFile)), chain, transport, pollingInterval: 500 }).extend(
-    publicActions,
-  );
+  const wallet = viem
+    .createWalletClient({ account: viemAccounts.privateKeyToAccount(readKeyFile(config.keyFile)), chain, transport, pollingInterval: 500 })
+    .extend(viem.publicActions);
   // One settlement at a time per key: each is a transaction from the key's account, and two sent at once
   // would be given the same account nonce (read from the node), one replacing or refusing the other.
   let last: Promise<unknown> = Promise.resolve();
   const settleInTurn = (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const turn = last.then(() => withinTime(settleLocally(wallet, payload, requirements), settleTimeoutMs));
+    const turn = last.then(() => withinTime(local.settle(wallet, payload, requirements), settleTimeoutMs));
     // handled: the next turn only waits for this one to end; its failure reaches this caller through `turn`
     last = turn.catch(() => undefined);
     return turn;
   };
   return {
-    verify: (payload, requirements) => verifyLocally(reader, payload, requirements),
+    verify: (payload, requirements) => local.verify(reader, payload, requirements),
     settle: settleInTurn,
     authorizationUsed,
     chainTime,

@@ -1,4 +1,5 @@
-import { PaymentPayloadSchema, type PaymentPayload } from 'x402/types';
+import type { PaymentPayload } from 'x402/types';
+import { x402Packages } from '../../x402Packages.js';
 
 /** The `X-PAYMENT` header is at most a few hundred bytes of base64 JSON; more is refused unread. */
 const MAX_HEADER_CHARS = 8192;
@@ -11,7 +12,7 @@ const MAX_HEADER_CHARS = 8192;
 export function decodePaymentHeader(header: string | undefined): PaymentPayload | undefined {
   if (!header || header.length > MAX_HEADER_CHARS) return undefined;
   try {
-    const parsed = PaymentPayloadSchema.safeParse(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
+    const parsed = x402Packages().types.PaymentPayloadSchema.safeParse(JSON.parse(Buffer.from(header, 'base64').toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
-import { getAddress, type Hex } from 'viem';
-import { settleResponseHeader, type PaymentPayload, type PaymentRequirements, type SettleResponse } from 'x402/types';
+import type { Hex } from 'viem';
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from 'x402/types';
+import { x402Packages } from '../../x402Packages.js';
 import { DataItemTooLarge, InvalidDataItem, ServiceUnavailable } from '../../domain/errors.js';
 import type { DataItemId } from '../../domain/ids.js';
 import type { Receipt } from '../../domain/receipt.js';
@@ -122,7 +123,7 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
   const requirements = accepts[index]!;
   const verified = await verifyOrUnavailable(network, payload, requirements);
   if (!verified.isValid) return { kind: 'paymentRequired', accepts, error: verified.invalidReason ?? 'Payment verification failed', payer: authorization.from };
-  const payer = getAddress(authorization.from);
+  const payer = x402Packages().viem.getAddress(authorization.from);
   const paymentId = x402PaymentId(network.network, payer, authorization.nonce);
   const refused: X402Outcome = { kind: 'paymentRequired', accepts, error: AUTHORIZATION_USED, payer };
   // before a byte is read: an authorization credited already pays nothing more
@@ -169,7 +170,12 @@ export async function payForItem(deps: X402Deps, request: X402Request, source: P
   return {
     kind: outcome.kind,
     receipt: outcome.receipt,
-    payment: { header: settleResponseHeader(settled.response), transaction: settled.response.transaction, usdc: authorization.value, payer },
+    payment: {
+      header: x402Packages().types.settleResponseHeader(settled.response),
+      transaction: settled.response.transaction,
+      usdc: authorization.value,
+      payer,
+    },
   };
 }
 
