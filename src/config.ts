@@ -379,6 +379,11 @@ export const ConfigSchema = z.object({
   SHUTDOWN_GRACE_MS: int(0, 3_600_000)
     .default(25_000)
     .describe('on SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut; then the process exits 0'),
+  HEAP_GROWING_PERCENT: int(0, 1000)
+    .default(200)
+    .describe(
+      "how far V8 lets the main thread's old generation grow past what a full collection left alive before it collects again, as `1 + percent/100` times it (V8's `--heap-growing-percent`); 0: V8's own factor, which during a large upload can settle on too little room and collect every 50 ms (src/heapTuning.ts)",
+    ),
   /** limits against abuse (src/http/listen.ts, src/http/limits.ts) */
   HEADERS_TIMEOUT_MS: int(10, 3_600_000)
     .default(60_000)
@@ -711,6 +716,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     readyMaxLag: c.READY_MAX_LAG,
     readyCheckTimeoutMs: c.READY_CHECK_TIMEOUT_MS,
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
+    heapGrowingPercent: c.HEAP_GROWING_PERCENT,
     abuse: {
       headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
       firstRequestTimeoutMs: c.FIRST_REQUEST_TIMEOUT_MS,

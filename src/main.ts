@@ -1,6 +1,7 @@
 import { ConfigError, parseConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
+import { tuneHeap } from './heapTuning.js';
 import { ReadModelsAhead } from '../projections/aheadOfEvents.js';
 
 /** `npm start`: the whole service in one process on embedded defaults under ./data. */
@@ -52,6 +53,8 @@ async function main() {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // before it says it serves: the first request finds the start's garbage collected (heapTuning.ts)
+  tuneHeap(config.heapGrowingPercent);
   // only now: whoever reads this may signal at once, and a signal before its handler kills outright
   process.stdout.write(
     service.url

@@ -44,7 +44,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // the composition root: the wiring of each role, and the root that lists them
   ['src/roles.ts', 'src/wiring'],
   ['src/service.ts'],
-  ['src/main.ts'],
+  // the process's own start: what only the entry point does (src/heapTuning.ts)
+  ['src/main.ts', 'src/heapTuning.ts'],
 ];
 
 /** Folders outside the layers, and what each must never import. */

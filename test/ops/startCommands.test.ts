@@ -128,6 +128,17 @@ describe('stopping the service as the README and the image start it', function (
     await expectGracefulStop(started, 'SIGTERM');
   });
 
+  it("the compiled service collects its start's garbage once, before it says it listens (src/heapTuning.ts)", async () => {
+    // V8's --trace-gc names a collection asked for through `gc()` with the reason "testing"
+    started = await startCommand(process.execPath, ['--trace-gc', ...SERVICE_COMMAND], { ...process.env, ...serviceEnv() } as Record<string, string>);
+    const beforeListening = started.output().split(/listening on http/)[0]!;
+    expect(count(beforeListening, /Mark-Compact[^\n]* testing;/), beforeListening).to.equal(1);
+
+    process.kill(started.child.pid!, 'SIGTERM');
+
+    await expectGracefulStop(started, 'SIGTERM');
+  });
+
   it('`npm start`: Ctrl-C (SIGINT to the whole foreground process group, npm included) stops it gracefully once', async () => {
     started = await startCommand('npm', ['start'], { ...process.env, ...serviceEnv() } as Record<string, string>);
 
