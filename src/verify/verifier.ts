@@ -142,26 +142,13 @@ class StreamingVerifier implements DataItemVerifier {
   }
 
   private onHeader(parsed: ParsedHeader): void {
-    const { scheme, owner, target, anchor, tags } = parsed;
+    const { scheme, owner, target, anchor } = parsed;
     this.signedPrefix = signedPrefix(scheme.signatureType)
       .add(blobHash(owner))
       .add(target ? blobHash(target) : EMPTY_BLOB)
       .add(anchor ? blobHash(anchor) : EMPTY_BLOB)
       .add(blobHash(parsed.rawTags));
-    const contentType = tags.find((tag) => tag.name.toLowerCase() === 'content-type')?.value;
-    this.verifiedHeader = {
-      id: this.id ?? sha256url(parsed.signature),
-      signatureType: scheme.signatureType,
-      signature: parsed.signature.toString('base64url'),
-      ownerPublicKey: owner.toString('base64url'),
-      owner: sha256url(owner),
-      nativeAddress: scheme.nativeAddress(owner),
-      ...(target && { target: target.toString('base64url') }),
-      ...(anchor && { anchor: anchor.toString('base64url') }),
-      tags,
-      contentType: contentType ?? DEFAULT_CONTENT_TYPE,
-      payloadDataStart: parsed.dataStart,
-    };
+    this.verifiedHeader = headerFields(parsed, this.id);
   }
 
   private parsedHeader(): ParsedHeader {
@@ -172,3 +159,26 @@ class StreamingVerifier implements DataItemVerifier {
 }
 
 const sha256url = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('base64url');
+
+/**
+ * A parsed header's fields as the service keeps them (`id`: the signature's SHA-256, when the caller
+ * has it already). The header is not verified by this: its signature is checked once the payload's
+ * hash is known (`StreamingVerifier.finish`).
+ */
+export function headerFields(parsed: ParsedHeader, id?: string): VerifiedHeader {
+  const { scheme, owner, target, anchor, tags } = parsed;
+  const contentType = tags.find((tag) => tag.name.toLowerCase() === 'content-type')?.value;
+  return {
+    id: id ?? sha256url(parsed.signature),
+    signatureType: scheme.signatureType,
+    signature: parsed.signature.toString('base64url'),
+    ownerPublicKey: owner.toString('base64url'),
+    owner: sha256url(owner),
+    nativeAddress: scheme.nativeAddress(owner),
+    ...(target && { target: target.toString('base64url') }),
+    ...(anchor && { anchor: anchor.toString('base64url') }),
+    tags,
+    contentType: contentType ?? DEFAULT_CONTENT_TYPE,
+    payloadDataStart: parsed.dataStart,
+  };
+}
