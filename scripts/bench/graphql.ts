@@ -19,7 +19,7 @@
  * not measured here.
  * Also the read model's bytes per item (its file, the log copied in).
  *
- *   npx tsx scripts/bench/graphql.ts [--items 1000000] [--queries 300] [--json]
+ *   npx tsx scripts/bench/graphql.ts [--items 1000000] [--queries 1000] [--json]
  *
  * Items: 1,000 owners (fewer below 200,000 items: 200 items each), 1,000 values of an `App-Name` tag
  * (1,000 items each), 3 tags each (the app, a content type and a unique `Seq`), half of them mined at
@@ -41,7 +41,7 @@ import { percentile } from './lib/stats.js';
 const { values } = parseArgs({
   options: {
     items: { type: 'string', default: '1000000' },
-    queries: { type: 'string', default: '300' },
+    queries: { type: 'string', default: '1000' },
     json: { type: 'boolean', default: false },
   },
 });
