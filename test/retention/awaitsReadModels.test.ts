@@ -44,6 +44,20 @@ describe('retention: the deletion waits for the read models', function () {
     return n;
   };
 
+  /** a retention pass of the service's stores on its clocks, whose waits for the read models the test answers */
+  const retentionWaitingOn = (waits: { position: bigint; answer: (shown: boolean) => void }[], readStore: Pick<ReadStore, 'findByKey'>) =>
+    createRetention({
+      readStore,
+      items: service.items,
+      bundles: new BundleRepository(service.eventStore),
+      blobStore: service.blobStore,
+      retainMs: DAY_MS,
+      clock: () => Date.now() + ahead,
+      awaitProjection: (position) => new Promise((answer) => waits.push({ position, answer })),
+      intervalMs: DAY_MS,
+      now: () => Date.now() + ahead,
+    });
+
   before(async () => {
     arlocal = await startArlocal();
     const env = {
@@ -83,17 +97,7 @@ describe('retention: the deletion waits for the read models', function () {
 
   it('keeps a blob while the read models do not show its retirement, serving reads from it, and deletes it once they do', async () => {
     const waits: { position: bigint; answer: (shown: boolean) => void }[] = [];
-    const retention = createRetention({
-      readStore: service.readStore,
-      items: service.items,
-      bundles: new BundleRepository(service.eventStore),
-      blobStore: service.blobStore,
-      retainMs: DAY_MS,
-      clock: () => Date.now() + ahead,
-      awaitProjection: (position) => new Promise((answer) => waits.push({ position, answer })),
-      intervalMs: DAY_MS,
-      now: () => Date.now() + ahead,
-    });
+    const retention = retentionWaitingOn(waits, service.readStore);
     stillDue = (await service.readStore.get<RetentionDue>(collectionOf(retentionDueProjection), items[0]!.id))!.doc;
     const pass = retention.runOnce();
     const [givenUp, waitedFor] = items as [DataItem, DataItem];
@@ -131,20 +135,11 @@ describe('retention: the deletion waits for the read models', function () {
     const waits: { position: bigint; answer: (shown: boolean) => void }[] = [];
     const due = await service.readStore.get<RetentionDue>(collectionOf(retentionDueProjection), givenUp.id);
     expect(due, 'the projector has caught up with the retirement').to.equal(undefined);
-    const retention = createRetention({
+    const retention = retentionWaitingOn(
+      waits,
       // the read models as a lagging projector leaves them: the item still due
-      readStore: {
-        findByKey: async () => [{ id: givenUp.id, sort: '0', doc: stillDue! }],
-      } as unknown as Pick<ReadStore, 'findByKey'>,
-      items: service.items,
-      bundles: new BundleRepository(service.eventStore),
-      blobStore: service.blobStore,
-      retainMs: DAY_MS,
-      clock: () => Date.now() + ahead,
-      awaitProjection: (position) => new Promise((answer) => waits.push({ position, answer })),
-      intervalMs: DAY_MS,
-      now: () => Date.now() + ahead,
-    });
+      { findByKey: async () => [{ id: givenUp.id, sort: '0', doc: stillDue! }] } as unknown as Pick<ReadStore, 'findByKey'>,
+    );
     const pass = retention.runOnce();
     await eventually(
       () => waits.length,
