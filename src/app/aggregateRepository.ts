@@ -39,7 +39,8 @@ export interface CommandResult<S, E> {
 /**
  * Loads, decides and appends. Hot aggregates stay cached with their revision; each command and
  * each read first reads the events after it (another process may have written), so no answer or
- * decision is made on a cached state alone. Commands on one key run one at a time in this process
+ * decision is made on a cached state alone (but for `onCache`, whose append the store checks
+ * against the cached revision). Commands on one key run one at a time in this process
  * (one repository per process, built in the composition root), and a conflicting append (another
  * process) re-reads and retries a bounded number of times. An append that fails caches nothing.
  */
@@ -71,9 +72,16 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
    * nothing). `beforeAppend`: a last precondition, run right before each append attempt; a throw
    * appends nothing (the bundler's lease fence).
    */
-  execute(command: C, metadata: Omit<EventMetadata, 'schemaVersion'>, beforeAppend?: () => Promise<void>): Promise<CommandResult<S, E>> {
+  execute(
+    command: C,
+    metadata: Omit<EventMetadata, 'schemaVersion'>,
+    beforeAppend?: () => Promise<void>,
+    { onCache = false }: { onCache?: boolean } = {},
+  ): Promise<CommandResult<S, E>> {
     const key = this.decider.keyOf(command);
     return this.lock.run(key, async () => {
+      const cached = onCache ? await this.appendOnCache(key, command, metadata, beforeAppend) : undefined;
+      if (cached) return cached;
       const attempts = (this.options.maxRetries ?? 10) + 1;
       for (let attempt = 0; attempt < attempts; attempt++) {
         const current = await this.refresh(key);
@@ -107,6 +115,32 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
       await beforeAppend?.();
       return this.append(key, fresh, events, metadata);
     });
+  }
+
+  /**
+   * `execute`'s first attempt with `onCache`, for a fact recorded on a hot path (the optical bridge's
+   * outcomes): decided on the cached state without reading the stream, and appended expecting the
+   * cached revision, so the store refuses it if anything was appended since (another process) and the
+   * caller's reading attempts follow. A decision of nothing is not trusted (the cache may be behind):
+   * undefined, and the command is decided again after a read.
+   */
+  private async appendOnCache(
+    key: string,
+    command: C,
+    metadata: Omit<EventMetadata, 'schemaVersion'>,
+    beforeAppend?: () => Promise<void>,
+  ): Promise<CommandResult<S, E> | undefined> {
+    const current = this.cache.get(key);
+    if (!current) return undefined;
+    const events = this.decider.decide(command, current.state);
+    if (events.length === 0) return undefined;
+    await beforeAppend?.();
+    try {
+      return await this.append(key, current, events, metadata);
+    } catch (error) {
+      if (!WrongExpectedRevision.is(error)) throw error;
+      return undefined;
+    }
   }
 
   /** appends `events` decided on `current`, expecting its revision, and caches what they fold to */

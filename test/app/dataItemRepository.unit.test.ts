@@ -112,4 +112,45 @@ describe('data item repository', () => {
     // the creation and one failure: the second command was never appended to conflict
     expect(appends).to.equal(2);
   });
+
+  const bridged = (now: number) => ({
+    type: 'RecordBridged' as const,
+    data: { id, items: [id], gateway: 'gw.example', ok: true, status: 200, attempts: 1, now },
+  });
+
+  it('onCache: appends a decision made on the cached item without reading its stream', async () => {
+    const items = new DataItemRepository(counted);
+    await items.create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    const { events } = await items.execute(bridged(5), ctx, undefined, { onCache: true });
+    expect(events.map((e) => e.type)).to.deep.equal(['DataItemBridged']);
+    expect(reads).to.equal(0);
+    expect((await streamOf()).map((e) => [e.type, e.revision])).to.deep.equal([
+      ['DataItemAccepted', 0n],
+      ['DataItemBridged', 1n],
+    ]);
+  });
+
+  it('onCache: a cache behind the stream (another process appended) fails the append, which is made again after a read', async () => {
+    const items = new DataItemRepository(counted);
+    await items.create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    await new DataItemRepository(store).execute(fail(5), ctx);
+    await items.execute(bridged(6), ctx, undefined, { onCache: true });
+    expect(reads).to.equal(1);
+    expect((await streamOf()).map((e) => [e.type, e.revision])).to.deep.equal([
+      ['DataItemAccepted', 0n],
+      ['DataItemFailed', 1n],
+      ['DataItemBridged', 2n],
+    ]);
+  });
+
+  it('onCache: a decision of nothing on the cached item is made again on the stream read (the cache may be behind)', async () => {
+    const items = new DataItemRepository(counted);
+    // cached: nothing of the item (it was never seen in this process)...
+    expect((await items.read(id)).status).to.equal('absent');
+    // ...accepted since by another process: the bridge's outcome is recorded, not dropped
+    await new DataItemRepository(store).create({ type: 'AcceptDataItem', data: dataItemAccepted(id).data }, ctx);
+    const { events } = await items.execute(bridged(5), ctx, undefined, { onCache: true });
+    expect(events.map((e) => e.type)).to.deep.equal(['DataItemBridged']);
+    expect((await streamOf()).map((e) => e.type)).to.deep.equal(['DataItemAccepted', 'DataItemBridged']);
+  });
 });

@@ -54,7 +54,10 @@ export function createOutcomeRecorder(
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     };
     try {
-      await deps.items.execute({ type: 'RecordBridged', data: { ...data, now: deps.now() } }, { correlationId: 'optical-bridge' });
+      // on the cached state: the item was accepted, so this appends, and the store checks the revision
+      await deps.items.execute({ type: 'RecordBridged', data: { ...data, now: deps.now() } }, { correlationId: 'optical-bridge' }, undefined, {
+        onCache: true,
+      });
       for (const unit of units) finish(unit, outcome.host);
     } catch (error) {
       deps.log('optical bridge: outcome not recorded yet', { rootId, gateway: outcome.host, error: String(error) });
