@@ -7,6 +7,7 @@ import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome } from '
 import { bestEffort } from '../../bestEffort.js';
 import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
 import { itemsOf, pairKey, ReadPositions, type ItemToBridge } from './work.js';
+import { ReadHolds } from './holds.js';
 
 /** the read store's checkpoint of the bridge: every event up to it has had its headers' outcomes recorded */
 export const BRIDGE_CHECKPOINT = 'optical-bridge';
@@ -65,18 +66,32 @@ export interface BridgeStats {
 }
 
 /**
- * The batch less the units whose items are held (quarantined; a nested item: its root) as their streams
- * say now, read right before the post: a hold recorded with the acceptance (QUARANTINE_RULES) or before
- * the bridge got to the item is seen, whatever the read models say. A held unit is done at this gateway
- * without a post; the release (`DataItemReleased`, read in order) brings it back. When the holds cannot
- * be read now, the batch waits first in line, as after a failed post, and none is posted.
+ * The roots held (quarantined) of a batch's units, as their streams say now, right before the post: a
+ * hold recorded with the acceptance (QUARANTINE_RULES) or before the bridge got to the item is seen,
+ * whatever the read models say. An uploaded item's is known from the events read (`ReadHolds`) once the
+ * reading has passed the store's head as it is now (waiting at most the batch interval for it); a
+ * nested item's root, and any when the reading is not there, is read from its stream.
  */
-async function withoutHeld(deps: BridgeDeps, lane: Lane, batch: Unit[], finish: (unit: Unit, host: string) => void): Promise<Unit[]> {
+async function heldRoots(deps: BridgeDeps, holds: ReadHolds, batch: Unit[]): Promise<Set<string>> {
+  const ofNested = new Set(batch.filter((u) => u.item.id !== u.item.rootId).map((u) => u.item.rootId));
+  const uploaded = [...new Set(batch.map((u) => u.item.rootId))].filter((rootId) => !ofNested.has(rootId));
+  const known = uploaded.length > 0 && (await holds.until(await deps.eventStore.headPosition(), deps.settings.intervalMs));
+  const toRead = known ? [...ofNested] : [...ofNested, ...uploaded];
+  const states = await Promise.all(toRead.map((rootId) => deps.items.read(rootId)));
+  const held = new Set(toRead.filter((_, i) => states[i]!.status === 'accepted' && states[i]!.quarantined !== undefined));
+  if (known) for (const rootId of uploaded) if (holds.isHeld(rootId)) held.add(rootId);
+  return held;
+}
+
+/**
+ * The batch less the units whose items are held (a nested item: its root; `heldRoots`). A held unit is
+ * done at this gateway without a post; the release (`DataItemReleased`, read in order) brings it back.
+ * When the holds cannot be read now, the batch waits first in line, as after a failed post, and none is posted.
+ */
+async function withoutHeld(deps: BridgeDeps, holds: ReadHolds, lane: Lane, batch: Unit[], finish: (unit: Unit, host: string) => void): Promise<Unit[]> {
   let held: Set<string>;
   try {
-    const roots = [...new Set(batch.map((unit) => unit.item.rootId))];
-    const states = await Promise.all(roots.map((rootId) => deps.items.read(rootId)));
-    held = new Set(roots.filter((_, i) => states[i]!.status === 'accepted' && states[i]!.quarantined !== undefined));
+    held = await heldRoots(deps, holds, batch);
   } catch (error) {
     deps.log('optical bridge: holds not read; the batch waits', { gateway: lane.gateway.host, error: String(error) });
     lane.queue.unshift(...batch);
@@ -85,6 +100,32 @@ async function withoutHeld(deps: BridgeDeps, lane: Lane, batch: Unit[], finish: 
   }
   for (const unit of batch) if (held.has(unit.item.rootId)) finish(unit, lane.gateway.host);
   return batch.filter((unit) => !held.has(unit.item.rootId));
+}
+
+/**
+ * A batch's headers, as many as fit one body (the rest go back first in line), less those held; those
+ * that cannot be read are given up on (recorded so).
+ */
+async function bodyOf(
+  deps: BridgeDeps,
+  holds: ReadHolds,
+  lane: Lane,
+  all: Unit[],
+  finish: (unit: Unit, host: string) => void,
+  record: (outcome: Outcome) => Promise<void>,
+): Promise<{ body: string; posted: Unit[] }> {
+  const batch = await withoutHeld(deps, holds, lane, all, finish);
+  const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
+  const readable: { unit: Unit; text: string }[] = [];
+  for (const [i, unit] of batch.entries()) {
+    const text = texts[i]!;
+    if (typeof text === 'string') readable.push({ unit, text });
+    else await record({ units: [unit], host: lane.gateway.host, ok: false, error: `header not read: ${text.message}` });
+  }
+  const fit = fitInBody(readable.map((r) => r.text));
+  lane.queue.unshift(...readable.slice(fit).map((r) => r.unit));
+  const posted = readable.slice(0, fit);
+  return { body: `[${posted.map((r) => r.text).join(',')}]`, posted: posted.map((r) => r.unit) };
 }
 
 /**
@@ -99,6 +140,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   const lanes = deps.gateways.map((gateway): Lane => ({ gateway, queue: [], inFlight: 0, pausedUntil: 0, failuresInRow: 0 }));
   const sends = new Set<Promise<void>>();
   let positions: ReadPositions | undefined;
+  let holds = new ReadHolds(0n);
   let subscription: Subscription | undefined;
   let stopped = false;
   let saved: bigint | undefined;
@@ -108,29 +150,14 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   function finish(unit: Unit, host: string) {
     if (!unit.waiting.delete(host) || unit.waiting.size > 0) return;
     stats.queued--;
+    holds.done(unit.item.rootId);
     positions?.finish(unit.event);
     room?.();
   }
   const { record, retryUnrecorded } = createOutcomeRecorder(deps, finish);
 
-  /** a batch's headers, as many as fit one body (the rest go back first in line); those that cannot be read are given up on */
-  async function bodyOf(lane: Lane, all: Unit[]): Promise<{ body: string; posted: Unit[] }> {
-    const batch = await withoutHeld(deps, lane, all, finish);
-    const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
-    const readable: { unit: Unit; text: string }[] = [];
-    for (const [i, unit] of batch.entries()) {
-      const text = texts[i]!;
-      if (typeof text === 'string') readable.push({ unit, text });
-      else await record({ units: [unit], host: lane.gateway.host, ok: false, error: `header not read: ${text.message}` });
-    }
-    const fit = fitInBody(readable.map((r) => r.text));
-    lane.queue.unshift(...readable.slice(fit).map((r) => r.unit));
-    const posted = readable.slice(0, fit);
-    return { body: `[${posted.map((r) => r.text).join(',')}]`, posted: posted.map((r) => r.unit) };
-  }
-
   async function send(lane: Lane, batch: Unit[]) {
-    const { body, posted } = await bodyOf(lane, batch);
+    const { body, posted } = await bodyOf(deps, holds, lane, batch, finish, record);
     if (posted.length === 0) return;
     const host = lane.gateway.host;
     const outcome: PostOutcome = await postToGateway(lane.gateway, body, settings.timeoutMs, deps.fetchFn);
@@ -178,6 +205,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   function enqueue(item: ItemToBridge, event: { left: number }, hosts: string[]) {
     const unit: Unit = { item, event, queuedAt: deps.monotonic(), waiting: new Set(hosts), attempts: new Map() };
     stats.queued++;
+    holds.queued(item.rootId);
     for (const lane of lanes) {
       if (!unit.waiting.has(lane.gateway.host)) continue;
       lane.queue.push(unit);
@@ -188,18 +216,27 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   async function follow(after: bigint) {
     const { pairs, until } = await recordedSince(deps.eventStore, after);
     positions = new ReadPositions(after);
+    holds = new ReadHolds(after);
     subscription = deps.eventStore.subscribeToAll({ after });
     if (stopped) return;
     for await (const recorded of subscription) {
       if (recorded.position > until) pairs.clear();
+      holds.note(recorded);
       const items = await itemsOf(deps.eventStore, recorded, pairs);
       const todo = items.map((item) => lanes.map((l) => l.gateway.host).filter((host) => !pairs.has(pairKey(item.id, host))));
       const event = positions.read(recorded.position, todo.filter((hosts) => hosts.length > 0).length);
       if (event) for (const [i, item] of items.entries()) if (todo[i]!.length > 0) enqueue(item, event, todo[i]!);
-      while (!stopped && stats.queued >= settings.queueMax) await new Promise<void>((resolve) => (room = resolve));
+      holds.passed(recorded.position);
+      if (stats.queued >= settings.queueMax) {
+        // waiting for room, the reading passes nothing: a post waiting for it reads its holds instead
+        holds.stall(true);
+        while (!stopped && stats.queued >= settings.queueMax) await new Promise<void>((resolve) => (room = resolve));
+        holds.stall(stopped);
+      }
       room = undefined;
       if (stopped) break;
     }
+    holds.stall(true);
   }
 
   /** every interval: partial batches and paused gateways, outcomes not recorded yet; the checkpoint at most once a second */
