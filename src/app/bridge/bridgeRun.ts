@@ -3,7 +3,7 @@ import type { EventStore, Subscription } from '../../ports/eventStore.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
 import type { BridgeHealth } from './health.js';
-import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome } from './post.js';
+import { fitInBody, postToGateway, type BridgeGateway, type PostOutcome, type Poster } from './post.js';
 import { bestEffort } from '../../bestEffort.js';
 import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
 import { itemsOf, pairKey, ReadPositions, type ItemToBridge } from './work.js';
@@ -43,7 +43,7 @@ export interface BridgeDeps {
   now: () => number;
   monotonic: () => number;
   log: (message: string, fields?: Record<string, unknown>) => void;
-  fetchFn?: typeof fetch;
+  post?: Poster;
 }
 
 interface Lane {
@@ -160,7 +160,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
     const { body, posted } = await bodyOf(deps, holds, lane, batch, finish, record);
     if (posted.length === 0) return;
     const host = lane.gateway.host;
-    const outcome: PostOutcome = await postToGateway(lane.gateway, body, settings.timeoutMs, deps.fetchFn);
+    const outcome: PostOutcome = await postToGateway(lane.gateway, body, settings.timeoutMs, deps.post);
     deps.health.record(host, outcome.ok);
     stats.posts[host] = (stats.posts[host] ?? 0) + 1;
     for (const unit of posted) unit.attempts.set(host, (unit.attempts.get(host) ?? 0) + 1);

@@ -1,5 +1,5 @@
 import type { Clocks } from '../../clock.js';
-import { probeGateway, type BridgeGateway } from './post.js';
+import { probeGateway, type BridgeGateway, type Poster } from './post.js';
 
 /**
  * Which bridge gateways are healthy, for receipts' `fastFinalityIndexes`: a gateway is while its
@@ -24,7 +24,7 @@ export function createBridgeHealth(deps: {
   windowMs: number;
   timeoutMs: number;
   clocks: Pick<Clocks, 'monotonic'>;
-  fetchFn?: typeof fetch;
+  post?: Poster;
 }): BridgeHealth {
   const last = new Map<string, { ok: boolean; at: number }>();
   const record = (host: string, ok: boolean) => last.set(host, { ok, at: deps.clocks.monotonic() });
@@ -39,7 +39,7 @@ export function createBridgeHealth(deps: {
       const idle = deps.gateways.filter(
         (g) => !heardWithin(g.host, deps.windowMs / 2) && !(last.get(g.host)?.ok === false && heardWithin(g.host, deps.windowMs)),
       );
-      await Promise.all(idle.map(async (g) => record(g.host, await probeGateway(g, Math.min(deps.timeoutMs, deps.windowMs / 2), deps.fetchFn))));
+      await Promise.all(idle.map(async (g) => record(g.host, await probeGateway(g, Math.min(deps.timeoutMs, deps.windowMs / 2), deps.post))));
     },
   };
 }
