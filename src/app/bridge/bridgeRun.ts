@@ -19,6 +19,12 @@ const POSTS_IN_FLIGHT = 4;
  * recorded outcomes skipped, so a later checkpoint costs a restart nothing but that read
  */
 const CHECKPOINT_EVERY_MS = 1_000;
+/**
+ * the longest a post waits for the reading to pass the store's head before it reads its items' holds
+ * from their streams instead: an append made in this process is read within a few ms of its commit;
+ * one made by another process only at the store's next poll (200 ms for SQLite), not worth waiting for
+ */
+const HOLDS_WAIT_MS = 50;
 /** the wait before posting again doubles per failure in a row, up to this many times the first */
 const MAX_BACKOFF_FACTOR = 64;
 
@@ -69,13 +75,13 @@ export interface BridgeStats {
  * The roots held (quarantined) of a batch's units, as their streams say now, right before the post: a
  * hold recorded with the acceptance (QUARANTINE_RULES) or before the bridge got to the item is seen,
  * whatever the read models say. An uploaded item's is known from the events read (`ReadHolds`) once the
- * reading has passed the store's head as it is now (waiting at most the batch interval for it); a
+ * reading has passed the store's head as it is now (waiting at most HOLDS_WAIT_MS for it); a
  * nested item's root, and any when the reading is not there, is read from its stream.
  */
 async function heldRoots(deps: BridgeDeps, holds: ReadHolds, batch: Unit[]): Promise<Set<string>> {
   const ofNested = new Set(batch.filter((u) => u.item.id !== u.item.rootId).map((u) => u.item.rootId));
   const uploaded = [...new Set(batch.map((u) => u.item.rootId))].filter((rootId) => !ofNested.has(rootId));
-  const known = uploaded.length > 0 && (await holds.until(await deps.eventStore.headPosition(), deps.settings.intervalMs));
+  const known = uploaded.length > 0 && (await holds.until(await deps.eventStore.headPosition(), Math.min(HOLDS_WAIT_MS, deps.settings.intervalMs)));
   const toRead = known ? [...ofNested] : [...ofNested, ...uploaded];
   const states = await Promise.all(toRead.map((rootId) => deps.items.read(rootId)));
   const held = new Set(toRead.filter((_, i) => states[i]!.status === 'accepted' && states[i]!.quarantined !== undefined));
