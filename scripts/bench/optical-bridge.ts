@@ -8,7 +8,10 @@
  * sampled every `--sample-ms`, its mean over the first and the last third of the run, its peak, and
  * how long it takes to drain once the load stops; posts/s and headers per post. On Linux also the
  * service's CPU per upload both ways and their ratio (`cpuRatio`, off / on): on a machine shared
- * with other work the rates swing with the neighbours' load between runs, CPU per upload much less.
+ * with other work the rates swing with the neighbours' load between runs, CPU per upload much less;
+ * and its main thread's alone in each mode (`mainCpuMsPerUpload`): the receipts are signed on worker
+ * threads that keep both cores busy, so what the bridge and the projection add to the event loop is
+ * what they take from signing.
  *
  *   npx tsx scripts/bench/optical-bridge.ts [--seconds 15] [--warmup 3] [--concurrency 64] [--rounds 1] [--json]
  *
@@ -76,6 +79,8 @@ interface Run {
   errors: number;
   /** the service's CPU ms per upload (all its threads), where measurable (Linux) */
   cpuMsPerUpload?: number;
+  /** of it, its main thread's (the event loop, where the bridge and the projections run; the receipts are signed on others) */
+  mainCpuMsPerUpload?: number;
   /** with the bridge on: backlog samples [seconds since the measured start, items] */
   backlog?: [number, number][];
   drainSeconds?: number;
@@ -106,15 +111,19 @@ async function load(base: string, pid: number | undefined, items: readonly Buffe
     await clients(performance.now() + warmupSeconds * 1000, false);
     const warmAccepted = accepted;
     const cpuBefore = await processCpuMs(pid);
+    const mainBefore = await processCpuMs(pid, { mainThread: true });
     const started = performance.now();
     const sampler = sink && setInterval(() => void firstHeaders().then((h) => backlog.push([(performance.now() - started) / 1000, accepted - h])), sampleMs);
     await clients(started + seconds * 1000, true);
     const elapsed = (performance.now() - started) / 1000;
     const cpuAfter = await processCpuMs(pid);
+    const mainAfter = await processCpuMs(pid, { mainThread: true });
     if (sampler) clearInterval(sampler);
     const uploads = accepted - warmAccepted;
-    const cpuMsPerUpload = cpuBefore !== undefined && cpuAfter !== undefined && uploads > 0 ? (cpuAfter - cpuBefore) / uploads : undefined;
-    return { uploads, totalAccepted: accepted, errors, elapsed, backlog, cpuMsPerUpload, ranOut: next >= items.length };
+    const perUpload = (before: number | undefined, after: number | undefined) =>
+      before !== undefined && after !== undefined && uploads > 0 ? (after - before) / uploads : undefined;
+    const [cpuMsPerUpload, mainCpuMsPerUpload] = [perUpload(cpuBefore, cpuAfter), perUpload(mainBefore, mainAfter)];
+    return { uploads, totalAccepted: accepted, errors, elapsed, backlog, cpuMsPerUpload, mainCpuMsPerUpload, ranOut: next >= items.length };
   } finally {
     agent.destroy();
   }
@@ -143,6 +152,7 @@ async function runOnce(mode: Mode, items: readonly Buffer[]): Promise<Run> {
       uploads: run.uploads,
       errors: run.errors,
       ...(run.cpuMsPerUpload !== undefined && { cpuMsPerUpload: Number(run.cpuMsPerUpload.toFixed(2)) }),
+      ...(run.mainCpuMsPerUpload !== undefined && { mainCpuMsPerUpload: Number(run.mainCpuMsPerUpload.toFixed(3)) }),
     };
     if (!sink) return result;
     const drainStart = performance.now();
@@ -163,9 +173,9 @@ async function runOnce(mode: Mode, items: readonly Buffer[]): Promise<Run> {
   }
 }
 
-const median = (xs: number[]) => {
+const median = (xs: number[], digits = 2) => {
   const s = [...xs].sort((a, b) => a - b);
-  return Number((s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2).toFixed(2));
+  return Number((s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2).toFixed(digits));
 };
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
@@ -184,7 +194,9 @@ async function main() {
     for (const mode of MODES.map((_, i) => MODES[(i + round) % MODES.length]!)) {
       const at = runs.length * perRun;
       const run = await runOnce(mode, items.slice(at, at + perRun));
-      process.stderr.write(`  ${label[mode]}: ${run.uploadsPerSecond} uploads/s, ${run.cpuMsPerUpload ?? '?'} CPU ms per upload, errors ${run.errors}\n`);
+      process.stderr.write(
+        `  ${label[mode]}: ${run.uploadsPerSecond} uploads/s, ${run.cpuMsPerUpload ?? '?'} CPU ms per upload (main thread ${run.mainCpuMsPerUpload ?? '?'}), errors ${run.errors}\n`,
+      );
       runs.push(run);
     }
   }
@@ -194,6 +206,14 @@ async function main() {
   const noneRate = median(none.map((r) => r.uploadsPerSecond));
   const cpuOf = (rs: Run[]) => (rs.every((r) => r.cpuMsPerUpload !== undefined) ? median(rs.map((r) => r.cpuMsPerUpload!)) : undefined);
   const [cpuOn, cpuNone] = [cpuOf(on), cpuOf(none)];
+  const mainOf = (rs: Run[]) =>
+    rs.every((r) => r.mainCpuMsPerUpload !== undefined)
+      ? median(
+          rs.map((r) => r.mainCpuMsPerUpload!),
+          3,
+        )
+      : undefined;
+  const [mainOn, mainOff, mainNone] = [mainOf(on), mainOf(off), mainOf(none)];
   const onRate = median(on.map((r) => r.uploadsPerSecond));
   const offRate = median(off.map((r) => r.uploadsPerSecond));
   const last = on[on.length - 1]!;
@@ -219,6 +239,10 @@ async function main() {
     allRatio: Number((onRate / noneRate).toFixed(3)),
     allRatioMet: onRate / noneRate >= ALL_TARGET,
     ...(cpuOn !== undefined && cpuNone !== undefined && { cpuMsPerUploadAllOff: cpuNone, allCpuRatio: Number((cpuNone / cpuOn).toFixed(3)) }),
+    // the main thread's CPU per upload in each mode: what the bridge and the projection add to the event loop
+    ...(mainOn !== undefined &&
+      mainOff !== undefined &&
+      mainNone !== undefined && { mainCpuMsPerUpload: { both: mainOn, graphqlOnly: mainOff, none: mainNone } }),
     backlogFirstThird: Number(mean(samples.slice(0, third).map(([, n]) => n)).toFixed(1)),
     backlogLastThird: Number(mean(samples.slice(-third).map(([, n]) => n)).toFixed(1)),
     backlogPeak: Math.max(0, ...samples.map(([, n]) => n)),
@@ -240,7 +264,8 @@ async function main() {
       `drained ${result.drainSeconds} s after the load; ${result.postsPerSecond} posts/s, ${result.headersPerPost} headers per post, ` +
       `${result.refused} refused, ${result.errors} upload errors\n` +
       `bridge and GraphQL both on: ${onRate} uploads/s, both off: ${noneRate}, ratio ${result.allRatio} (target ${ALL_TARGET}: ${result.allRatioMet ? 'met' : 'NOT met'}); ` +
-      `CPU per upload ${cpuOn ?? '?'} ms on, ${cpuNone ?? '?'} ms off (ratio ${result.allCpuRatio ?? '?'})\n` +
+      `CPU per upload ${cpuOn ?? '?'} ms on, ${cpuNone ?? '?'} ms off (ratio ${result.allCpuRatio ?? '?'}); ` +
+      `main thread's ${mainOn ?? '?'} ms both on, ${mainOff ?? '?'} GraphQL alone, ${mainNone ?? '?'} both off\n` +
       `backlog over time (s, items): ${samples.map(([t, n]) => `${t}:${n}`).join(' ')}\n`,
   );
 }
