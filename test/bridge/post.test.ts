@@ -66,6 +66,12 @@ describe('optical bridge: a post to a gateway', () => {
     );
   });
 
+  it('follows no redirect: the key goes to the configured URL only, and the post is tried again later', async () => {
+    answer = (req, res) => (req.url === '/ar-io/admin/queue-data-item' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(200).end('{}'));
+    expect(await postToGateway(gateway(), '[]', 5_000)).to.deep.equal({ ok: false, status: 302, error: 'answered 302', retry: true });
+    expect(received.length).to.equal(1);
+  });
+
   it('gives up on a gateway that does not answer within the time, and retries later', async () => {
     answer = () => undefined;
     expect(await postToGateway(gateway(), '[]', 200)).to.deep.equal({ ok: false, error: 'no answer within 200 ms', retry: true });

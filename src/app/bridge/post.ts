@@ -10,7 +10,7 @@ export interface BridgeGateway {
 
 export type PostOutcome =
   | { ok: true; status: number }
-  /** `retry`: worth posting again later (no answer, 401, 403, 408, 429, 5xx); not after 400 or 413 (the body itself is refused) */
+  /** `retry`: worth posting again later (no answer, or any status but 2xx, 400 and 413: 401, 429, 5xx, a redirect); not after 400 or 413 (the body itself is refused) */
   | { ok: false; status?: number; error: string; retry: boolean };
 
 /**
