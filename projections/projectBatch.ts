@@ -28,9 +28,12 @@ export async function projectBatch(
 ): Promise<bigint> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new Error('projectBatch needs at least one event');
-  // parsed once for every projection: validation is the costly part of a replay
+  // parsed once for every projection, and only an event one of them handles: validation is the
+  // costly part of a replay (the bridge's outcomes, for one, are in no read model)
+  const handled = targets.map((t) => handledTypesOf(t.projection));
   const parsed: EventToApply[] = [];
   for (const recorded of batch) {
+    if (!handled.some((types) => types.has(recorded.type))) continue;
     const event = fromRecorded(recorded);
     if (event !== undefined) parsed.push({ recorded, event });
   }

@@ -6,6 +6,8 @@ import { createProjectionRunner, type ProjectionRunner } from '../../projections
 import { unfinishedUploadsProjection } from '../../projections/index.js';
 import { sqliteStoresEach } from '../projections/readModels.js';
 import { eventually } from '../support/eventually.js';
+import { newEventId } from '../../src/domain/ids.js';
+import type { StreamName } from '../../src/ports/eventStore.js';
 
 /**
  * The upload tally: what each client holds in open multi-part uploads, kept current from the event
@@ -92,6 +94,27 @@ describe('upload tally', function () {
     await eventually(() => tally.usage('10.0.0.1').uploads === 1, Boolean, 'the end followed');
     expect(tally.usage('10.0.0.1')).to.deep.equal({ uploads: 1, bytes: 4000, headerlessExcess: 0 });
     expect(tally.totalBytes()).to.equal(6500);
+  });
+
+  it('follows past events of other kinds without parsing them, however they are shaped', async () => {
+    const logged: string[] = [];
+    const tally = createUploadTally({ eventStore: stores.events, readStore: stores.reads, freeBytes: FREE, log: (message) => logged.push(message) });
+    tallies.push(tally);
+    await tally.start();
+    // an event no upload has (the bridge's outcome), its data not even that event's shape
+    await stores.events.append(
+      'dataitem-other' as StreamName,
+      [{ id: newEventId(), type: 'DataItemBridged', data: { not: 'an outcome' }, metadata: { correlationId: 't', schemaVersion: 1 } }],
+      'any',
+    );
+    await create('u'.repeat(24), '10.0.0.9');
+    await eventually(
+      () => tally.usage('10.0.0.9').uploads,
+      (n) => n === 1,
+      'the upload after it followed',
+    );
+    // not stopped by it (and started again past it)
+    expect(logged).to.deep.equal([]);
   });
 
   it('starts from the read model wherever the projector is, counting nothing twice, and never scans again', async () => {

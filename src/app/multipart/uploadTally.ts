@@ -128,6 +128,8 @@ export function createUploadTally(deps: {
         if (stopped) break;
         for await (const recorded of subscription) {
           last = recorded.position;
+          // the type first: most events are no upload's, and not worth parsing
+          if (!isUploadEvent(recorded)) continue;
           const event = fromRecorded(recorded);
           if (event && isUploadEvent(event)) apply(event, recorded);
         }
