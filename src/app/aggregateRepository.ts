@@ -70,7 +70,11 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
   /**
    * decides `command` on the current state and appends what it decided (nothing when it decides
    * nothing). `beforeAppend`: a last precondition, run right before each append attempt; a throw
-   * appends nothing (the bundler's lease fence).
+   * appends nothing (the bundler's lease fence). `onCache`, for a fact recorded on a hot path (the
+   * optical bridge's outcomes): the first attempt decides on the cached state without reading the
+   * stream, and its append expects the cached revision, so the store refuses it if anything was
+   * appended since (another process) and the next attempt reads; a decision of nothing on the cache
+   * is not trusted (it may be behind), and is made again after a read.
    */
   execute(
     command: C,
@@ -80,12 +84,12 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
   ): Promise<CommandResult<S, E>> {
     const key = this.decider.keyOf(command);
     return this.lock.run(key, async () => {
-      const cached = onCache ? await this.appendOnCache(key, command, metadata, beforeAppend) : undefined;
-      if (cached) return cached;
-      const attempts = (this.options.maxRetries ?? 10) + 1;
+      const attempts = (this.options.maxRetries ?? 10) + 1 + (onCache ? 1 : 0);
       for (let attempt = 0; attempt < attempts; attempt++) {
-        const current = await this.refresh(key);
+        const cached = onCache && attempt === 0 ? this.cache.get(key) : undefined;
+        const current = cached ?? (await this.refresh(key));
         const events = this.decider.decide(command, current.state);
+        if (events.length === 0 && cached) continue;
         if (events.length === 0) return { events, state: current.state };
         await beforeAppend?.();
         try {
@@ -115,32 +119,6 @@ export class AggregateRepository<S, C, E extends DomainEvent> {
       await beforeAppend?.();
       return this.append(key, fresh, events, metadata);
     });
-  }
-
-  /**
-   * `execute`'s first attempt with `onCache`, for a fact recorded on a hot path (the optical bridge's
-   * outcomes): decided on the cached state without reading the stream, and appended expecting the
-   * cached revision, so the store refuses it if anything was appended since (another process) and the
-   * caller's reading attempts follow. A decision of nothing is not trusted (the cache may be behind):
-   * undefined, and the command is decided again after a read.
-   */
-  private async appendOnCache(
-    key: string,
-    command: C,
-    metadata: Omit<EventMetadata, 'schemaVersion'>,
-    beforeAppend?: () => Promise<void>,
-  ): Promise<CommandResult<S, E> | undefined> {
-    const current = this.cache.get(key);
-    if (!current) return undefined;
-    const events = this.decider.decide(command, current.state);
-    if (events.length === 0) return undefined;
-    await beforeAppend?.();
-    try {
-      return await this.append(key, current, events, metadata);
-    } catch (error) {
-      if (!WrongExpectedRevision.is(error)) throw error;
-      return undefined;
-    }
   }
 
   /** appends `events` decided on `current`, expecting its revision, and caches what they fold to */
