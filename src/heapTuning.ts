@@ -11,9 +11,10 @@ import { runInNewContext } from 'node:vm';
  * one full collection, V8's factor there comes out near 1.6, which leaves less room than one young
  * generation's survivors, and the isolate marks and compacts again every 50 ms for the rest of the
  * upload (a 1 GiB multi-part upload: 20 to 50 mark-compacts, a third more CPU, in about a fifth of
- * the uploads of fresh services; docs/decisions.md, issue 39's third pass). A fixed factor of `1 + percent/100` (V8's own `--heap-growing-percent`,
- * read at each collection) keeps room enough; 200 (three times what is alive, where V8's own factor
- * goes up to four) made it none in 20 of 20. 0 leaves V8's heuristic alone.
+ * the uploads of fresh services; docs/decisions.md, issue 39's third pass). A fixed factor of
+ * `1 + percent/100` (V8's own `--heap-growing-percent`, read at each collection) keeps room enough;
+ * 200 (three times what is alive, where V8's own factor goes up to four) made it none in 20 of 20.
+ * 0 leaves V8's heuristic alone.
  *
  * The start's garbage. Loading the modules and opening the stores leave the old generation close to
  * the limit V8 set for it at start, and most of it garbage; left alone, V8 collects it when that
