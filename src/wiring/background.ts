@@ -170,6 +170,7 @@ async function startOpticalBridge(life: Lifecycle, { config, log, roles, now, cl
     eventStore: stores.eventStore,
     readStore: stores.readStore,
     blobStore: stores.blobStore,
+    ...(commands.acceptedHeaders ? { accepted: commands.acceptedHeaders } : {}),
     items: shared.items,
     gateways,
     settings,

@@ -15,6 +15,7 @@ import { countedSigner, createReceiptSigner, unavailableSigner } from '../receip
 import { createBlobHasher, inlineHasher, type BlobHasher } from '../crypto/blobHasher.js';
 import { countedBytes, countingFetch, timedSigner } from '../metrics/instrument.js';
 import { createBridgeHealth } from '../app/bridge/health.js';
+import { createAcceptedHeaders } from '../app/bridge/acceptedHeaders.js';
 import { every } from '../app/periodic.js';
 import { createSingleUploadHandler } from '../app/acceptance/singleUpload.js';
 import { createUpload, requestFinalize } from '../app/multipart/commands.js';
@@ -27,12 +28,19 @@ import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
 import { x402Routes, x402SideOf } from './x402.js';
+import type { VerifiedDataItem } from '../verify/index.js';
 
 /**
  * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
  * the libuv pool (RSA) and of the event loop (the JS schemes), whatever the number of bundle uploads.
  */
 const NESTED_INDEX_CONCURRENCY = 2;
+/**
+ * Accepted items' headers kept for the optical bridge (AcceptedHeaders): a second or two of uploads at
+ * full rate, when the bridge posts within its interval (200 ms); at most about 16 MiB of the largest
+ * headers (8 KiB each, twice as JS strings). Those it has not come to by then are read from their blobs.
+ */
+const ACCEPTED_HEADERS_MAX = 1024;
 
 export type CommandSide = Awaited<ReturnType<typeof startCommandSide>>;
 
@@ -72,6 +80,8 @@ export async function startCommandSide(
   const blocklist = roles.commands ? createBlocklist({ eventStore, log: (message, error) => log.error(message, error) }) : undefined;
   if (blocklist) await life.start({ name: 'block list', start: () => blocklist.start(), stop: () => blocklist.stop() });
   const bridgeHealth = await startBridgeHealth(life, w);
+  // the optical bridge runs where uploads are taken (background.ts): it takes their headers from here
+  const acceptedHeaders = roles.commands && config.opticalBridge.gateways.length > 0 ? createAcceptedHeaders(ACCEPTED_HEADERS_MAX) : undefined;
   // items nested in accepted bundle items are indexed here, after the upload has answered
   const nestedIndex = createNestedIndexQueue({
     index: async (rootId, metadata, signal) => {
@@ -95,6 +105,7 @@ export async function startCommandSide(
     items,
     blobStore,
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
+    ...(acceptedHeaders ? { headerHandoff: (item: VerifiedDataItem) => acceptedHeaders.accepted(item) } : {}),
     ...(blocklist ? { blocklist } : {}),
     nestedFreeMaxItems: config.nestedFreeMaxItems,
     quarantineRules: config.quarantineRules,
@@ -141,7 +152,7 @@ export async function startCommandSide(
   });
   // x402 payments' networks and settlements, when configured: the routes and the recovery pass share them
   const x402 = await x402SideOf(config, eventStore);
-  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth, x402 };
+  return { signer, hasher, blocklist, nestedIndex, tally, accept, multipart, finalizer, topUps, awaitProjection, bridgeHealth, acceptedHeaders, x402 };
 }
 
 /**

@@ -40,6 +40,8 @@ describe('optical bridge: posting signed headers to ar.io gateways', function ()
     expect(queuedIds(gateway).sort()).to.deep.equal(all.map((i) => i.id).sort());
     const payloads = new Map(all.map((i) => [i.id, i.rawData]));
     for (const header of gateway.queued) await expectHeaderVerifies(header, payloads.get(header.id)!);
+    // the uploaded items' headers as their acceptance verified them; the nested ones' read from their root's blob
+    expect(service.opticalBridge!.stats().headers).to.deep.equal({ handed: plain.length + 1, read: 5 });
     const text = gateway.queued.find((h) => h.id === plain[0]!.id)!;
     expect(text.content_type).to.equal('text/plain');
     expect(text.tags).to.deep.equal([{ name: Buffer.from('Content-Type').toString('base64url'), value: Buffer.from('text/plain').toString('base64url') }]);

@@ -82,6 +82,8 @@ describe('optical bridge across a restart', function () {
       'their outcomes recorded',
     );
     expect(timesQueued(done.id)).to.equal(1);
+    // accepted before the restart: read from their blobs; since: as its acceptance verified it
+    expect(service.opticalBridge!.stats().headers).to.deep.equal({ handed: 1, read: 2 });
     expect(events.flatMap((e) => e.items).sort()).to.deep.equal([done, ...left, after].map((i) => i.id).sort());
     expect(events.every((e) => e.ok)).to.equal(true);
   });

@@ -7,6 +7,7 @@ import type { Receipt } from '../../domain/receipt.js';
 import { issueReceipt } from '../../receipts/buildReceipt.js';
 import type { ReceiptSigner } from '../../receipts/receiptSigner.js';
 import type { ReceivedDataItem } from './receiveDataItem.js';
+import type { VerifiedDataItem } from '../../verify/index.js';
 import { metadataOf, type RequestContext } from '../context.js';
 import type { AccountRepository } from '../accounts/accounts.js';
 import { releasePayment, settlePayment, type Payment } from '../accounts/payments.js';
@@ -46,6 +47,11 @@ export interface AcceptDeps {
    * answer does not wait for it; the recovery pass finishes what it leaves)
    */
   indexNested?: (rootId: string, metadata: Omit<EventMetadata, 'schemaVersion'>) => unknown;
+  /**
+   * told of each item whose acceptance is about to be appended (before, so an event read at once finds
+   * it): the optical bridge takes the header from here (AcceptedHeaders)
+   */
+  headerHandoff?: (item: VerifiedDataItem) => void;
   /**
    * the operator's block list: checked again here, by every address of the owner's key, whatever way
    * the item came in (a block made while it streamed, or its header chunk long ago), and for the items
@@ -155,6 +161,7 @@ export async function acceptDataItem(
 
   const acceptBy = payment && deps.reservationTimeoutMs !== undefined ? now() + deps.reservationTimeoutMs / 2 : undefined;
   const hold = rule && { by: `rule:${rule.name}`, reason: rule.reason, rule: rule.name };
+  deps.headerHandoff?.(verified);
   const recorded = await recordAcceptance(received, { ...input, ...(hold ? { hold } : {}) }, payment, deps, acceptBy);
   if (recorded.kind === 'lostRace') return withApprovals(existsOutcome(recorded.winner), tagged, verified.nativeAddress, input, deps);
   if (recorded.kind === 'unknown') {

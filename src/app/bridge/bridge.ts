@@ -17,7 +17,7 @@ export interface OpticalBridge {
  * the next holder reads on from the checkpoint.
  */
 export function createOpticalBridge(deps: BridgeDeps & { holdLease: () => Promise<boolean> }): OpticalBridge {
-  const stats: BridgeStats = { queued: 0, posted: {}, posts: {}, failed: {} };
+  const stats: BridgeStats = { queued: 0, posted: {}, posts: {}, failed: {}, headers: { handed: 0, read: 0 } };
   let run: ReturnType<typeof startBridgeRun> | undefined;
   let failed = false;
   let lease: ReturnType<typeof every> | undefined;
@@ -56,6 +56,6 @@ export function createOpticalBridge(deps: BridgeDeps & { holdLease: () => Promis
       await ticks?.stop();
       await stopRun();
     },
-    stats: () => ({ ...stats, posted: { ...stats.posted }, posts: { ...stats.posts }, failed: { ...stats.failed } }),
+    stats: () => ({ ...stats, posted: { ...stats.posted }, posts: { ...stats.posts }, failed: { ...stats.failed }, headers: { ...stats.headers } }),
   };
 }

@@ -8,6 +8,7 @@ import { bestEffort } from '../../bestEffort.js';
 import { createOutcomeRecorder, headerText, recordedSince, type Outcome, type Unit } from './outcomes.js';
 import { itemsOf, pairKey, ReadPositions, type ItemToBridge } from './work.js';
 import { ReadHolds } from './holds.js';
+import type { AcceptedHeaders } from './acceptedHeaders.js';
 
 /** the read store's checkpoint of the bridge: every event up to it has had its headers' outcomes recorded */
 export const BRIDGE_CHECKPOINT = 'optical-bridge';
@@ -41,6 +42,8 @@ export interface BridgeDeps {
   eventStore: Pick<EventStore, 'subscribeToAll' | 'readAll' | 'headPosition' | 'readStream'>;
   readStore: Pick<ReadStore, 'getCheckpoint' | 'commit'>;
   blobStore: BlobStore;
+  /** headers of the items this process accepted, so those are not read back from the blob store */
+  accepted?: Pick<AcceptedHeaders, 'take'>;
   /** `read`: whether an item is held (quarantined) as its stream says now, right before its header is posted */
   items: Pick<DataItemRepository, 'execute' | 'read'>;
   gateways: readonly BridgeGateway[];
@@ -69,6 +72,8 @@ export interface BridgeStats {
   posts: Record<string, number>;
   /** headers given up on, per host */
   failed: Record<string, number>;
+  /** headers handed over by this process's acceptance (AcceptedHeaders), and read from the blob store */
+  headers: { handed: number; read: number };
 }
 
 /**
@@ -119,9 +124,10 @@ async function bodyOf(
   all: Unit[],
   finish: (unit: Unit, host: string) => void,
   record: (outcome: Outcome) => Promise<void>,
+  counts: BridgeStats['headers'],
 ): Promise<{ body: string; posted: Unit[] }> {
   const batch = await withoutHeld(deps, holds, lane, all, finish);
-  const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit)));
+  const texts = await Promise.all(batch.map((unit) => headerText(deps.blobStore, unit, deps.accepted, counts)));
   const readable: { unit: Unit; text: string }[] = [];
   for (const [i, unit] of batch.entries()) {
     const text = texts[i]!;
@@ -163,7 +169,7 @@ export function startBridgeRun(deps: BridgeDeps, stats: BridgeStats) {
   const { record, retryUnrecorded } = createOutcomeRecorder(deps, finish);
 
   async function send(lane: Lane, batch: Unit[]) {
-    const { body, posted } = await bodyOf(deps, holds, lane, batch, finish, record);
+    const { body, posted } = await bodyOf(deps, holds, lane, batch, finish, record, stats.headers);
     if (posted.length === 0) return;
     const host = lane.gateway.host;
     const outcome: PostOutcome = await postToGateway(lane.gateway, body, settings.timeoutMs, deps.post);

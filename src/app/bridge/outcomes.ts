@@ -2,6 +2,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { DataItemRepository } from '../acceptance/dataItems.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { readOpticalHeader } from './opticalHeader.js';
+import type { AcceptedHeaders } from './acceptedHeaders.js';
 import { bridgedPairs, type ItemToBridge } from './work.js';
 
 /** One item on its way: its header (read once, for every gateway), the gateways it still waits for, its posts to each. */
@@ -14,12 +15,27 @@ export interface Unit {
   attempts: Map<string, number>;
 }
 
-/** the unit's header as JSON, read from the blob store once for every gateway; the error when it cannot be */
-export const headerText = (blobStore: BlobStore, unit: Unit): Promise<string | Error> =>
-  (unit.header ??= readOpticalHeader(blobStore, unit.item).then(
-    (h) => JSON.stringify(h),
-    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-  ));
+/**
+ * the unit's header as JSON, once for every gateway: handed over by this process's acceptance
+ * (`accepted`), else read from the blob store; the error when it cannot be read
+ */
+export const headerText = (
+  blobStore: BlobStore,
+  unit: Unit,
+  accepted: Pick<AcceptedHeaders, 'take'> | undefined,
+  counts: { handed: number; read: number },
+): Promise<string | Error> => {
+  if (unit.header) return unit.header;
+  const handed = accepted?.take(unit.item);
+  counts[handed ? 'handed' : 'read']++;
+  unit.header = handed
+    ? Promise.resolve(JSON.stringify(handed))
+    : readOpticalHeader(blobStore, unit.item).then(
+        (h) => JSON.stringify(h),
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
+  return unit.header;
+};
 
 /** what was done for some units at one gateway, to be recorded on their items' streams */
 export interface Outcome {
