@@ -104,6 +104,90 @@ describe('sqlite read store', () => {
         await rm(dir, { recursive: true, force: true });
       }
     });
+
+    it("deletes a dropped collection's documents and index keys from the file, a chunk at a time, and no other's", async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path: join(dir, 'read.db'), onOpen: (connection) => (db = connection) });
+      const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+      try {
+        // more than one chunk (CLEAR_CHUNK, 2,000) of keys
+        const writes = Array.from({ length: 1500 }, (_, i) => ({
+          collection: 'gone',
+          id: `d${i}`,
+          doc: { i },
+          position: 1n,
+          index: { keys: ['all', `n:${i % 7}`], sort: `s${i}` },
+        }));
+        await store.commit([...writes, { collection: 'kept', id: 'k', doc: {}, position: 1n, index: { keys: ['all'], sort: 's' } }], []);
+        expect([count('documents'), count('document_keys')]).to.deep.equal([1501, 3001]);
+        await store.dropCollection('gone');
+        expect([count('documents'), count('document_keys')]).to.deep.equal([1, 1]);
+        expect((await store.findByKey('kept', 'all', { limit: 10, descending: true })).map((f) => f.id)).to.deep.equal(['k']);
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("records each document's index keys with it in a file made by an earlier version, once, and drops the index by document", async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      const path = join(dir, 'read.db');
+      const old = new Sqlite(path);
+      old.pragma('journal_mode = WAL');
+      old.exec(`
+        CREATE TABLE documents (
+          collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
+          UNIQUE (collection, id));
+        CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE document_keys (
+          collection TEXT NOT NULL, key TEXT NOT NULL, sort TEXT NOT NULL, id TEXT NOT NULL,
+          PRIMARY KEY (collection, key, sort)) WITHOUT ROWID;
+        CREATE INDEX document_keys_by_id ON document_keys (collection, id);
+        INSERT INTO documents (collection, id, position, doc) VALUES ('k', 'a', 1, '{"id":"a"}'), ('k', 'b', 2, '{"id":"b"}'), ('plain', 'c', 3, '{"id":"c"}');
+        INSERT INTO document_keys VALUES ('k', 'all', '1:a', 'a'), ('k', 'tag:x', '1:a', 'a'), ('k', 'all', '2:b', 'b');
+      `);
+      old.close();
+
+      const logged: string[] = [];
+      let db!: Database.Database;
+      const store = openSqliteReadStore({ path, onOpen: (connection) => (db = connection), log: (message) => logged.push(message) });
+      const ids = (found: { id: string }[]) => found.map((f) => f.id);
+      try {
+        expect(logged).to.have.length(1);
+        expect(logged[0]).to.match(
+          /^read store: the index keys of 2 documents recorded with them in \d+ ms \(once: the file was made by an earlier version\)$/,
+        );
+        expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'document_keys_by_id'").pluck().get()).to.equal(0);
+        expect(db.prepare('SELECT id, sort, keys FROM documents ORDER BY id').all()).to.deep.equal([
+          { id: 'a', sort: '1:a', keys: '["all","tag:x"]' },
+          { id: 'b', sort: '2:b', keys: '["all"]' },
+          { id: 'c', sort: null, keys: null },
+        ]);
+        expect(ids(await store.findByKey('k', 'tag:x', { limit: 10, descending: true }))).to.deep.equal(['a']);
+        // written again: the keys it had go, whatever version wrote them
+        await store.commit(
+          [
+            { collection: 'k', id: 'a', doc: { id: 'a' }, position: 4n, index: { keys: ['tag:y'], sort: '4:a' } },
+            { collection: 'k', id: 'b', doc: undefined, position: 4n },
+          ],
+          [],
+        );
+        expect(ids(await store.findByKey('k', 'all', { limit: 10, descending: true }))).to.deep.equal([]);
+        expect(ids(await store.findByKey('k', 'tag:x', { limit: 10, descending: true }))).to.deep.equal([]);
+        expect((await store.findByKey('k', 'tag:y', { limit: 10, descending: true })).map((f) => f.sort)).to.deep.equal(['4:a']);
+        expect(db.prepare('SELECT key, sort, id FROM document_keys').all()).to.deep.equal([{ key: 'tag:y', sort: '4:a', id: 'a' }]);
+      } finally {
+        await store.close();
+      }
+      const reopened = openSqliteReadStore({ path, log: (message) => logged.push(message) });
+      try {
+        expect(logged).to.have.length(1);
+      } finally {
+        await reopened.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   describe('a file that cannot be written', () => {
