@@ -34,6 +34,16 @@ describe('sqlite read store', () => {
   describe('the documents table', () => {
     const tableForm = (db: Database.Database) =>
       db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?").pluck().get('documents') as number | undefined;
+    /** a file as an earlier version made it: `sql` run on a fresh one */
+    async function earlierFile(sql: string): Promise<{ dir: string; path: string }> {
+      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
+      const path = join(dir, 'read.db');
+      const old = new Sqlite(path);
+      old.pragma('journal_mode = WAL');
+      old.exec(sql);
+      old.close();
+      return { dir, path };
+    }
 
     it('keeps documents in a table with rowids (a document of up to about 4 KB stays in its page), found by (collection, id)', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
@@ -130,12 +140,36 @@ describe('sqlite read store', () => {
       }
     });
 
+    it('records the index keys of documents it moves out of a WITHOUT ROWID table too', async () => {
+      const { dir, path } = await earlierFile(`
+        CREATE TABLE documents (
+          collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
+          PRIMARY KEY (collection, id)) WITHOUT ROWID;
+        CREATE TABLE document_keys (
+          collection TEXT NOT NULL, key TEXT NOT NULL, sort TEXT NOT NULL, id TEXT NOT NULL,
+          PRIMARY KEY (collection, key, sort)) WITHOUT ROWID;
+        CREATE INDEX document_keys_by_id ON document_keys (collection, id);
+        INSERT INTO documents VALUES ('k', 'a', 1, '{"id":"a"}');
+        INSERT INTO document_keys VALUES ('k', 'tag:x', '1:a', 'a');
+      `);
+      const logged: string[] = [];
+      const store = openSqliteReadStore({ path, log: (message) => logged.push(message) });
+      try {
+        expect(logged.map((m) => m.replace(/ in \d+ ms /, ' in N ms '))).to.deep.equal([
+          'read store: 1 documents moved to a table with rowids in N ms (once: the file was made by an earlier version)',
+          'read store: the index keys of 1 documents recorded with them in N ms (once: the file was made by an earlier version)',
+        ]);
+        await store.commit([{ collection: 'k', id: 'a', doc: { id: 'a' }, position: 2n, index: { keys: ['tag:y'], sort: '2:a' } }], []);
+        expect(await store.findByKey('k', 'tag:x', { limit: 10, descending: true })).to.deep.equal([]);
+        expect((await store.findByKey('k', 'tag:y', { limit: 10, descending: true })).map((f) => f.id)).to.deep.equal(['a']);
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
     it("records each document's index keys with it in a file made by an earlier version, once, and drops the index by document", async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'readstore-'));
-      const path = join(dir, 'read.db');
-      const old = new Sqlite(path);
-      old.pragma('journal_mode = WAL');
-      old.exec(`
+      const { dir, path } = await earlierFile(`
         CREATE TABLE documents (
           collection TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, doc TEXT NOT NULL,
           UNIQUE (collection, id));
@@ -147,7 +181,6 @@ describe('sqlite read store', () => {
         INSERT INTO documents (collection, id, position, doc) VALUES ('k', 'a', 1, '{"id":"a"}'), ('k', 'b', 2, '{"id":"b"}'), ('plain', 'c', 3, '{"id":"c"}');
         INSERT INTO document_keys VALUES ('k', 'all', '1:a', 'a'), ('k', 'tag:x', '1:a', 'a'), ('k', 'all', '2:b', 'b');
       `);
-      old.close();
 
       const logged: string[] = [];
       let db!: Database.Database;

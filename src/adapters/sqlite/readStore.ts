@@ -65,18 +65,35 @@ const DOCUMENTS = `CREATE TABLE documents (
   UNIQUE (collection, id))`;
 
 /**
+ * A change to a file made by an earlier version, made once, in one transaction: every process opening
+ * the file meanwhile waits for it (busy_timeout) and then finds it done. `needed` is asked without the
+ * write lock first (the usual open takes none), then again under it; `change` answers how many documents
+ * it changed (undefined: nothing to tell), which `done` words for the log.
+ */
+function onceInFile(
+  db: Database.Database,
+  log: SqliteReadStoreOptions['log'],
+  { needed, change, done }: { needed: () => boolean; change: () => number | undefined; done: (count: number) => string },
+): void {
+  if (!needed()) return;
+  const started = performance.now();
+  const count = db.transaction(() => (needed() ? change() : undefined)).immediate();
+  if (count !== undefined) {
+    log?.(`read store: ${done(count)} in ${Math.round(performance.now() - started)} ms (once: the file was made by an earlier version)`);
+  }
+}
+
+/**
  * Creates the documents' table, or moves the documents of a file made by an earlier version (a
- * WITHOUT ROWID table) into one, once, in one transaction: every process opening the file meanwhile
- * waits for it (busy_timeout) and then finds it done. The old table's pages go to the file's free
- * list, which later writes reuse: the file does not shrink.
+ * WITHOUT ROWID table) into one. The old table's pages go to the file's free list, which later writes
+ * reuse: the file does not shrink.
  */
 function documentsTable(db: Database.Database, log: SqliteReadStoreOptions['log']): void {
   const form = db.prepare("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = 'documents'").pluck();
-  // the usual open: the table is there in its form, and no write lock is taken to find it so
-  if (form.get() === 0) return;
-  const started = performance.now();
-  const moved = db
-    .transaction((): number | undefined => {
+  onceInFile(db, log, {
+    // the usual open: the table is there in its form
+    needed: () => form.get() !== 0,
+    change: () => {
       const table = form.get() as number | undefined;
       if (table === undefined) db.exec(DOCUMENTS);
       if (table !== 1) return undefined;
@@ -87,28 +104,23 @@ function documentsTable(db: Database.Database, log: SqliteReadStoreOptions['log'
         .run();
       db.exec('DROP TABLE documents_without_rowid');
       return changes;
-    })
-    .immediate();
-  if (moved !== undefined) {
-    log?.(
-      `read store: ${moved} documents moved to a table with rowids in ${Math.round(performance.now() - started)} ms (once: the file was made by an earlier version)`,
-    );
-  }
+    },
+    done: (moved) => `${moved} documents moved to a table with rowids`,
+  });
 }
 
 /**
  * Records each document's index keys with it (`sort`, `keys`) in a file made by an earlier version,
- * which found them through an index of `document_keys` by document, and drops that index: once, in
- * one transaction, as `documentsTable` moves documents.
+ * which found them through an index of `document_keys` by document, and drops that index (a file whose
+ * documents were just moved has the columns, and may have the index still).
  */
 function keysWithDocuments(db: Database.Database, log: SqliteReadStoreOptions['log']): void {
-  const hasKeys = db.prepare("SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'keys'").pluck();
-  if (hasKeys.get() === 1) return;
-  const started = performance.now();
-  const recorded = db
-    .transaction((): number | undefined => {
-      if (hasKeys.get() === 1) return undefined;
-      db.exec('ALTER TABLE documents ADD COLUMN sort TEXT; ALTER TABLE documents ADD COLUMN keys TEXT');
+  const hasColumns = db.prepare("SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'keys'").pluck();
+  const hasIndex = db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'document_keys_by_id'").pluck();
+  onceInFile(db, log, {
+    needed: () => hasColumns.get() === 0 || hasIndex.get() === 1,
+    change: () => {
+      if (hasColumns.get() === 0) db.exec('ALTER TABLE documents ADD COLUMN sort TEXT; ALTER TABLE documents ADD COLUMN keys TEXT');
       // a document's keys were all written under one sort key
       const { changes } = db
         .prepare(
@@ -119,13 +131,9 @@ function keysWithDocuments(db: Database.Database, log: SqliteReadStoreOptions['l
         .run();
       db.exec('DROP INDEX IF EXISTS document_keys_by_id');
       return changes;
-    })
-    .immediate();
-  if (recorded !== undefined) {
-    log?.(
-      `read store: the index keys of ${recorded} documents recorded with them in ${Math.round(performance.now() - started)} ms (once: the file was made by an earlier version)`,
-    );
-  }
+    },
+    done: (recorded) => `the index keys of ${recorded} documents recorded with them`,
+  });
 }
 
 export function openSqliteReadStore({ path, onOpen, checkpointAfterDocuments, log }: SqliteReadStoreOptions): ReadStore {
