@@ -28,7 +28,6 @@ import type { Wiring } from './context.js';
 import type { Stores } from './stores.js';
 import type { Shared } from './shared.js';
 import { x402Routes, x402SideOf } from './x402.js';
-import type { VerifiedDataItem } from '../verify/index.js';
 
 /**
  * Nested indexes written at once: each checks one signature at a time, so this bounds their share of
@@ -105,7 +104,7 @@ export async function startCommandSide(
     items,
     blobStore,
     indexNested: (rootId, metadata) => nestedIndex.enqueue(rootId, metadata),
-    ...(acceptedHeaders ? { headerHandoff: (item: VerifiedDataItem) => acceptedHeaders.accepted(item) } : {}),
+    ...(acceptedHeaders ? { headerHandoff: acceptedHeaders.accepted } : {}),
     ...(blocklist ? { blocklist } : {}),
     nestedFreeMaxItems: config.nestedFreeMaxItems,
     quarantineRules: config.quarantineRules,
