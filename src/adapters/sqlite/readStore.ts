@@ -332,8 +332,10 @@ function statementsOf(db: Database.Database) {
       let p = physical.get(w.collection);
       if (p === undefined) physical.set(w.collection, (p = physicalOf(w.collection)));
       const had = keysOf.get(p, w.id) as { sort: string | null; keys: string | null } | undefined;
-      const keys = w.doc !== undefined && w.index && w.index.keys.length > 0 ? [...new Set(w.index.keys)] : undefined;
-      const sort = keys ? w.index!.sort : null;
+      // the keys the document has after this write (none: NULL in its row)
+      const index = w.doc !== undefined && w.index !== undefined && w.index.keys.length > 0 ? w.index : undefined;
+      const keys = index && [...new Set(index.keys)];
+      const sort = index?.sort ?? null;
       const text = keys ? JSON.stringify(keys) : null;
       // the same keys under the same sort (a document changed, its keys not): nothing to replace
       const same = had !== undefined && had.sort === sort && had.keys === text;
